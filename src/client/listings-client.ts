@@ -1,0 +1,193 @@
+import { Pool, errors as undiciErrors } from 'undici';
+import { ApiError, NetworkError, TimeoutError } from '../errors.js';
+import { listingResponseSchema, type ListingRequest, type ListingResponse } from '../contract/schemas.js';
+import { listingsEndpoint, type Endpoint } from './endpoint.js';
+import { errorMessage, parseErrorBody } from './error-message.js';
+import { registerSecret, redact } from '../secrets.js';
+import { VERSION } from '../version.js';
+
+/** Options of a ListingsClient. */
+export interface ListingsClientOptions {
+  /** The service's base address; `/v1/listings` is appended (a path prefix is kept). */
+  baseUrl: string;
+  /** The workspace API key, sent as `Authorization: Bearer`. */
+  apiKey: string;
+  /** Per-request time limit for headers and body, in ms. Default 30,000. */
+  timeoutMs?: number;
+  /** Keep-alive connections to the service. Default 16. */
+  connections?: number;
+  /** Allow plain http to a host that is not loopback. Default false. */
+  allowInsecureHttp?: boolean;
+  /** Replaces the `User-Agent` header. */
+  userAgent?: string;
+}
+
+/** Options of one request. */
+export interface RequestOptions {
+  /** Sent as `Idempotency-Key`, so a repeat cannot create a second listing. */
+  idempotencyKey?: string;
+  signal?: AbortSignal;
+}
+
+/** A listing the service accepted. */
+export interface CreateListingResult {
+  /** The 2xx status code the service answered with. */
+  status: number;
+  listing: ListingResponse;
+}
+
+const MAX_ERROR_BODY = 64 * 1024;
+
+/** The typed client of the Listing Publication Service. Keep one per run; `close()` ends its connections. */
+export class ListingsClient {
+  readonly endpoint: Endpoint;
+  private readonly pool: Pool;
+  private readonly headers: Record<string, string>;
+  private readonly timeoutMs: number;
+
+  constructor(options: ListingsClientOptions) {
+    registerSecret(options.apiKey);
+    this.endpoint = listingsEndpoint(options.baseUrl, { allowInsecureHttp: options.allowInsecureHttp ?? false });
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.pool = new Pool(this.endpoint.origin, {
+      connections: options.connections ?? 16,
+      pipelining: 1,
+      keepAliveTimeout: 30_000,
+      headersTimeout: this.timeoutMs,
+      bodyTimeout: this.timeoutMs,
+    });
+    this.headers = {
+      authorization: `Bearer ${options.apiKey}`,
+      'content-type': 'application/json',
+      accept: 'application/json',
+      'user-agent': options.userAgent ?? `listings-cli/${VERSION}`,
+    };
+  }
+
+  /** POST one listing. Resolves on any 2xx; throws ApiError, NetworkError or TimeoutError otherwise. */
+  createListing(request: ListingRequest, options: RequestOptions = {}): Promise<CreateListingResult> {
+    return this.postListingJson(JSON.stringify(request), options);
+  }
+
+  /** As createListing, for a body already serialised (the batch engine hashes it before sending). */
+  async postListingJson(body: string, options: RequestOptions = {}): Promise<CreateListingResult> {
+    const headers = options.idempotencyKey === undefined ? this.headers : { ...this.headers, 'idempotency-key': options.idempotencyKey };
+    let response: Awaited<ReturnType<Pool['request']>>;
+    try {
+      response = await this.pool.request({
+        path: this.endpoint.path,
+        method: 'POST',
+        headers,
+        body,
+        signal: options.signal ?? null,
+      });
+    } catch (error) {
+      throw this.transportError(error, options.signal);
+    }
+    const { statusCode } = response;
+    if (statusCode >= 200 && statusCode < 300) {
+      let text: string;
+      try {
+        text = await response.body.text();
+      } catch (error) {
+        throw this.transportError(error, options.signal);
+      }
+      return { status: statusCode, listing: parseListing(statusCode, text) };
+    }
+    const raw = await readLimited(response.body).catch(() => '');
+    const parsed = parseErrorBody(redact(raw));
+    const retryAfter = headerValue(response.headers['retry-after']);
+    let message = redact(errorMessage(statusCode, parsed));
+    let hint: string | undefined;
+    if (statusCode >= 300 && statusCode < 400) {
+      const location = headerValue(response.headers.location);
+      message = `HTTP ${statusCode}: the service redirected${location ? ` to ${location}` : ''}; not followed, so the API key is not sent elsewhere`;
+      hint = 'set base_url to the final address';
+    } else if (statusCode === 401 || statusCode === 403) {
+      hint = 'the API key was rejected: check the environment variable named by api_key_env (default LISTINGS_API_KEY)';
+    } else if (statusCode === 404 || statusCode === 405) {
+      hint = `no listing operation at ${this.endpoint.origin}${this.endpoint.path}: check base_url`;
+    }
+    throw new ApiError(statusCode, message, parsed, retryAfter, hint);
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+
+  /** Abandon in-flight requests and close. */
+  async destroy(): Promise<void> {
+    await this.pool.destroy();
+  }
+
+  private transportError(error: unknown, signal: AbortSignal | undefined): unknown {
+    if (signal?.aborted) return signal.reason ?? error;
+    if (error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError || error instanceof undiciErrors.ConnectTimeoutError) {
+      return new TimeoutError(this.timeoutMs, { cause: error });
+    }
+    const code = errorCode(error);
+    const detail = error instanceof Error ? error.message : String(error);
+    return new NetworkError(redact(`cannot reach ${this.endpoint.origin}: ${describeCode(code) ?? detail}`), {
+      cause: error,
+      code,
+      hint: code === 'ENOTFOUND' || code === 'ECONNREFUSED' ? 'check base_url and that the service is up' : undefined,
+    });
+  }
+}
+
+function parseListing(status: number, text: string): ListingResponse {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new ApiError(status, `HTTP ${status}: the answer is not JSON`, parseErrorBody(redact(text)));
+  }
+  const result = listingResponseSchema.safeParse(json);
+  if (!result.success) {
+    const fields = result.error.issues.map((issue) => issue.path.join('.') || '(body)').join(', ');
+    throw new ApiError(status, `HTTP ${status}: the answer does not match the listing contract (${fields})`, json);
+  }
+  return result.data;
+}
+
+async function readLimited(body: AsyncIterable<Buffer> & { destroy?: () => void }): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= MAX_ERROR_BODY) {
+      body.destroy?.();
+      break;
+    }
+  }
+  return Buffer.concat(chunks).subarray(0, MAX_ERROR_BODY).toString('utf8');
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function errorCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : undefined;
+}
+
+const CODE_TEXT: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'host not found',
+  ECONNRESET: 'connection reset',
+  EAI_AGAIN: 'DNS lookup failed',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  UND_ERR_SOCKET: 'the connection closed before an answer',
+};
+
+function describeCode(code: string | undefined): string | undefined {
+  return code === undefined ? undefined : CODE_TEXT[code] ? `${CODE_TEXT[code]} (${code})` : undefined;
+}

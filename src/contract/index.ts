@@ -1,0 +1,3 @@
+export * from './schemas.js';
+export * from './marketplace.js';
+export * from './issues.js';

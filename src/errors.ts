@@ -1,0 +1,81 @@
+/**
+ * The typed errors of the run itself. A failed or invalid row is an outcome, not one of these.
+ * The CLI maps each kind to a message, a hint and an exit code in one place (src/cli/exit.ts).
+ */
+export abstract class ListingsError extends Error {
+  abstract readonly kind: 'api' | 'network' | 'timeout' | 'source' | 'config' | 'usage';
+  /** A next step for the person reading the message. */
+  readonly hint: string | undefined;
+  constructor(message: string, options?: { cause?: unknown; hint?: string | undefined }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.hint = options?.hint;
+  }
+}
+
+/** The service answered with a status outside 2xx (or a 2xx body that breaks the contract). */
+export class ApiError extends ListingsError {
+  readonly kind = 'api';
+  constructor(
+    /** HTTP status code. */
+    readonly status: number,
+    message: string,
+    /** Parsed JSON body when the body was JSON, else the (truncated) text. */
+    readonly body: unknown,
+    /** The raw `Retry-After` header, when sent. */
+    readonly retryAfter?: string | undefined,
+    hint?: string,
+  ) {
+    super(message, { hint });
+  }
+}
+
+/** The request did not get an answer: refused, reset, DNS, TLS. */
+export class NetworkError extends ListingsError {
+  readonly kind = 'network';
+  /** The errno-style code of the underlying failure, e.g. ECONNREFUSED. */
+  readonly code: string | undefined;
+  constructor(message: string, options: { cause?: unknown; code?: string | undefined; hint?: string | undefined }) {
+    super(message, options);
+    this.code = options.code;
+  }
+}
+
+/** No answer within the time limit. */
+export class TimeoutError extends ListingsError {
+  readonly kind = 'timeout';
+  constructor(readonly timeoutMs: number, options?: { cause?: unknown }) {
+    super(`no answer within ${timeoutMs} ms`, options);
+  }
+}
+
+/** Where a record came from: a source name plus a line (text formats) or a record index (JSON). */
+export interface Location {
+  source: string;
+  line?: number;
+  record?: number;
+}
+
+export function formatLocation(location: Location): string {
+  if (location.line !== undefined) return `${location.source}:${location.line}`;
+  if (location.record !== undefined) return `${location.source}#${location.record}`;
+  return location.source;
+}
+
+/** The source could not be read at all (missing file, 404 URL, unreadable S3 object). */
+export class SourceError extends ListingsError {
+  readonly kind = 'source';
+  constructor(readonly location: Location, message: string, options?: { cause?: unknown; hint?: string | undefined }) {
+    super(`${formatLocation(location)}: ${message}`, options);
+  }
+}
+
+/** Configuration is missing or wrong; nothing was sent. */
+export class ConfigError extends ListingsError {
+  readonly kind = 'config';
+}
+
+/** The command line itself is wrong; nothing was sent. */
+export class UsageError extends ListingsError {
+  readonly kind = 'usage';
+}

@@ -1,0 +1,25 @@
+import type { Location } from '../errors.js';
+import type { FieldIssue } from '../contract/issues.js';
+
+/** What happened to one input row. `validated` is the outcome of a dry run. */
+export const OUTCOMES = ['published', 'failed', 'invalid', 'skipped', 'not_attempted', 'validated'] as const;
+export type OutcomeKind = (typeof OUTCOMES)[number];
+
+/** The result of one input row; exactly one per row read. */
+export interface RowOutcome {
+  /** 0-based position of the row in the input. */
+  index: number;
+  location: Location;
+  sku?: string;
+  outcome: OutcomeKind;
+  /** Why a row was skipped, failed or not attempted, in a few words. */
+  reason?: string;
+  httpStatus?: number;
+  listingStatus?: string;
+  title?: string;
+  attempts: number;
+  durationMs: number;
+  /** The last error message (failed) or the joined field issues (invalid). */
+  error?: string;
+  issues?: FieldIssue[];
+}
