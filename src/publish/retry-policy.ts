@@ -1,0 +1,83 @@
+import { ApiError, NetworkError, TimeoutError } from '../errors.js';
+import { isRetryable } from '../client/classify.js';
+import { parseRetryAfter } from './retry-after.js';
+
+/** How hard the engine tries one row. */
+export interface RetryPolicy {
+  /** Attempts per row, counting the first. 1 means never retry. */
+  maxAttempts: number;
+  /** The backoff ceiling of the first retry; it doubles with each further attempt. */
+  baseDelayMs: number;
+  /** The backoff ceiling never grows past this. */
+  maxDelayMs: number;
+  /** The longest `Retry-After` the run will sleep for on one row; see {@link decideRetry}. */
+  maxRetryAfterMs: number;
+}
+
+export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
+  maxAttempts: 5,
+  baseDelayMs: 200,
+  maxDelayMs: 30_000,
+  maxRetryAfterMs: 60_000,
+});
+
+/** What to do after a failed attempt. */
+export type RetryDecision = { retry: true; delayMs: number } | { retry: false; reason: string };
+
+export interface RetryInput {
+  /** What the failed attempt threw. */
+  error: unknown;
+  /** Attempts made so far for this row, the failed one included (>= 1). */
+  attempt: number;
+  policy: RetryPolicy;
+  /** The current time, for `Retry-After` given as an HTTP date. */
+  nowMs: number;
+  /** A source of numbers in [0, 1), `Math.random` in production. */
+  random: () => number;
+}
+
+/**
+ * Decide whether a row is sent again, and after how long. The checks, in order:
+ *
+ * 1. Only network errors, timeouts and HTTP 408, 425, 429, 500, 502, 503 and 504 are retried; any other 4xx (or
+ *    any other error) means the same request would fail again.
+ * 2. A row gets at most `maxAttempts` attempts, the first one included.
+ * 3. Backoff is exponential with full jitter: `random() * min(maxDelayMs, baseDelayMs * 2^(attempt - 1))`, so
+ *    retries of many rows spread out instead of arriving together.
+ * 4. A `Retry-After` header (seconds or an HTTP date) is honoured: the delay is the larger of it and the backoff.
+ *    **Above the cap:** when the service asks for more than `maxRetryAfterMs` (60 s by default), the row is not
+ *    retried now: it fails with the reason `service asked to wait 120 s, above the 60 s cap`, so a run never sleeps
+ *    for minutes on one row; `--retry-failed` or `--resume` sends it again later. A `Retry-After` that cannot be
+ *    read is ignored.
+ *
+ * Pure: the clock and the random source are inputs.
+ */
+export function decideRetry(input: RetryInput): RetryDecision {
+  const { error, attempt, policy } = input;
+  if (!isRetryable(error)) return { retry: false, reason: `${describe(error)} is not retried` };
+  if (attempt >= policy.maxAttempts) {
+    return { retry: false, reason: `gave up after ${attempt} ${attempt === 1 ? 'attempt' : 'attempts'}` };
+  }
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+  const backoff = Math.floor(input.random() * ceiling);
+  const asked = error instanceof ApiError ? parseRetryAfter(error.retryAfter, input.nowMs) : undefined;
+  if (asked === undefined) return { retry: true, delayMs: backoff };
+  if (asked > policy.maxRetryAfterMs) {
+    return {
+      retry: false,
+      reason: `service asked to wait ${seconds(asked)} s, above the ${seconds(policy.maxRetryAfterMs)} s cap`,
+    };
+  }
+  return { retry: true, delayMs: Math.max(asked, backoff) };
+}
+
+function seconds(ms: number): number {
+  return Math.ceil(ms / 1000);
+}
+
+function describe(error: unknown): string {
+  if (error instanceof ApiError) return `HTTP ${error.status}`;
+  if (error instanceof NetworkError) return 'a network error';
+  if (error instanceof TimeoutError) return 'a timeout';
+  return error instanceof Error ? `an unexpected ${error.name}` : 'an unexpected error';
+}
