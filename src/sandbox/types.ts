@@ -1,0 +1,73 @@
+/** A closed range of milliseconds; each answer waits a uniformly drawn time within it. */
+export interface LatencyRange {
+  min: number;
+  max: number;
+}
+
+/** One request the sandbox answered (or dropped), for a caller that wants to log traffic. */
+export interface SandboxRequestEvent {
+  method: string;
+  path: string;
+  /** The status sent, or `'dropped'` when the socket was destroyed instead of answering. */
+  status: number | 'dropped';
+  /** Time from the first byte read to the answer, in ms. */
+  ms: number;
+}
+
+/** How a sandbox listens and which service it imitates. Every field is optional. */
+export interface SandboxOptions {
+  /** Interface to listen on. Default `127.0.0.1`. */
+  host?: string;
+  /** Port to listen on; 0 picks a free one. Default 4010. */
+  port?: number;
+  /** The one API key accepted as `Authorization: Bearer <key>`. Default `sandbox-key`. */
+  apiKey?: string;
+  /** Imitate a workspace with saved Marketplace configurations (rule 1): flat requests may omit the location key and policy ids. */
+  savedDefaults?: boolean;
+  /** Delay before every answer on `/v1`, in ms; a number is a fixed delay. */
+  latency?: number | LatencyRange;
+  /** Share of listing requests (0..1) answered 500 or 503 without being processed. */
+  failRate?: number;
+  /** The status of injected failures; default a random choice of 500 and 503. */
+  failStatus?: number;
+  /** Listing requests accepted per second (token bucket, burst of one second); the rest get 429. */
+  rateLimit?: number;
+  /** Seconds announced in `Retry-After` on a 429. Default 1. */
+  retryAfterSeconds?: number;
+  /** Share of listing requests (0..1) processed in full and then left unanswered: the socket is destroyed. */
+  dropRate?: number;
+  /** Seed of the fault injection, so a run can be repeated. Default: random. */
+  seed?: number;
+  /** Largest request body accepted; larger ones get 413. Default 1 MiB. */
+  maxBodyBytes?: number;
+  /** Called after every request (for `--verbose`); nothing is logged otherwise. */
+  onRequest?: (event: SandboxRequestEvent) => void;
+}
+
+/** What the sandbox has seen, as served at `GET /_sandbox/stats`. */
+export interface SandboxStats {
+  /** Every request received, except those to `/_sandbox/stats`. */
+  requests: number;
+  /** Distinct SKUs created. */
+  created: number;
+  /** Answers replayed for a repeated Idempotency-Key with the same body. */
+  replayed: number;
+  /** Creations of a SKU that already existed, without a matching Idempotency-Key. */
+  duplicates: number;
+  /** Requests processed but left unanswered (drop rate). */
+  dropped: number;
+  /** Requests refused with 429 by the rate limit. */
+  rate_limited: number;
+  /** Answers sent, by status code. */
+  by_status: Record<string, number>;
+}
+
+/** A running sandbox. */
+export interface Sandbox {
+  /** Base URL, e.g. `http://127.0.0.1:4010`; the listing operation is at `${url}/v1/listings`. */
+  url: string;
+  /** A snapshot of the counts. */
+  stats(): SandboxStats;
+  /** Stop listening, end every connection and pending answer. */
+  close(): Promise<void>;
+}
