@@ -1,0 +1,60 @@
+import { ListingsClient } from '../../client/listings-client.js';
+import { isSystemic } from '../../client/classify.js';
+import { ApiError } from '../../errors.js';
+import { createPreparer } from '../../prepare/index.js';
+import { idempotencyKey } from '../../publish/idempotency.js';
+import type { Draft } from '../../catalog/types.js';
+import type { ListingResponse } from '../../contract/schemas.js';
+import { EXIT, ExitError } from '../exit-codes.js';
+import { err, out, paint } from '../output.js';
+import type { LoadedSettings } from '../settings.js';
+
+function draftFrom(sku: string, opts: Record<string, unknown>): Draft {
+  const values: Draft['values'] = { sku };
+  if (Array.isArray(opts.image)) values.images_source = opts.image as string[];
+  if (typeof opts.title === 'string') values.title = opts.title;
+  return { location: { source: 'command line' }, values, issues: [] };
+}
+
+function printListing(listing: ListingResponse, status: number): void {
+  out(`${paint.green('✔')} ${listing.sku}  ${paint.bold(listing.status)}  (HTTP ${status})`);
+  out(`  title           ${listing.title}`);
+  out(`  item specifics  ${listing.item_specifics.length > 0 ? listing.item_specifics.join(', ') : '-'}`);
+  for (const [key, value] of Object.entries(listing)) {
+    if (['sku', 'status', 'title', 'item_specifics'].includes(key)) continue;
+    out(`  ${key.padEnd(15)} ${typeof value === 'string' ? value : JSON.stringify(value)}`);
+  }
+}
+
+/** `listings create SKU`: validate locally, send one request, show the listing. */
+export async function runCreate(sku: string, opts: Record<string, unknown>, loaded: LoadedSettings): Promise<void> {
+  const prepared = createPreparer(loaded.defaults)(draftFrom(sku, opts));
+  if (prepared.kind === 'invalid') {
+    for (const issue of prepared.issues) err(`${paint.red('invalid')} ${issue.path}: ${issue.message}`);
+    err('nothing was sent');
+    throw new ExitError(EXIT.rowsFailed);
+  }
+  const client = new ListingsClient({
+    baseUrl: loaded.baseUrl(),
+    apiKey: loaded.apiKey(),
+    connections: 1,
+    allowInsecureHttp: loaded.allowInsecureHttp,
+    ...(typeof opts.timeout === 'number' ? { timeoutMs: opts.timeout } : {}),
+  });
+  const body = JSON.stringify(prepared.request);
+  try {
+    const { status, listing } = await client.postListingJson(body, { idempotencyKey: idempotencyKey(body) });
+    if (opts.json) out(JSON.stringify(listing, null, 2));
+    else printListing(listing, status);
+  } catch (error) {
+    // A rejected item (4xx other than auth or endpoint) is the row's fault: exit 1. Everything else is the service's.
+    if (error instanceof ApiError && error.status >= 400 && error.status < 500 && !isSystemic(error)) {
+      err(`${paint.red('rejected')} ${sku}: ${error.message}`);
+      if (opts.json) out(JSON.stringify({ error: { status: error.status, message: error.message, body: error.body } }));
+      throw new ExitError(EXIT.rowsFailed);
+    }
+    throw error;
+  } finally {
+    await client.close();
+  }
+}

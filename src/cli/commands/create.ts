@@ -1,0 +1,31 @@
+import type { Command } from 'commander';
+import { addSettingsOptions, loadSettings } from '../settings.js';
+import { parseInteger } from '../../config/options.js';
+import { UsageError } from '../../errors.js';
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+function timeout(raw: string): number {
+  try {
+    return parseInteger(100, 600_000)(raw);
+  } catch (error) {
+    throw new UsageError(`--timeout: ${(error as Error).message}`);
+  }
+}
+
+export function registerCreate(program: Command): void {
+  addSettingsOptions(
+    program
+      .command('create <sku>')
+      .description('create or update the listing of one SKU')
+      .option('--image <url>', 'image URL (repeat for several)', collect)
+      .option('--title <title>', 'item title (wrapped shape)')
+      .option('--timeout <ms>', 'time limit of the request', timeout)
+      .option('--json', 'print the listing the service answered as JSON'),
+  ).action(async (sku: string, opts: Record<string, unknown>) => {
+    const { runCreate } = await import('./create-action.js');
+    await runCreate(sku, opts, await loadSettings(opts));
+  });
+}

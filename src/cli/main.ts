@@ -1,0 +1,28 @@
+import { Command } from 'commander';
+import { VERSION } from '../version.js';
+import { reportError } from './report-error.js';
+import { EXIT } from './exit-codes.js';
+// Command registrations: each module declares its options and lazily imports what its action needs.
+import { registerConfig } from './commands/config.js';
+import { registerCreate } from './commands/create.js';
+
+export function buildProgram(): Command {
+  const program = new Command('listings')
+    .description('Publish product catalogs to sales marketplaces through the Listing Publication Service.')
+    .version(VERSION, '-V, --version')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .configureOutput({ outputError: (text, write) => write(text) });
+  registerConfig(program);
+  registerCreate(program);
+  return program;
+}
+
+export async function run(argv: string[]): Promise<void> {
+  try {
+    await buildProgram().parseAsync(argv);
+    process.exitCode ??= EXIT.ok;
+  } catch (error) {
+    process.exitCode = reportError(error);
+  }
+}

@@ -1,0 +1,114 @@
+import { SHAPES, type Shape } from '../contract/schemas.js';
+
+/**
+ * The one table of settings. It drives the commander flags, the environment variables, the profile keys, their
+ * validation, the built-in defaults and the README's table, so none of them can drift.
+ */
+export interface Settings {
+  base_url?: string;
+  /** Name of the environment variable that holds the API key. */
+  api_key_env: string;
+  /** A raw key stored in the profile (discouraged; the file is 0600 and `list` masks it). */
+  api_key?: string;
+  marketplace?: string;
+  merchant_location_key?: string;
+  fulfillment_policy_id?: string;
+  payment_policy_id?: string;
+  return_policy_id?: string;
+  condition?: string;
+  shape: Shape;
+  /** The workspace has Marketplace configurations saved on the server. */
+  saved_defaults: boolean;
+  concurrency: number;
+}
+
+export type SettingKey = keyof Settings;
+export type SettingValue = string | number | boolean;
+
+/** Where a resolved value came from, highest precedence first. */
+export type SettingSource = 'flag' | 'env' | 'profile' | 'default';
+
+export interface OptionSpec {
+  key: SettingKey;
+  /** Commander flag, or undefined for settings that must not be given on the command line. */
+  flag?: string;
+  env: string;
+  description: string;
+  default?: SettingValue;
+  /** Whether the value is a secret: masked in `config list`. */
+  secret?: boolean;
+  /** Parse a string from argv, env or `config set`; throws an Error with a short reason on a bad value. */
+  parse(raw: string): SettingValue;
+}
+
+function text(raw: string): string {
+  const value = raw.trim();
+  if (value === '') throw new Error('must not be empty');
+  return value;
+}
+
+function pattern(re: RegExp, what: string) {
+  return (raw: string): string => {
+    const value = text(raw);
+    if (!re.test(value)) throw new Error(`must be ${what}`);
+    return value;
+  };
+}
+
+export function parseBoolean(raw: string): boolean {
+  const value = raw.trim().toLowerCase();
+  if (['true', 'yes', '1', 'on'].includes(value)) return true;
+  if (['false', 'no', '0', 'off'].includes(value)) return false;
+  throw new Error('must be true or false');
+}
+
+export function parseInteger(min: number, max: number) {
+  return (raw: string): number => {
+    const value = Number(raw.trim());
+    if (!Number.isInteger(value) || value < min || value > max) throw new Error(`must be a whole number from ${min} to ${max}`);
+    return value;
+  };
+}
+
+function parseUrl(raw: string): string {
+  const value = text(raw);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error('must be an absolute URL, e.g. https://api.example.com');
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error('must be an http(s) URL');
+  return value;
+}
+
+function parseShape(raw: string): Shape {
+  const value = raw.trim().toLowerCase();
+  if (!(SHAPES as readonly string[]).includes(value)) throw new Error(`must be one of ${SHAPES.join(', ')}`);
+  return value as Shape;
+}
+
+const id = pattern(/^\S(?:.*\S)?$/, 'a non-empty identifier');
+
+export const OPTIONS: readonly OptionSpec[] = [
+  { key: 'base_url', flag: '--base-url <url>', env: 'LISTINGS_BASE_URL', description: 'base address of the service (a dedicated region may have its own)', parse: parseUrl },
+  { key: 'api_key_env', flag: '--api-key-env <name>', env: 'LISTINGS_API_KEY_ENV', description: 'name of the environment variable holding the API key', default: 'LISTINGS_API_KEY', parse: pattern(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name') },
+  { key: 'api_key', env: 'LISTINGS_API_KEY', description: 'a raw API key kept in the profile (discouraged: prefer api_key_env)', secret: true, parse: text },
+  { key: 'marketplace', flag: '--marketplace <id>', env: 'LISTINGS_MARKETPLACE', description: 'target marketplace: EBAY_US (flat) or ebay (wrapped)', parse: pattern(/^[A-Za-z][A-Za-z0-9_-]*$/, 'a marketplace id such as EBAY_US or ebay') },
+  { key: 'merchant_location_key', flag: '--merchant-location-key <key>', env: 'LISTINGS_MERCHANT_LOCATION_KEY', description: "key of the merchant's location", parse: id },
+  { key: 'fulfillment_policy_id', flag: '--fulfillment-policy-id <id>', env: 'LISTINGS_FULFILLMENT_POLICY_ID', description: 'fulfillment policy id', parse: id },
+  { key: 'payment_policy_id', flag: '--payment-policy-id <id>', env: 'LISTINGS_PAYMENT_POLICY_ID', description: 'payment policy id', parse: id },
+  { key: 'return_policy_id', flag: '--return-policy-id <id>', env: 'LISTINGS_RETURN_POLICY_ID', description: 'return policy id', parse: id },
+  { key: 'condition', flag: '--condition <condition>', env: 'LISTINGS_CONDITION', description: 'item condition sent as overrides.condition, e.g. NEW', parse: id },
+  { key: 'shape', flag: '--shape <shape>', env: 'LISTINGS_SHAPE', description: 'request shape: flat or wrapped', default: 'flat', parse: parseShape },
+  { key: 'saved_defaults', flag: '--saved-defaults', env: 'LISTINGS_SAVED_DEFAULTS', description: 'the workspace has Marketplace configurations saved: location key and policy ids may be omitted', default: false, parse: parseBoolean },
+  { key: 'concurrency', flag: '--concurrency <n>', env: 'LISTINGS_CONCURRENCY', description: 'most requests in flight at once', default: 16, parse: parseInteger(1, 1024) },
+];
+
+export const OPTION_BY_KEY: ReadonlyMap<string, OptionSpec> = new Map(OPTIONS.map((option) => [option.key, option]));
+
+/** commander's camelCase attribute name for a flag: `--base-url <url>` -> `baseUrl`. */
+export function attributeName(flag: string): string {
+  const long = flag.split(/[ ,]+/).find((part) => part.startsWith('--')) ?? flag;
+  return long.replace(/^--(no-)?/, '').replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+}
