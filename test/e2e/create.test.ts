@@ -1,0 +1,216 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox-process.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const KEY = 'sk_test_e2e_create_0123456789';
+const POLICIES = ['--merchant-location-key', 'loc-1', '--fulfillment-policy-id', 'f-1', '--payment-policy-id', 'p-1', '--return-policy-id', 'r-1'];
+
+let sandbox: SandboxProcess;
+let saved: SandboxProcess;
+
+beforeAll(async () => {
+  [sandbox, saved] = await Promise.all([
+    startSandboxProcess(['--api-key', KEY]),
+    startSandboxProcess(['--api-key', KEY, '--saved-defaults']),
+  ]);
+});
+afterAll(async () => {
+  await Promise.all([sandbox.stop(), saved.stop()]);
+});
+
+/** A one-trick server on loopback: records what it received, answers one fixed status and body. */
+async function answering(status: number, body: unknown, headers: Record<string, string> = {}) {
+  const seen: IncomingHttpHeaders[] = [];
+  const paths: string[] = [];
+  const server = createServer((req, res) => {
+    seen.push(req.headers);
+    paths.push(req.url ?? '');
+    req.resume().on('end', () => {
+      res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, seen, paths, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
+function env(extra: Record<string, string> = {}) {
+  return { LISTINGS_API_KEY: KEY, ...extra };
+}
+
+describe('listings create', () => {
+  it('creates a flat listing and shows status, title and item specifics', async () => {
+    const r = await runCli(['create', 'SKU-1', '--base-url', sandbox.url, '--marketplace', 'EBAY_US', '--image', 'https://img.example.com/1.jpg', '--condition', 'NEW', ...POLICIES], { env: env() });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/SKU-1\s+ready/);
+    expect(r.stdout).toMatch(/title\s+\S/);
+    expect(r.stdout).toMatch(/item specifics\s+\S/);
+  });
+
+  it('creates a wrapped listing and prints the response object with --json, keeping extra fields', async () => {
+    const r = await runCli(['create', 'SKU-2', '--shape', 'wrapped', '--marketplace', 'EBAY_US', '--title', 'Blue mug', '--json'], {
+      env: env({ LISTINGS_BASE_URL: sandbox.url }),
+    });
+    expect(r.code).toBe(0);
+    const listing = JSON.parse(r.stdout) as Record<string, unknown>;
+    expect(listing).toMatchObject({ sku: 'SKU-2', status: 'ready', title: 'Blue mug' });
+    expect(Array.isArray(listing.item_specifics)).toBe(true);
+    expect(Object.keys(listing).length).toBeGreaterThan(4);
+  });
+
+  it('takes defaults from the profile', async () => {
+    const configDir = tempDir();
+    const configEnv = env({ LISTINGS_CONFIG_DIR: configDir });
+    for (const [key, value] of [['base_url', sandbox.url], ['marketplace', 'EBAY_DE'], ['merchant_location_key', 'loc-1'], ['fulfillment_policy_id', 'f'], ['payment_policy_id', 'p'], ['return_policy_id', 'r']]) {
+      expect((await runCli(['config', 'set', key!, value!], { env: configEnv })).code).toBe(0);
+    }
+    const r = await runCli(['create', 'SKU-3', '--json'], { env: configEnv });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ sku: 'SKU-3', status: 'ready' });
+  });
+
+  it('a wrong key: exit 3, a clear message, the key in no output', async () => {
+    const wrong = 'sk_wrong_key_that_must_not_leak_42';
+    const r = await runCli(['create', 'SKU-4', '--base-url', sandbox.url, '--marketplace', 'EBAY_US', ...POLICIES], { env: { LISTINGS_API_KEY: wrong } });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/401/);
+    expect(r.stderr).toMatch(/API key was rejected/);
+    expect(r.stdout + r.stderr).not.toContain(wrong);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('missing policy ids without saved defaults: exit 1, one line per field, nothing sent', async () => {
+    const before = await sandbox.stats();
+    const r = await runCli(['create', 'SKU-5', '--base-url', sandbox.url, '--marketplace', 'EBAY_US'], { env: env() });
+    expect(r.code).toBe(1);
+    const lines = r.stderr.split('\n').filter((line) => line.startsWith('invalid '));
+    expect(lines.map((line) => line.split(':')[0]).sort()).toEqual([
+      'invalid fulfillment_policy_id',
+      'invalid merchant_location_key',
+      'invalid payment_policy_id',
+      'invalid return_policy_id',
+    ]);
+    expect((await sandbox.stats()).requests).toBe(before.requests);
+  });
+
+  it('a --saved-defaults sandbox accepts them missing when the profile says saved_defaults', async () => {
+    const r = await runCli(['create', 'SKU-6', '--base-url', saved.url, '--marketplace', 'EBAY_US', '--saved-defaults', '--json'], { env: env() });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ sku: 'SKU-6', status: 'ready' });
+  });
+
+  it('an item the service rejects (4xx) exits 1 with the message of its error body', async () => {
+    const server = await answering(409, { error: { code: 'conflict', message: 'SKU-7 is locked by another job' } });
+    const r = await runCli(['create', 'SKU-7', '--base-url', server.url, '--marketplace', 'EBAY_US', ...POLICIES], { env: env() });
+    await server.close();
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/rejected SKU-7: HTTP 409 Conflict: SKU-7 is locked by another job/);
+    expect(server.seen[0]).toMatchObject({ authorization: `Bearer ${KEY}`, 'content-type': 'application/json' });
+    expect(server.seen[0]!['user-agent']).toMatch(/^listings-cli\/\d+\.\d+\.\d+/);
+    expect(server.seen[0]!['idempotency-key']).toMatch(/\S{16,}/);
+  });
+
+  it('a redirect is not followed, so the key goes nowhere else (exit 3)', async () => {
+    const server = await answering(307, {}, { location: 'https://elsewhere.example.com/v1/listings' });
+    const r = await runCli(['create', 'SKU-8', '--base-url', server.url, '--marketplace', 'EBAY_US', ...POLICIES], { env: env() });
+    await server.close();
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/redirected to https:\/\/elsewhere\.example\.com\/v1\/listings; not followed/);
+    expect(server.seen).toHaveLength(1);
+  });
+
+  it('a 2xx answer that breaks the contract is reported, not trusted', async () => {
+    const server = await answering(200, { sku: 'SKU-9', status: 'ready' });
+    const r = await runCli(['create', 'SKU-9', '--base-url', `${server.url}/prefix/`, '--marketplace', 'EBAY_US', ...POLICIES], { env: env() });
+    await server.close();
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/does not match the listing contract \(title, item_specifics\)/);
+    expect(server.paths).toEqual(['/prefix/v1/listings']);
+  });
+
+  it('an unreachable base URL: a clear network error, exit 3, no stack trace', async () => {
+    const r = await runCli(['create', 'SKU-11', '--base-url', 'http://127.0.0.1:9', '--marketplace', 'EBAY_US', ...POLICIES], { env: env() });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/cannot reach http:\/\/127\.0\.0\.1:9: connection refused/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('refuses a plain http base URL that is not loopback (exit 2)', async () => {
+    const r = await runCli(['create', 'SKU-9', '--base-url', 'http://api.example.com', '--marketplace', 'EBAY_US', ...POLICIES], { env: env() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/refusing to send the API key over plain http/);
+  });
+
+  it('without a key: exit 2 naming the variable', async () => {
+    const r = await runCli(['create', 'SKU-10', '--base-url', sandbox.url, '--marketplace', 'EBAY_US', ...POLICIES]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/LISTINGS_API_KEY is not set/);
+  });
+});
+
+describe('listings config', () => {
+  it('set/get/list/use/profiles/unset round-trip in a temp config dir', async () => {
+    const dir = tempDir();
+    const e = { LISTINGS_CONFIG_DIR: dir };
+    expect((await runCli(['config', 'set', 'marketplace', 'EBAY_US'], { env: e })).code).toBe(0);
+    expect((await runCli(['config', 'get', 'marketplace'], { env: e })).stdout.trim()).toBe('EBAY_US');
+    expect((await runCli(['config', 'get', 'marketplace'], { env: { ...e, LISTINGS_MARKETPLACE: 'EBAY_GB' } })).stdout.trim()).toBe('EBAY_GB');
+
+    expect((await runCli(['config', 'set', '--profile', 'eu', 'marketplace', 'EBAY_DE'], { env: e })).code).toBe(0);
+    expect((await runCli(['config', 'use', 'eu'], { env: e })).code).toBe(0);
+    expect((await runCli(['config', 'get', 'marketplace'], { env: e })).stdout.trim()).toBe('EBAY_DE');
+    expect((await runCli(['config', 'profiles'], { env: e })).stdout).toBe('  default\n* eu\n');
+
+    const list = await runCli(['config', 'list', '--json', '--concurrency', '8'], { env: e });
+    const settings = (JSON.parse(list.stdout) as { settings: Record<string, { value: unknown; source: string }> }).settings;
+    expect(settings.marketplace).toEqual({ value: 'EBAY_DE', source: 'profile' });
+    expect(settings.concurrency).toEqual({ value: '8', source: 'flag' });
+    expect(settings.shape).toEqual({ value: 'flat', source: 'default' });
+    expect(settings.base_url).toEqual({ value: null, source: 'unset' });
+
+    expect((await runCli(['config', 'unset', 'marketplace'], { env: e })).code).toBe(0);
+    expect((await runCli(['config', 'get', 'marketplace'], { env: e })).code).toBe(1);
+
+    const path = (await runCli(['config', 'path'], { env: e })).stdout.trim();
+    expect(path.startsWith(dir)).toBe(true);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+  });
+
+  it('rejects unknown keys with a did-you-mean, and bad values (exit 2)', async () => {
+    const e = { LISTINGS_CONFIG_DIR: tempDir() };
+    const unknown = await runCli(['config', 'set', 'market_place', 'EBAY_US'], { env: e });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toMatch(/did you mean marketplace\?/);
+    const bad = await runCli(['config', 'set', 'concurrency', 'lots'], { env: e });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/concurrency: must be a whole number/);
+    const shape = await runCli(['config', 'set', 'shape', 'round'], { env: e });
+    expect(shape.code).toBe(2);
+  });
+
+  it('a raw api_key in the profile is masked by list and the file is 0600', async () => {
+    const dir = tempDir();
+    const secret = 'sk_profile_secret_value_987654';
+    const set = await runCli(['config', 'set', 'api_key', secret], { env: { LISTINGS_CONFIG_DIR: dir } });
+    expect(set.code).toBe(0);
+    expect(set.stderr).toMatch(/warning/);
+    const list = await runCli(['config', 'list'], { env: { LISTINGS_CONFIG_DIR: dir } });
+    expect(list.stdout + list.stderr + set.stdout + set.stderr).not.toContain(secret);
+    expect(list.stdout).toMatch(/api_key\s+sk_\*\*\*\*/);
+    const file = readdirSync(dir).find((name) => name.endsWith('.json'))!;
+    expect(statSync(join(dir, file)).mode & 0o777).toBe(0o600);
+    expect(readFileSync(join(dir, file), 'utf8')).toContain(secret);
+  });
+
+  it('an unknown --profile is a configuration error', async () => {
+    const r = await runCli(['create', 'X', '--profile', 'nope'], { env: { LISTINGS_CONFIG_DIR: tempDir() } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/no profile named "nope"/);
+  });
+});
