@@ -1,4 +1,5 @@
 import { ConfigError } from '../errors.js';
+import type Conf from 'conf';
 import type { SettingKey, SettingValue } from './options.js';
 
 /** What the config file holds: named profiles and which one is in use. */
@@ -10,7 +11,7 @@ interface StoreData {
 export const DEFAULT_PROFILE = 'default';
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
-type ConfInstance = import('conf').default<StoreData>;
+type ConfInstance = Conf<StoreData>;
 
 /**
  * The profiles file on `conf`. The directory comes from LISTINGS_CONFIG_DIR when set, so tests and CI never touch
@@ -21,10 +22,10 @@ export class ProfileStore {
 
   /** conf (and its JSON-schema machinery) loads here, not at start-up. */
   static async open(env: Record<string, string | undefined> = process.env): Promise<ProfileStore> {
-    const { default: Conf } = await import('conf');
+    const { default: ConfClass } = await import('conf');
     const dir = env.LISTINGS_CONFIG_DIR;
     try {
-      const conf = new Conf<StoreData>({
+      const conf = new ConfClass<StoreData>({
         projectName: 'listings',
         projectSuffix: '',
         configName: 'config',
