@@ -1,0 +1,48 @@
+import { UsageError } from '../errors.js';
+
+/** Shard `index` (1-based) of `count`, from `--shard K/N`. */
+export interface Shard {
+  index: number;
+  count: number;
+}
+
+const SHARD_PATTERN = /^(\d{1,6})\/(\d{1,6})$/;
+
+/** Read `K/N` (1 <= K <= N), e.g. `2/3`; a UsageError otherwise. */
+export function parseShard(text: string): Shard {
+  const match = SHARD_PATTERN.exec(text.trim());
+  const index = Number(match?.[1]);
+  const count = Number(match?.[2]);
+  if (!match || count < 1 || index < 1 || index > count) {
+    throw new UsageError(`--shard must be K/N with 1 <= K <= N, got "${text}"`, {
+      hint: 'for a CI matrix of three jobs use --shard 1/3, --shard 2/3 and --shard 3/3',
+    });
+  }
+  return { index, count };
+}
+
+/**
+ * True when the SKU belongs to the shard: `fnv1a32(utf8(sku)) % count === index - 1`, with 32-bit FNV-1a
+ * (offset basis 0x811c9dc5, prime 0x01000193) over the UTF-8 bytes of the SKU. The hash depends on nothing but the
+ * SKU, so every machine of a matrix agrees, run after run, and every SKU is in exactly one shard.
+ */
+export function inShard(sku: string, shard: Shard): boolean {
+  return shard.count === 1 || fnv1a32(sku) % shard.count === shard.index - 1;
+}
+
+/** 32-bit FNV-1a of the UTF-8 bytes of `text`, as an unsigned integer. */
+export function fnv1a32(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x80) return fnv1a32Bytes(Buffer.from(text, 'utf8'));
+    hash = Math.imul(hash ^ c, 0x01000193);
+  }
+  return hash >>> 0;
+}
+
+function fnv1a32Bytes(bytes: Uint8Array): number {
+  let hash = 0x811c9dc5;
+  for (const b of bytes) hash = Math.imul(hash ^ b, 0x01000193);
+  return hash >>> 0;
+}
