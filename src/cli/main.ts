@@ -5,6 +5,7 @@ import { EXIT } from './exit-codes.js';
 // Command registrations: each module declares its options and lazily imports what its action needs.
 import { registerConfig } from './commands/config.js';
 import { registerCreate } from './commands/create.js';
+import { registerSandbox } from './commands/sandbox.js';
 
 export function buildProgram(): Command {
   const program = new Command('listings')
@@ -15,6 +16,7 @@ export function buildProgram(): Command {
     .configureOutput({ outputError: (text, write) => write(text) });
   registerConfig(program);
   registerCreate(program);
+  registerSandbox(program);
   return program;
 }
 

@@ -1,0 +1,144 @@
+import type { Command } from 'commander';
+import { UsageError } from '../../errors.js';
+import { sandboxOptionIssues, SANDBOX_DEFAULTS } from '../../sandbox/options.js';
+import type { LatencyRange, SandboxOptions, SandboxRequestEvent } from '../../sandbox/types.js';
+import { err, out, paint } from '../output.js';
+
+/** The raw flags of `listings sandbox`, as commander collects them. */
+export interface SandboxFlags {
+  port?: string;
+  host?: string;
+  apiKey?: string;
+  savedDefaults?: boolean;
+  latency?: string;
+  failRate?: string;
+  failStatus?: string;
+  rateLimit?: string;
+  retryAfter?: string;
+  dropRate?: string;
+  seed?: string;
+  maxBodyBytes?: string;
+  verbose?: boolean;
+}
+
+type NumericFlag = Exclude<keyof SandboxFlags, 'host' | 'apiKey' | 'savedDefaults' | 'latency' | 'verbose'>;
+
+// Flag -> library option; the ranges themselves are checked once, by sandboxOptionIssues.
+const NUMERIC: { flag: NumericFlag; option: keyof SandboxOptions; name: string }[] = [
+  { flag: 'port', option: 'port', name: '--port' },
+  { flag: 'failRate', option: 'failRate', name: '--fail-rate' },
+  { flag: 'failStatus', option: 'failStatus', name: '--fail-status' },
+  { flag: 'rateLimit', option: 'rateLimit', name: '--rate-limit' },
+  { flag: 'retryAfter', option: 'retryAfterSeconds', name: '--retry-after' },
+  { flag: 'dropRate', option: 'dropRate', name: '--drop-rate' },
+  { flag: 'seed', option: 'seed', name: '--seed' },
+  { flag: 'maxBodyBytes', option: 'maxBodyBytes', name: '--max-body-bytes' },
+];
+const FLAG_NAME: Record<string, { name: string; flag: keyof SandboxFlags }> = {
+  host: { name: '--host', flag: 'host' },
+  apiKey: { name: '--api-key', flag: 'apiKey' },
+  latency: { name: '--latency', flag: 'latency' },
+  ...Object.fromEntries(NUMERIC.map((entry) => [entry.option, { name: entry.name, flag: entry.flag }])),
+};
+
+/** A decimal number, or NaN: `Number('')` would be 0 and `Number('0x10')` 16. */
+function decimal(raw: string): number {
+  return /^\s*-?(\d+\.?\d*|\.\d+)\s*$/.test(raw) ? Number(raw) : Number.NaN;
+}
+
+/** `20` -> 20 ms; `10-50` -> between 10 and 50 ms. */
+function latency(raw: string): number | LatencyRange {
+  const range = /^\s*([\d.]+)\s*-\s*([\d.]+)\s*$/.exec(raw);
+  return range ? { min: decimal(range[1] ?? ''), max: decimal(range[2] ?? '') } : decimal(raw);
+}
+
+/** Turn the flags into library options; every bad value is a UsageError naming its flag. */
+export function sandboxOptionsFromFlags(flags: SandboxFlags): SandboxOptions {
+  const options: SandboxOptions = {};
+  const numbers = options as Record<string, unknown>;
+  for (const { flag, option } of NUMERIC) {
+    const raw = flags[flag];
+    if (raw !== undefined) numbers[option] = decimal(raw);
+  }
+  if (flags.host !== undefined) options.host = flags.host;
+  if (flags.apiKey !== undefined) options.apiKey = flags.apiKey;
+  if (flags.savedDefaults) options.savedDefaults = true;
+  if (flags.latency !== undefined) options.latency = latency(flags.latency);
+  const issues = sandboxOptionIssues(options);
+  if (issues.length > 0) {
+    const lines = issues.map((issue) => {
+      const named = FLAG_NAME[issue.path];
+      const raw = named === undefined ? undefined : flags[named.flag];
+      const shown = named?.flag === 'apiKey' || typeof raw !== 'string' ? '' : ` (got ${JSON.stringify(raw)})`;
+      return `${named?.name ?? issue.path} ${issue.message}${shown}`;
+    });
+    throw new UsageError(lines.length === 1 ? (lines[0] ?? '') : `invalid sandbox options:\n  ${lines.join('\n  ')}`);
+  }
+  return options;
+}
+
+function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const stop = (signal: NodeJS.Signals): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve(signal);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}
+
+function faultSummary(options: SandboxOptions): string | undefined {
+  const parts: string[] = [];
+  const { latency: delay } = options;
+  if (delay !== undefined) parts.push(`latency ${typeof delay === 'number' ? delay : `${delay.min}-${delay.max}`} ms`);
+  if (options.failRate) parts.push(`fail rate ${options.failRate}${options.failStatus ? ` (HTTP ${options.failStatus})` : ''}`);
+  if (options.rateLimit !== undefined) parts.push(`rate limit ${options.rateLimit}/s (Retry-After ${options.retryAfterSeconds ?? SANDBOX_DEFAULTS.retryAfterSeconds})`);
+  if (options.dropRate) parts.push(`drop rate ${options.dropRate}`);
+  if (options.seed !== undefined) parts.push(`seed ${options.seed}`);
+  return parts.length === 0 ? undefined : parts.join(', ');
+}
+
+function logRequest(event: SandboxRequestEvent): void {
+  const status = event.status === 'dropped' ? paint.yellow('dropped') : event.status < 300 ? paint.green(String(event.status)) : paint.red(String(event.status));
+  err(`${event.method} ${event.path} ${status} ${event.ms.toFixed(1)} ms`);
+}
+
+async function runSandbox(flags: SandboxFlags): Promise<void> {
+  const options = sandboxOptionsFromFlags(flags);
+  const { startSandbox } = await import('../../sandbox/index.js');
+  const sandbox = await startSandbox(flags.verbose ? { ...options, onRequest: logRequest } : options);
+  // Scripts read the first stdout line: nothing may be printed to stdout before it.
+  out(sandbox.url);
+  err(`${paint.bold('listings sandbox')} imitates the Listing Publication Service at ${sandbox.url}${options.savedDefaults ? ' (with saved Marketplace configurations)' : ''}`);
+  err(`  export LISTINGS_BASE_URL=${sandbox.url}`);
+  err(`  export LISTINGS_API_KEY=${options.apiKey === undefined ? SANDBOX_DEFAULTS.apiKey : '<the key given with --api-key>'}`);
+  const faults = faultSummary(options);
+  if (faults) err(`  faults: ${faults}`);
+  err(paint.dim(`  counts at ${sandbox.url}/_sandbox/stats; stop with Ctrl-C`));
+  await untilSignal();
+  await sandbox.close();
+  const stats = sandbox.stats();
+  err(`sandbox stopped: ${stats.requests} requests, ${stats.created} SKUs created, ${stats.replayed} replayed, ${stats.duplicates} duplicates`);
+}
+
+export function registerSandbox(program: Command): void {
+  program
+    .command('sandbox')
+    .description('run a local server that implements the service contract, with fault injection for testing')
+    .option('--port <port>', `port to listen on; 0 picks a free one (default ${SANDBOX_DEFAULTS.port})`)
+    .option('--host <host>', `interface to listen on (default ${SANDBOX_DEFAULTS.host})`)
+    .option('--api-key <key>', `the API key the sandbox accepts (default ${SANDBOX_DEFAULTS.apiKey})`)
+    .option('--saved-defaults', 'act as a workspace with saved Marketplace configurations: the location key and policy ids may be omitted')
+    .option('--latency <ms>', 'delay of every answer: MS or MIN-MAX')
+    .option('--fail-rate <p>', 'share of requests (0..1) answered 500 or 503')
+    .option('--fail-status <code>', 'status of the injected failures, e.g. 503')
+    .option('--rate-limit <n>', 'requests per second accepted; more get 429')
+    .option('--retry-after <s>', `seconds announced in Retry-After on a 429 (default ${SANDBOX_DEFAULTS.retryAfterSeconds})`)
+    .option('--drop-rate <p>', 'share of requests (0..1) processed but left unanswered (connection closed)')
+    .option('--seed <n>', 'seed of the fault injection, to repeat a run')
+    .option('--max-body-bytes <n>', `largest body accepted; more get 413 (default ${SANDBOX_DEFAULTS.maxBodyBytes})`)
+    .option('--verbose', 'log every request on stderr')
+    .action(async (flags: SandboxFlags) => runSandbox(flags));
+}

@@ -1,0 +1,95 @@
+import { hash } from 'node:crypto';
+import {
+  isWrappedRequest,
+  issuesFromZod,
+  requestSchemaFor,
+  type FlatListingRequest,
+  type ListingRequest,
+  type WrappedListingRequest,
+} from '../contract/index.js';
+
+/** An error body as the sandbox sends it: `{"error":{"code","message","details"?}}`. */
+export interface SandboxErrorBody {
+  error: { code: string; message: string; details?: { field: string; message: string }[] };
+}
+
+/** What a listing body deserves: a created listing, or a 400 with the fields at fault. */
+export type ListingVerdict =
+  | { ok: true; sku: string; listing: Record<string, unknown> }
+  | { ok: false; error: SandboxErrorBody };
+
+const MAX_LISTED = 5;
+
+function invalid(message: string, details: { field: string; message: string }[] = []): ListingVerdict {
+  return { ok: false, error: { error: { code: 'invalid_request', message, details } } };
+}
+
+/** `item_color` -> `Item Color`: the way a marketplace names an item attribute. */
+function attributeName(key: string): string {
+  return key
+    .split(/[_\s-]+/)
+    .filter((word) => word !== '')
+    .map((word) => word[0]?.toUpperCase() + word.slice(1))
+    .join(' ');
+}
+
+function listingId(marketplace: string, sku: string): string {
+  return `lst_${hash('sha1', `${marketplace}\u0000${sku}`, 'hex').slice(0, 16)}`;
+}
+
+function flatListing(request: FlatListingRequest): Record<string, unknown> {
+  const { condition, ...others } = request.overrides ?? {};
+  const specifics = condition === undefined ? ['Marketplace'] : ['Condition', 'Marketplace'];
+  for (const key of Object.keys(others)) specifics.push(attributeName(key));
+  if (request.images_source?.length) specifics.push('Images');
+  return {
+    sku: request.sku,
+    status: 'ready',
+    title: [request.sku, condition, request.marketplace].filter((part) => part !== undefined).join(' - '),
+    item_specifics: specifics,
+    listing_id: listingId(request.marketplace, request.sku),
+    marketplace: request.marketplace,
+  };
+}
+
+function wrappedListing(request: WrappedListingRequest): Record<string, unknown> {
+  const specifics = ['Marketplace'];
+  for (const key of Object.keys(request.payload)) {
+    if (key !== 'sku' && key !== 'title') specifics.push(attributeName(key));
+  }
+  return {
+    sku: request.payload.sku,
+    status: 'ready',
+    title: request.payload.title,
+    item_specifics: specifics,
+    listing_id: listingId(request.marketplace, request.payload.sku),
+    marketplace: request.marketplace,
+  };
+}
+
+/**
+ * Judge a request body with the contract's own schemas (wrapped when it has `payload`, else flat) and derive the
+ * listing deterministically from it, so the same body always gets the same answer.
+ */
+export function judgeListing(text: string, savedDefaults: boolean): ListingVerdict {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return invalid('the body is not valid JSON');
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return invalid('the body must be a JSON object');
+  const parsed = requestSchemaFor(Object.hasOwn(body, 'payload') ? 'wrapped' : 'flat', savedDefaults).safeParse(body);
+  if (!parsed.success) return rejected(parsed.error);
+  const request: ListingRequest = parsed.data;
+  return isWrappedRequest(request)
+    ? { ok: true, sku: request.payload.sku, listing: wrappedListing(request) }
+    : { ok: true, sku: request.sku, listing: flatListing(request) };
+}
+
+function rejected(error: Parameters<typeof issuesFromZod>[0]): ListingVerdict {
+  const details = issuesFromZod(error).map((issue) => ({ field: issue.path, message: issue.message }));
+  const listed = details.slice(0, MAX_LISTED).map((detail) => `${detail.field} ${detail.message}`);
+  if (details.length > MAX_LISTED) listed.push(`and ${details.length - MAX_LISTED} more`);
+  return invalid(`invalid listing request: ${listed.join('; ')}`, details);
+}

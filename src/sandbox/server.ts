@@ -1,0 +1,219 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { LISTINGS_PATH } from '../contract/index.js';
+import { ConfigError } from '../errors.js';
+import { bodyDigest, IdempotencyStore } from './idempotency.js';
+import { judgeListing } from './listing.js';
+import { resolveSandboxOptions, type ResolvedSandboxOptions } from './options.js';
+import { faultStreams } from './random.js';
+import { TokenBucket } from './rate-limit.js';
+import { StatsCounter } from './stats.js';
+import type { Sandbox, SandboxOptions, SandboxRequestEvent } from './types.js';
+
+/** Counts, outside `/v1` so it can never collide with the service's own paths. */
+export const STATS_PATH = '/_sandbox/stats';
+const MAX_IDEMPOTENCY_KEY = 255;
+
+interface Answer {
+  status: number;
+  body: string;
+  headers?: Record<string, string>;
+}
+
+const errorJson = (code: string, message: string): string => JSON.stringify({ error: { code, message } });
+
+// Constant answers are serialised once: the sandbox must stay far faster than any client it tests.
+const FIXED = {
+  notFound: { status: 404, body: errorJson('not_found', `no such operation; the listing operation is POST ${LISTINGS_PATH}`) },
+  notAllowed: { status: 405, body: errorJson('method_not_allowed', `${LISTINGS_PATH} accepts POST only`), headers: { allow: 'POST' } },
+  statsNotAllowed: { status: 405, body: errorJson('method_not_allowed', `${STATS_PATH} accepts GET only`), headers: { allow: 'GET' } },
+  noKey: { status: 401, body: errorJson('unauthorized', 'missing API key: send the header Authorization: Bearer <API key>') },
+  wrongKey: { status: 401, body: errorJson('unauthorized', 'the API key is not valid for this workspace') },
+  mediaType: { status: 415, body: errorJson('unsupported_media_type', 'Content-Type must be application/json') },
+  conflict: { status: 422, body: errorJson('idempotency_key_reused', 'this Idempotency-Key was already used with a different request body') },
+  badKey: { status: 400, body: JSON.stringify({ error: { code: 'invalid_request', message: `Idempotency-Key must have 1 to ${MAX_IDEMPOTENCY_KEY} characters`, details: [{ field: 'Idempotency-Key', message: 'has a bad length' }] } }) },
+} satisfies Record<string, Answer>;
+
+function injectedFailure(status: number): Answer {
+  const [code, what] = status === 503 ? ['service_unavailable', 'temporarily unavailable'] : status === 500 ? ['internal_error', 'an internal error'] : ['injected_failure', `HTTP ${status}`];
+  return { status, body: errorJson(code, `injected fault: the sandbox simulates ${what}`) };
+}
+
+function isJsonContentType(header: string | undefined): boolean {
+  if (header === 'application/json') return true;
+  return header !== undefined && (header.split(';', 1)[0] ?? '').trim().toLowerCase() === 'application/json';
+}
+
+/** Every listing request passes, in order: rate limit, injected failure, key, content type, idempotency, schema. */
+class SandboxHandler {
+  readonly stats = new StatsCounter();
+  private readonly store = new IdempotencyStore();
+  private readonly random;
+  private readonly bucket;
+  private readonly tooLarge: Answer;
+  private readonly rateLimited: Answer;
+
+  constructor(
+    private readonly config: ResolvedSandboxOptions,
+    private readonly onRequest: ((event: SandboxRequestEvent) => void) | undefined,
+  ) {
+    this.random = faultStreams(config.seed);
+    this.bucket = config.rateLimit === undefined ? undefined : new TokenBucket(config.rateLimit);
+    this.tooLarge = { status: 413, body: errorJson('payload_too_large', `the body exceeds ${config.maxBodyBytes} bytes`), headers: { connection: 'close' } };
+    this.rateLimited = {
+      status: 429,
+      body: errorJson('rate_limited', `rate limit of ${config.rateLimit} requests per second exceeded; retry after ${config.retryAfterSeconds} s`),
+      headers: { 'retry-after': String(config.retryAfterSeconds) },
+    };
+  }
+
+  handle(req: IncomingMessage, res: ServerResponse): void {
+    const started = performance.now();
+    const url = req.url ?? '/';
+    const query = url.indexOf('?');
+    const path = query < 0 ? url : url.slice(0, query);
+    if (path === STATS_PATH) {
+      this.send(req, res, req.method === 'GET' ? { status: 200, body: JSON.stringify(this.stats.snapshot()) } : FIXED.statsNotAllowed, started, false);
+      return;
+    }
+    this.stats.requests++;
+    if (!path.endsWith(LISTINGS_PATH)) return this.deliver(req, res, FIXED.notFound, started, false);
+    if (req.method !== 'POST') return this.deliver(req, res, FIXED.notAllowed, started, false);
+    if (Number(req.headers['content-length']) > this.config.maxBodyBytes) return this.deliver(req, res, this.tooLarge, started, false);
+    this.readBody(req, (body) => {
+      if (body === undefined) this.deliver(req, res, this.tooLarge, started, false);
+      else this.deliver(req, res, this.answerListing(req, body), started, true);
+    });
+  }
+
+  private answerListing(req: IncomingMessage, body: Buffer): Answer {
+    if (this.bucket !== undefined && !this.bucket.take()) {
+      this.stats.rateLimited++;
+      return this.rateLimited;
+    }
+    if (this.config.failRate > 0 && this.random.fail() < this.config.failRate) {
+      return injectedFailure(this.config.failStatus ?? (this.random.fail() < 0.5 ? 500 : 503));
+    }
+    const auth = req.headers.authorization;
+    if (auth === undefined || auth.trim() === '') return FIXED.noKey;
+    const space = auth.indexOf(' ');
+    if (space < 0 || auth.slice(0, space).toLowerCase() !== 'bearer' || auth.slice(space + 1).trim() !== this.config.apiKey) return FIXED.wrongKey;
+    if (!isJsonContentType(req.headers['content-type'])) return FIXED.mediaType;
+
+    const rawKey = req.headers['idempotency-key'];
+    const key = Array.isArray(rawKey) ? rawKey.join(', ') : rawKey;
+    if (key !== undefined && (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY)) return FIXED.badKey;
+    const digest = key === undefined ? 0 : bodyDigest(body);
+    const stored = key === undefined ? undefined : this.store.get(key);
+    if (stored !== undefined && stored !== digest) return FIXED.conflict;
+
+    const verdict = judgeListing(body.toString('utf8'), this.config.savedDefaults);
+    if (!verdict.ok) return { status: 400, body: JSON.stringify(verdict.error) };
+    const answer: Answer = { status: 201, body: JSON.stringify(verdict.listing) };
+    if (stored !== undefined) {
+      // The answer is derived from the body alone, so recomputing it replays the first one exactly.
+      this.stats.replayed++;
+      answer.headers = { 'idempotent-replayed': 'true' };
+      return answer;
+    }
+    if (key !== undefined) this.store.set(key, digest);
+    this.stats.createdSku(verdict.sku);
+    return answer;
+  }
+
+  private readBody(req: IncomingMessage, done: (body: Buffer | undefined) => void): void {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on('data', (chunk: Buffer) => {
+      if (tooLarge) return;
+      size += chunk.length;
+      if (size > this.config.maxBodyBytes) {
+        tooLarge = true;
+        done(undefined);
+      } else chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (!tooLarge) done(chunks.length === 1 && chunks[0] !== undefined ? chunks[0] : Buffer.concat(chunks, size));
+    });
+    req.on('error', () => {
+      // the client went away; there is nobody to answer
+    });
+  }
+
+  /** Answer after the configured latency; a processed listing request may instead be dropped unanswered. */
+  private deliver(req: IncomingMessage, res: ServerResponse, answer: Answer, started: number, droppable: boolean): void {
+    const drop = droppable && answer.status !== 429 && answer.status < 500 && this.config.dropRate > 0 && this.random.drop() < this.config.dropRate;
+    const { latency } = this.config;
+    // Latency counts from the request's arrival, so reading a slow body does not add to it.
+    const delay = latency === undefined ? 0 : latency.min + (latency.max - latency.min) * this.random.latency() - (performance.now() - started);
+    const finish = (): void => {
+      if (!drop) return this.send(req, res, answer, started, true);
+      this.stats.dropped++;
+      req.socket.destroy();
+      this.onRequest?.({ method: req.method ?? '', path: req.url ?? '', status: 'dropped', ms: performance.now() - started });
+    };
+    if (delay > 0) setTimeout(finish, delay).unref();
+    else finish();
+  }
+
+  private send(req: IncomingMessage, res: ServerResponse, answer: Answer, started: number, counted: boolean): void {
+    if (counted) this.stats.answered(answer.status);
+    if (res.destroyed) return;
+    const headers = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(answer.body)) };
+    res.writeHead(answer.status, answer.headers === undefined ? headers : { ...headers, ...answer.headers });
+    res.end(answer.body);
+    this.onRequest?.({ method: req.method ?? '', path: req.url ?? '', status: answer.status, ms: performance.now() - started });
+  }
+}
+
+function baseUrl(server: Server, host: string): string {
+  const { port } = server.address() as AddressInfo;
+  // A wildcard address is not somewhere to send requests; loopback reaches it.
+  const shown = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
+  return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
+}
+
+function listenError(error: NodeJS.ErrnoException, config: ResolvedSandboxOptions): Error {
+  const where = `${config.host}:${config.port}`;
+  const why: Record<string, string> = {
+    EADDRINUSE: `port ${config.port} is already in use`,
+    EACCES: `no permission to listen on ${where}`,
+    EADDRNOTAVAIL: `${config.host} is not an address of this machine`,
+    ENOTFOUND: `host ${config.host} not found`,
+    EAI_AGAIN: `host ${config.host} could not be resolved`,
+  };
+  const message = error.code === undefined ? undefined : why[error.code];
+  return message === undefined
+    ? error
+    : new ConfigError(`cannot listen on ${where}: ${message}`, { cause: error, hint: 'choose another port (0 picks a free one) or host' });
+}
+
+/** Start the contract sandbox: a real HTTP server imitating the Listing Publication Service, with fault injection. */
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const config = resolveSandboxOptions(options);
+  const handler = new SandboxHandler(config, options.onRequest);
+  const server = createServer((req, res) => handler.handle(req, res));
+  // Clients keep connections for a long while; closing idle ones early only causes resets under load.
+  server.keepAliveTimeout = 30_000;
+  await new Promise<void>((resolve, reject) => {
+    const failed = (error: NodeJS.ErrnoException): void => reject(listenError(error, config));
+    server.once('error', failed);
+    server.listen(config.port, config.host, () => {
+      server.off('error', failed);
+      resolve();
+    });
+  });
+  let closing: Promise<void> | undefined;
+  return {
+    url: baseUrl(server, config.host),
+    stats: () => handler.stats.snapshot(),
+    close() {
+      closing ??= new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}
