@@ -1,0 +1,128 @@
+/** Running the measured programs: wall time and peak RSS of one child process, and long-running servers. */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { setInterval, clearInterval } from 'node:timers';
+
+const GNU_TIME = '/usr/bin/time';
+const KEEP = 64 * 1024;
+
+/** True when GNU time is there to give an exact peak RSS; otherwise /proc/<pid>/status VmHWM is polled. */
+export const hasGnuTime = existsSync(GNU_TIME) && spawnSync(GNU_TIME, ['-f', '%M', 'true']).status === 0;
+
+function tail(chunks) {
+  const text = Buffer.concat(chunks).toString('utf8');
+  return text.length > KEEP ? text.slice(-KEEP) : text;
+}
+
+function readHwmKb(pid) {
+  try {
+    const match = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Runs `command args` to its end. Resolves { code, signal, wallMs, maxRssKb, stdout, stderr } (the last 64 KB of
+ * each stream). Wall time is taken around the spawned process, so start-up is included for every contestant alike.
+ */
+export function measure(command, args, { cwd, env, timeoutMs = 30 * 60_000 } = {}) {
+  return new Promise((resolve, reject) => {
+    const dir = hasGnuTime ? mkdtempSync(join(tmpdir(), 'bench-time-')) : undefined;
+    const timeFile = dir ? join(dir, 'time.txt') : undefined;
+    const [cmd, argv] = hasGnuTime ? [GNU_TIME, ['-f', '%M', '-o', timeFile, command, ...args]] : [command, args];
+    const started = performance.now();
+    const child = spawn(cmd, argv, { cwd, env: env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const out = [];
+    const err = [];
+    const keep = (list) => {
+      let kept = 0;
+      return (chunk) => {
+        list.push(chunk);
+        kept += chunk.length;
+        while (list.length > 1 && kept - list[0].length >= KEEP) kept -= list.shift().length;
+      };
+    };
+    child.stdout.on('data', keep(out));
+    child.stderr.on('data', keep(err));
+    let hwm = 0;
+    const poll = hasGnuTime ? undefined : setInterval(() => (hwm = Math.max(hwm, readHwmKb(child.pid))), 20);
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      if (poll) clearInterval(poll);
+      reject(error);
+    });
+    child.on('close', (code, signal) => {
+      const wallMs = performance.now() - started;
+      clearTimeout(timer);
+      if (poll) clearInterval(poll);
+      let maxRssKb = hwm;
+      if (timeFile) {
+        const lines = existsSync(timeFile) ? readFileSync(timeFile, 'utf8').trim().split('\n') : [];
+        const last = lines.at(-1) ?? '';
+        maxRssKb = /^\d+$/.test(last) ? Number(last) : 0;
+        // GNU time reports "Command exited with non-zero status N" on the first line; the code is ours already.
+        rmSync(dir, { recursive: true, force: true });
+      }
+      resolve({ code, signal, wallMs, maxRssKb, stdout: tail(out), stderr: tail(err) });
+    });
+  });
+}
+
+/** Wall time of a short command, synchronously (no wrapper: used for start-up times). */
+export function wallOnce(command, args, { cwd, env } = {}) {
+  const started = performance.now();
+  const result = spawnSync(command, args, { cwd, env: env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const wallMs = performance.now() - started;
+  return { code: result.status, wallMs, stdout: String(result.stdout), stderr: String(result.stderr) };
+}
+
+/**
+ * Starts a server process and resolves once it prints an http URL (on stdout or stderr).
+ * Returns { url, child, stop() }. stop() ends exactly this child.
+ */
+export function startServer(command, args, { cwd, env, timeoutMs = 20_000 } = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd, env: env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let seen = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${command} ${args.join(' ')} printed no URL within ${timeoutMs} ms: ${seen.slice(-500)}`));
+    }, timeoutMs);
+    const stop = () =>
+      new Promise((done) => {
+        if (child.exitCode !== null || child.signalCode !== null) return done();
+        child.once('close', () => done());
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), 3_000).unref();
+      });
+    const onData = (chunk) => {
+      seen += String(chunk);
+      const match = /https?:\/\/(?:127\.0\.0\.1|localhost|\[::1\]):\d+[^\s'"]*/.exec(seen);
+      if (match) {
+        clearTimeout(timer);
+        child.stdout.off('data', onData);
+        child.stderr.off('data', onData);
+        // Keep draining, so a chatty server never blocks on a full pipe.
+        child.stdout.resume();
+        child.stderr.resume();
+        resolve({ url: match[0].replace(/\/+$/, ''), child, stop });
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${command} ${args.join(' ')} exited (${code}) before printing a URL: ${seen.slice(-500)}`));
+    });
+  });
+}

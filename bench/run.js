@@ -1,0 +1,159 @@
+/**
+ * `npm run bench`: measures `listings` against the best a bare program reaches on this machine, side by side.
+ * See bench/README.md for what each figure means and the options.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ensureCatalog, DEFAULT_DATA_DIR } from './generate.js';
+import { BENCH_DIR, log, machine } from './lib/context.js';
+import { formatProfile } from './lib/cpuprofile.js';
+import { hasGnuTime } from './lib/proc.js';
+import { judgeTargets, markdown, terminalTable } from './lib/report.js';
+import { benchLatency, benchSandbox } from './sections/latency.js';
+import { benchMemory } from './sections/memory.js';
+import { benchPeer } from './sections/peer.js';
+import { benchProfile } from './sections/profile.js';
+import { benchPublish } from './sections/publish.js';
+import { loadTest, startResponder } from './sections/servers.js';
+import { benchStartup } from './sections/startup.js';
+import { benchValidate } from './sections/validate.js';
+
+const SECTIONS = ['responder', 'publish', 'validate', 'memory', 'startup', 'latency', 'sandbox', 'peer'];
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    rows: { type: 'string' },
+    repeats: { type: 'string' },
+    'startup-repeats': { type: 'string' },
+    'latency-rows': { type: 'string' },
+    'peer-rows': { type: 'string' },
+    'load-seconds': { type: 'string' },
+    only: { type: 'string' },
+    profile: { type: 'boolean', default: false },
+    out: { type: 'string' },
+    'data-dir': { type: 'string' },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+
+if (values.help) {
+  console.log(`usage: npm run bench -- [--quick] [--rows N] [--repeats N] [--startup-repeats N] [--latency-rows N]
+       [--peer-rows N] [--load-seconds N] [--only ${SECTIONS.join(',')}] [--profile] [--out DIR] [--data-dir DIR]
+  full run: 1,000,000 rows, 5 repeats; --quick: 100,000 rows, 3 repeats. Writes DIR/results.json and DIR/RESULTS.md
+  (DIR defaults to bench/). Catalogs are generated once under bench/data/.`);
+  process.exit(0);
+}
+
+const count = (name, fallback) => {
+  if (values[name] === undefined) return fallback;
+  const n = Number(values[name]);
+  if (!Number.isInteger(n) || n < 1) {
+    console.error(`--${name} must be a whole number >= 1`);
+    process.exit(2);
+  }
+  return n;
+};
+
+const quick = values.quick;
+const rows = count('rows', quick ? 100_000 : 1_000_000);
+const repeats = count('repeats', quick ? 3 : 5);
+const ctx = {
+  rows,
+  smallRows: Math.max(1, Math.round(rows / 10)),
+  repeats,
+  smallRepeats: Math.min(repeats, quick ? 2 : 3),
+  startupRepeats: count('startup-repeats', quick ? 20 : 40),
+  latencyRows: count('latency-rows', 20_000),
+  peerRows: count('peer-rows', 2_000),
+  loadSeconds: count('load-seconds', quick ? 3 : 5),
+};
+const only = values.only ? new Set(values.only.split(',').map((s) => s.trim())) : new Set(SECTIONS);
+for (const name of only) {
+  if (!SECTIONS.includes(name)) {
+    console.error(`--only: unknown section ${name} (sections: ${SECTIONS.join(', ')})`);
+    process.exit(2);
+  }
+}
+const outDir = values.out ? resolve(values.out) : BENCH_DIR;
+const dataDir = values['data-dir'] ? resolve(values['data-dir']) : DEFAULT_DATA_DIR;
+
+const results = {
+  command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
+  mode: quick ? 'quick' : values.rows ? 'custom' : 'full',
+  machine: { ...machine(), peakRssFrom: hasGnuTime ? '/usr/bin/time %M' : '/proc/<pid>/status VmHWM, polled' },
+  config: ctx,
+  figures: {},
+  errors: {},
+};
+
+log(`listings benchmark (${results.mode}): ${rows.toLocaleString('en-US')} rows, ${repeats} repeats, ${results.machine.cores} cores, Node ${results.machine.node}`);
+const started = Date.now();
+
+log('catalogs ...');
+const catalogs = {
+  large: { rows, csv: await ensureCatalog(rows, 'csv', dataDir), ndjson: await ensureCatalog(rows, 'ndjson', dataDir) },
+  small: { rows: ctx.smallRows, csv: await ensureCatalog(ctx.smallRows, 'csv', dataDir) },
+  latency: await ensureCatalog(ctx.latencyRows, 'csv', dataDir),
+  peer: await ensureCatalog(ctx.peerRows, 'ndjson', dataDir),
+};
+
+async function section(name, body) {
+  if (!only.has(name)) return;
+  log(`${name} ...`);
+  try {
+    results.figures[name] = await body();
+  } catch (error) {
+    results.errors[name] = error instanceof Error ? error.message : String(error);
+    log(`  ${name} failed: ${results.errors[name]}`);
+  }
+}
+
+const responder = await startResponder();
+try {
+  await section('responder', async () => ({ url: responder.url, autocannon: await loadTest(responder.url, ctx.loadSeconds) }));
+  await section('publish', () => benchPublish(ctx, responder, catalogs.large.csv, rows));
+  await section('validate', () => benchValidate(ctx, catalogs.large, rows));
+  await section('memory', () =>
+    benchMemory(ctx, responder, catalogs.small, {
+      rows,
+      publish: results.figures.publish?.listingsPeakRssMb,
+      validate: results.figures.validate?.csv?.listingsPeakRssMb,
+    }),
+  );
+  await section('startup', () => benchStartup(ctx));
+  await section('latency', () => benchLatency(ctx, catalogs.latency, ctx.latencyRows));
+  await section('sandbox', () => benchSandbox(ctx, catalogs.latency, ctx.latencyRows));
+  await section('peer', () => benchPeer(ctx, responder, catalogs.peer, ctx.peerRows));
+  if (values.profile) {
+    log('profile ...');
+    try {
+      results.profile = await benchProfile(responder, catalogs.large);
+    } catch (error) {
+      results.errors.profile = error instanceof Error ? error.message : String(error);
+    }
+  }
+} finally {
+  await responder.stop();
+}
+
+results.elapsedSeconds = Math.round((Date.now() - started) / 1000);
+results.targets = judgeTargets(results);
+mkdirSync(outDir, { recursive: true });
+writeFileSync(join(outDir, 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+let md = markdown(results);
+if (results.profile) {
+  md += ['', '## Where the time goes (node --cpu-prof, one run each)', '', ...['publish', 'validate'].flatMap((what) => [
+    `### listings ${what}, ${rows.toLocaleString('en-US')} rows (${results.profile[what].wallMs} ms wall)`,
+    '',
+    '```',
+    ...formatProfile(results.profile[what]),
+    '```',
+    '',
+  ])].join('\n');
+}
+writeFileSync(join(outDir, 'RESULTS.md'), md);
+console.log(terminalTable(results));
+console.log(`\n${results.elapsedSeconds} s; wrote ${join(outDir, 'results.json')} and ${join(outDir, 'RESULTS.md')}`);
+process.exitCode = Object.keys(results.errors).length === 0 ? 0 : 1;

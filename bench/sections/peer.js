@@ -1,0 +1,45 @@
+/** (6) a naive peer: `xargs -P 16` running one `curl` per row, as a user might script it instead. */
+import { spawnSync } from 'node:child_process';
+import { createReadStream, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { log, scratch } from '../lib/context.js';
+import { measure } from '../lib/proc.js';
+import { round } from '../lib/stats.js';
+
+async function flatBodies(ndjson, rows) {
+  const lines = [];
+  for await (const line of createInterface({ input: createReadStream(ndjson), crlfDelay: Infinity })) {
+    if (lines.length >= rows) break;
+    const { title: _title, ...flat } = JSON.parse(line);
+    lines.push(JSON.stringify(flat));
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export async function benchPeer(ctx, responder, ndjson, rows) {
+  const curl = spawnSync('curl', ['--version'], { encoding: 'utf8' });
+  if (curl.status !== 0) {
+    return { skipped: 'curl is not installed (apt-get install -y curl to measure this figure)' };
+  }
+  const work = scratch();
+  try {
+    const bodies = join(work.dir, 'bodies.ndjson');
+    writeFileSync(bodies, await flatBodies(ndjson, rows));
+    const script =
+      `xargs -P 16 -d '\\n' -I{} curl -s -o /dev/null -w '%{http_code}\\n' -X POST ` +
+      `-H 'content-type: application/json' -H 'authorization: Bearer bench-key' --data-binary {} "$URL/v1/listings" < "$BODIES"`;
+    const before = await responder.posts();
+    const result = await measure('sh', ['-c', script], { env: { ...process.env, URL: responder.url, BODIES: bodies } });
+    const sent = (await responder.posts()) - before;
+    const created = result.stdout.split('\n').filter((code) => code === '201').length;
+    if (result.code !== 0 || sent !== rows || created !== rows) {
+      throw new Error(`xargs + curl: exit ${result.code}, ${sent} received and ${created} answered 201 of ${rows}`);
+    }
+    const rowsPerSec = (rows / result.wallMs) * 1000;
+    log(`  naive peer (xargs -P 16 curl): ${round(rowsPerSec).toLocaleString('en-US')} rows/s`);
+    return { rows, parallel: 16, curl: curl.stdout.split(' ')[1], rowsPerSec };
+  } finally {
+    work.remove();
+  }
+}

@@ -1,0 +1,50 @@
+/** (1) publish: `listings publish` against the responder vs the bare reference client, alternating. */
+import { join } from 'node:path';
+import { BENCH_DIR, NODE, failure, log, runListings } from '../lib/context.js';
+import { measure } from '../lib/proc.js';
+import { pairedRatio, round, summary } from '../lib/stats.js';
+
+/** One `listings publish` run as a user runs it: report and journal on. Checks every row reached the server. */
+export async function publishOnce(responder, catalog, rows, { concurrency = 64, nodeArgs = [] } = {}) {
+  const before = await responder.posts();
+  const result = await runListings(
+    (dir) => ['publish', catalog, '--concurrency', String(concurrency), '--report', join(dir, 'report.csv'), '--base-url', responder.url],
+    { nodeArgs },
+  );
+  if (result.code !== 0) throw failure('listings publish', result);
+  const sent = (await responder.posts()) - before;
+  if (sent !== rows) throw new Error(`listings publish exited 0 but the responder received ${sent} of ${rows} rows`);
+  return { wallMs: result.wallMs, rowsPerSec: (rows / result.wallMs) * 1000, maxRssKb: result.maxRssKb };
+}
+
+export async function bareOnce(responder, catalog, rows, { concurrency = 64 } = {}) {
+  const before = await responder.posts();
+  const result = await measure(NODE, [join(BENCH_DIR, 'bare-client.js'), catalog, responder.url, '--concurrency', String(concurrency)]);
+  if (result.code !== 0) throw failure('bare client', result);
+  const sent = (await responder.posts()) - before;
+  if (sent !== rows) throw new Error(`the bare client received answers for ${sent} of ${rows} rows`);
+  return { wallMs: result.wallMs, rowsPerSec: (rows / result.wallMs) * 1000, maxRssKb: result.maxRssKb };
+}
+
+export async function benchPublish(ctx, responder, catalog, rows) {
+  const runs = { listings: [], bare: [] };
+  for (let i = 0; i < ctx.repeats; i++) {
+    // ABBA order, so a drift of the machine during the run weighs on both sides alike.
+    const order = i % 2 === 0 ? ['listings', 'bare'] : ['bare', 'listings'];
+    for (const who of order) {
+      const run = who === 'listings' ? await publishOnce(responder, catalog, rows) : await bareOnce(responder, catalog, rows);
+      runs[who].push(run);
+      log(`  publish ${i + 1}/${ctx.repeats} ${who.padEnd(8)} ${round(run.rowsPerSec).toLocaleString('en-US')} rows/s, peak RSS ${round(run.maxRssKb / 1024)} MB`);
+    }
+  }
+  const rate = (list) => list.map((r) => r.rowsPerSec);
+  return {
+    rows,
+    concurrency: 64,
+    listingsRowsPerSec: summary(rate(runs.listings)),
+    bareRowsPerSec: summary(rate(runs.bare)),
+    ratio: pairedRatio(rate(runs.listings), rate(runs.bare)),
+    listingsPeakRssMb: summary(runs.listings.map((r) => r.maxRssKb / 1024)),
+    barePeakRssMb: summary(runs.bare.map((r) => r.maxRssKb / 1024)),
+  };
+}
