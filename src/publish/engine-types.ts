@@ -1,0 +1,104 @@
+import type { CreateListingResult, RequestOptions } from '../client/listings-client.js';
+import type { OutcomeKind } from './outcome.js';
+import type { PreparedRow } from '../prepare/types.js';
+import type { RetryBudget } from './retry-budget.js';
+import type { RetryPolicy } from './retry-policy.js';
+import type { Shard } from './shard.js';
+
+/** What the engine needs of a client: the one POST, with a body it serialised and hashed itself. */
+export interface ListingSender {
+  postListingJson(body: string, options: RequestOptions): Promise<CreateListingResult>;
+}
+
+/** One line of the resume journal: a row that reached the service (published or failed). */
+export interface JournalEntry {
+  index: number;
+  sku: string;
+  hash: string;
+  outcome: OutcomeKind;
+  status?: number;
+}
+
+/** Where the engine records each row that reached the service, as it finishes. */
+export interface JournalSink {
+  record(entry: JournalEntry): void;
+}
+
+/** Time, timers and chance, injectable so tests need not wait. */
+export interface EngineClock {
+  /** Wall-clock milliseconds (Retry-After dates are compared against it). */
+  now: () => number;
+  setTimeout: (callback: () => void, ms: number) => unknown;
+  clearTimeout: (handle: unknown) => void;
+  /** Numbers in [0, 1) for backoff jitter. */
+  random: () => number;
+}
+
+/** Options of {@link publishRows}. Only `sender` (or `dryRun`) is required. */
+export interface PublishOptions {
+  /** Sends one request; required unless `dryRun`. */
+  sender?: ListingSender;
+  /** Most requests in flight; the adaptive window starts at 1 and never grows past it. Default 16. */
+  concurrency?: number;
+  /** Most requests started per second (`--rate`). */
+  rate?: number;
+  /** Backoff, attempts and the Retry-After cap. Default DEFAULT_RETRY_POLICY. */
+  retryPolicy?: RetryPolicy;
+  /** The run-wide retry allowance. Default `new RetryBudget()`. */
+  retryBudget?: RetryBudget;
+  /** Stop sending once this many rows have failed; the rest are `not_attempted`. */
+  maxErrors?: number;
+  /** Everything but the network: rows that would be sent are `validated`. */
+  dryRun?: boolean;
+  /** Only rows whose SKU falls in this shard are sent; the others are `skipped` (`other shard`). */
+  shard?: Shard;
+  /**
+   * `--changed-only`: SKU -> content hash of the last accepted request. Rows whose hash matches are `skipped`
+   * (`unchanged`); the others carry the reason `new` or `changed`. The engine updates the map for every row the
+   * service accepts; the caller saves it.
+   */
+  changedOnly?: Map<string, string>;
+  /** `--resume`: `${sku}\u0000${hash}` of rows already published; such rows are `skipped` (`already published`). */
+  alreadyPublished?: ReadonlySet<string>;
+  /** `--retry-failed`: true for the rows to send again; every other row is `skipped` (`not selected for retry`). */
+  retryOnly?: (row: PreparedRow) => boolean;
+  /** Records every row that reached the service, as it finishes. */
+  journal?: JournalSink;
+  /** Stop reading and sending; in-flight requests finish; rows read but not sent become `not_attempted`. */
+  stop?: AbortSignal;
+  /** Abort in-flight requests too (they become `failed`, reason `interrupted`). */
+  abandon?: AbortSignal;
+  /** Rows finished but not yet yielded, at most (they wait for an earlier row). Default max(4096, 256 x concurrency). */
+  reorderBuffer?: number;
+  clock?: EngineClock;
+}
+
+/** Why a run ended. Anything but `completed` means some rows were left `not_attempted`. */
+export type PublishEnd =
+  | { kind: 'completed' }
+  /** The stop (or abandon) signal fired. */
+  | { kind: 'interrupted' }
+  /** `maxErrors` rows failed. */
+  | { kind: 'max-errors'; failed: number }
+  /** The service cannot be used by this run: key rejected, endpoint not found, or unreachable past the retry budget. */
+  | { kind: 'systemic'; error: unknown; requests: number }
+  /** The source failed part-way; iterating the run throws this error after the last outcome. */
+  | { kind: 'source'; error: unknown };
+
+/** Counts of a run in progress, for progress displays. */
+export interface EngineStats {
+  /** Rows read from the input so far. */
+  read: number;
+  /** Requests in flight now. */
+  inFlight: number;
+  /** The adaptive window's current limit. */
+  window: number;
+  /** Rows waiting to be sent again. */
+  waitingRetry: number;
+  /** Requests sent, retries included. */
+  requests: number;
+  /** Retries sent. */
+  retries: number;
+  /** Rows failed so far. */
+  failed: number;
+}

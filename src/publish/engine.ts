@@ -1,0 +1,432 @@
+import { ApiError } from '../errors.js';
+import { isRetryable, isSystemic } from '../client/classify.js';
+import type { PreparedRow } from '../prepare/types.js';
+import type { ListingRequest } from '../contract/schemas.js';
+import type { RowOutcome } from './outcome.js';
+import { AdaptiveWindow } from './adaptive-window.js';
+import { RateLimiter } from './rate-limiter.js';
+import { RetryBudget } from './retry-budget.js';
+import { DEFAULT_RETRY_POLICY, decideRetry, type RetryPolicy } from './retry-policy.js';
+import { parseRetryAfter } from './retry-after.js';
+import { contentHash, idempotencyKeyForHash } from './idempotency.js';
+import { inShard } from './shard.js';
+import { DueQueue } from './due-queue.js';
+import type { EngineClock, EngineStats, ListingSender, PublishEnd, PublishOptions } from './engine-types.js';
+
+type ReadyRow = Extract<PreparedRow, { kind: 'ready' }>;
+
+/** A row on its way to the service. */
+interface Task {
+  index: number;
+  row: ReadyRow;
+  body: string;
+  hash: string;
+  key: string;
+  /** `new` or `changed` under --changed-only. */
+  reason: string | undefined;
+  attempts: number;
+  startedAt: number;
+  /** When a retry may be sent. */
+  dueAt: number;
+  lastError: unknown;
+}
+
+const SYSTEM_CLOCK: EngineClock = {
+  now: Date.now,
+  setTimeout: (callback, ms) => setTimeout(callback, ms),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+  random: Math.random,
+};
+
+/**
+ * Failures in a row, with the retry budget spent, after which the service counts as unreachable. One refused
+ * retry alone is not enough: a busy run may spend the budget on a flaky but working service.
+ */
+const UNREACHABLE_AFTER = 5;
+
+const REASON: Record<Exclude<PublishEnd['kind'], 'completed'>, string> = {
+  interrupted: 'interrupted',
+  'max-errors': 'max errors reached',
+  systemic: 'service unusable',
+  source: 'source unreadable',
+};
+
+/**
+ * Publish prepared rows: exactly one outcome per input row, in input order. Reading pauses while the in-flight
+ * window or the reorder buffer is full, so memory stays flat however long the input. Iterate the returned run;
+ * afterwards `run.end` says why it ended. A source that fails to read is rethrown after the outcomes of every row
+ * read before it.
+ */
+export function publishRows(rows: AsyncIterable<PreparedRow>, options: PublishOptions = {}): PublishRun {
+  return new PublishRun(rows, options);
+}
+
+/** One publishing run: an async iterable of outcomes plus live counts. Iterate it once. */
+export class PublishRun implements AsyncIterable<RowOutcome> {
+  readonly #rows: AsyncIterable<PreparedRow>;
+  readonly #sender: ListingSender | undefined;
+  readonly #options: PublishOptions;
+  readonly #clock: EngineClock;
+  readonly #policy: RetryPolicy;
+  readonly #budget: RetryBudget;
+  readonly #window: AdaptiveWindow;
+  readonly #limiter: RateLimiter | undefined;
+
+  /** Finished outcomes not yet yielded, by index modulo the capacity. */
+  readonly #slots: (RowOutcome | undefined)[];
+  readonly #capacity: number;
+  #head = 0;
+  #read = 0;
+  #sourceDone = false;
+  /** A row read that waits for room in the window (reading pauses meanwhile). */
+  #pending: Task | undefined;
+  readonly #retries = new DueQueue<Task>();
+  #inFlight = 0;
+  #requests = 0;
+  #retriesSent = 0;
+  #failed = 0;
+  #unavailableInARow = 0;
+  #pauseUntil = 0;
+  /** The rate limiter's slot reserved for the next send, when it had to wait. */
+  #rateReadyAt: number | undefined;
+  #stopping: Exclude<PublishEnd, { kind: 'completed' }> | undefined;
+  #timer: unknown;
+  #timerAt = Infinity;
+  #wake: (() => void) | undefined;
+  #started = false;
+  readonly #onStop = (): void => this.#stop({ kind: 'interrupted' });
+  readonly #onTimer = (): void => {
+    this.#timer = undefined;
+    this.#timerAt = Infinity;
+    this.#dispatch();
+    this.#notify();
+  };
+
+  constructor(rows: AsyncIterable<PreparedRow>, options: PublishOptions) {
+    this.#rows = rows;
+    this.#options = options;
+    this.#sender = options.sender;
+    if (!options.dryRun && this.#sender === undefined) throw new TypeError('publishRows: a sender is required unless dryRun');
+    this.#clock = options.clock ?? SYSTEM_CLOCK;
+    this.#policy = options.retryPolicy ?? DEFAULT_RETRY_POLICY;
+    this.#budget = options.retryBudget ?? new RetryBudget();
+    const concurrency = options.concurrency ?? 16;
+    this.#window = new AdaptiveWindow(concurrency);
+    this.#limiter = options.rate === undefined ? undefined : new RateLimiter(options.rate, this.#clock.now);
+    let capacity = 1;
+    while (capacity < (options.reorderBuffer ?? Math.max(4096, concurrency * 256))) capacity *= 2;
+    this.#capacity = capacity;
+    this.#slots = new Array<RowOutcome | undefined>(capacity).fill(undefined);
+  }
+
+  /** Why the run ended; `completed` until it has been stopped. */
+  get end(): PublishEnd {
+    return this.#stopping ?? { kind: 'completed' };
+  }
+
+  stats(): EngineStats {
+    return {
+      read: this.#read,
+      inFlight: this.#inFlight,
+      window: this.#window.limit,
+      waitingRetry: this.#retries.size,
+      requests: this.#requests,
+      retries: this.#retriesSent,
+      failed: this.#failed,
+    };
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<RowOutcome, void, undefined> {
+    if (this.#started) throw new Error('a PublishRun can be iterated only once');
+    this.#started = true;
+    const { stop, abandon } = this.#options;
+    stop?.addEventListener('abort', this.#onStop);
+    abandon?.addEventListener('abort', this.#onStop);
+    if (stop?.aborted || abandon?.aborted) this.#onStop();
+    const source = this.#rows[Symbol.asyncIterator]();
+    const mask = this.#capacity - 1;
+    let sourceError: unknown;
+    try {
+      for (;;) {
+        let outcome: RowOutcome | undefined;
+        while (this.#head < this.#read && (outcome = this.#slots[this.#head & mask]) !== undefined) {
+          this.#slots[this.#head & mask] = undefined;
+          this.#head++;
+          yield outcome;
+        }
+        const readingOver = this.#sourceDone || this.#stopping !== undefined;
+        if (readingOver && this.#head === this.#read) break;
+        if (!readingOver && this.#pending === undefined && this.#read - this.#head < this.#capacity) {
+          let next: IteratorResult<PreparedRow>;
+          try {
+            next = await source.next();
+          } catch (error) {
+            this.#sourceDone = true;
+            // An aborted read is how a stopped source ends, not a failure.
+            if (this.#stopping === undefined) {
+              sourceError = error;
+              this.#stop({ kind: 'source', error });
+            }
+            continue;
+          }
+          if (next.done === true) this.#sourceDone = true;
+          else this.#accept(next.value);
+          continue;
+        }
+        await new Promise<void>((resolve) => (this.#wake = resolve));
+      }
+    } finally {
+      stop?.removeEventListener('abort', this.#onStop);
+      abandon?.removeEventListener('abort', this.#onStop);
+      // A consumer that leaves early ends the run: nothing more is sent.
+      if (this.#head < this.#read || !this.#sourceDone) this.#stop({ kind: 'interrupted' });
+      this.#clearTimer();
+      if (!this.#sourceDone) await source.return?.();
+    }
+    // The outcomes of every row read have been yielded; the source's failure still surfaces.
+    if (sourceError !== undefined) throw sourceError as Error;
+  }
+
+  /** Decide what to do with one row read from the input. */
+  #accept(row: PreparedRow): void {
+    const index = this.#read++;
+    if (this.#stopping !== undefined) {
+      this.#finish(index, { index, location: row.location, ...skuField(row.sku), outcome: 'not_attempted', reason: REASON[this.#stopping.kind], attempts: 0, durationMs: 0 });
+      return;
+    }
+    const { shard, retryOnly, alreadyPublished, changedOnly } = this.#options;
+    if (shard !== undefined && !(row.sku === undefined ? shard.index === 1 : inShard(row.sku, shard))) {
+      this.#skip(index, row, 'other shard');
+      return;
+    }
+    if (retryOnly !== undefined && !retryOnly(row)) {
+      this.#skip(index, row, 'not selected for retry');
+      return;
+    }
+    if (row.kind === 'invalid') {
+      const error = row.issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');
+      this.#finish(index, { index, location: row.location, ...skuField(row.sku), outcome: 'invalid', attempts: 0, durationMs: 0, error, issues: row.issues });
+      return;
+    }
+    const needsHash = !this.#options.dryRun || alreadyPublished !== undefined || changedOnly !== undefined;
+    const body = needsHash ? JSON.stringify(row.request) : '';
+    const hash = needsHash ? contentHash(body) : '';
+    if (alreadyPublished?.has(`${row.sku}\u0000${hash}`)) {
+      this.#skip(index, row, 'already published');
+      return;
+    }
+    let reason: string | undefined;
+    if (changedOnly !== undefined) {
+      const previous = changedOnly.get(row.sku);
+      if (previous === hash) {
+        this.#skip(index, row, 'unchanged');
+        return;
+      }
+      reason = previous === undefined ? 'new' : 'changed';
+    }
+    if (this.#options.dryRun) {
+      this.#finish(index, { index, location: row.location, sku: row.sku, outcome: 'validated', ...reasonField(reason), ...titleField(row.request), attempts: 0, durationMs: 0 });
+      return;
+    }
+    this.#pending = { index, row, body, hash, key: idempotencyKeyForHash(hash), reason, attempts: 0, startedAt: 0, dueAt: 0, lastError: undefined };
+    this.#dispatch();
+  }
+
+  #skip(index: number, row: PreparedRow, reason: string): void {
+    this.#finish(index, { index, location: row.location, ...skuField(row.sku), outcome: 'skipped', reason, attempts: 0, durationMs: 0 });
+  }
+
+  #finish(index: number, outcome: RowOutcome): void {
+    this.#slots[index & (this.#capacity - 1)] = outcome;
+  }
+
+  /** Send what may be sent now: due retries first (they hold up the reorder buffer), then the pending row. */
+  #dispatch(): void {
+    if (this.#stopping !== undefined) return;
+    const now = this.#clock.now();
+    while (this.#inFlight < this.#window.limit) {
+      const retry = this.#retries.peekDue(now);
+      if (retry === undefined && this.#pending === undefined) break;
+      if (this.#pauseUntil > now) {
+        this.#armTimer(this.#pauseUntil);
+        return;
+      }
+      if (this.#limiter !== undefined) {
+        this.#rateReadyAt ??= now + this.#limiter.delayMs();
+        if (this.#rateReadyAt > now) {
+          this.#armTimer(this.#rateReadyAt);
+          return;
+        }
+        this.#rateReadyAt = undefined;
+      }
+      if (retry !== undefined) {
+        this.#retries.pop();
+        this.#send(retry, now);
+      } else {
+        const task = this.#pending as Task;
+        this.#pending = undefined;
+        this.#send(task, now);
+        this.#notify();
+      }
+    }
+    const nextDue = this.#retries.nextDueAt();
+    if (nextDue !== undefined && nextDue > now) this.#armTimer(nextDue);
+  }
+
+  #send(task: Task, now: number): void {
+    const sender = this.#sender as ListingSender;
+    this.#inFlight++;
+    this.#requests++;
+    if (task.attempts++ === 0) {
+      task.startedAt = now;
+      this.#budget.recordRequest();
+    } else {
+      this.#retriesSent++;
+    }
+    const { abandon } = this.#options;
+    const requestOptions = abandon === undefined ? { idempotencyKey: task.key } : { idempotencyKey: task.key, signal: abandon };
+    sender.postListingJson(task.body, requestOptions).then(
+      (result) => this.#succeeded(task, result.status, result.listing.status, result.listing.title),
+      (error: unknown) => this.#failedAttempt(task, error),
+    );
+  }
+
+  #succeeded(task: Task, status: number, listingStatus: string, title: string): void {
+    this.#inFlight--;
+    this.#unavailableInARow = 0;
+    this.#window.onSuccess();
+    const { row } = task;
+    this.#finish(task.index, {
+      index: task.index,
+      location: row.location,
+      sku: row.sku,
+      outcome: 'published',
+      ...reasonField(task.reason),
+      httpStatus: status,
+      listingStatus,
+      title,
+      attempts: task.attempts,
+      durationMs: this.#clock.now() - task.startedAt,
+    });
+    this.#options.changedOnly?.set(row.sku, task.hash);
+    this.#options.journal?.record({ index: task.index, sku: row.sku, hash: task.hash, outcome: 'published', status });
+    this.#dispatch();
+    this.#notify();
+  }
+
+  #failedAttempt(task: Task, error: unknown): void {
+    this.#inFlight--;
+    task.lastError = error;
+    const now = this.#clock.now();
+    if (this.#options.abandon?.aborted) {
+      this.#fail(task, 'interrupted');
+    } else if (isSystemic(error)) {
+      this.#stop({ kind: 'systemic', error, requests: this.#requests });
+      this.#fail(task, describeSystemic(error));
+    } else {
+      const throttled = error instanceof ApiError && error.status === 429;
+      const retryable = isRetryable(error);
+      if (throttled) this.#window.onThrottle();
+      else if (retryable) this.#window.onFailure();
+      this.#unavailableInARow = retryable && !throttled ? this.#unavailableInARow + 1 : 0;
+      const decision = decideRetry({ error, attempt: task.attempts, policy: this.#policy, nowMs: now, random: this.#clock.random });
+      if (this.#stopping !== undefined) {
+        this.#fail(task, REASON[this.#stopping.kind]);
+      } else if (!decision.retry) {
+        this.#fail(task, decision.reason);
+      } else if (!this.#budget.tryAcquire()) {
+        if (this.#unavailableInARow >= UNREACHABLE_AFTER) this.#stop({ kind: 'systemic', error, requests: this.#requests });
+        this.#fail(task, 'retry budget spent');
+      } else {
+        if (throttled) this.#pauseFor(error, now);
+        task.dueAt = now + decision.delayMs;
+        this.#retries.push(task, task.dueAt);
+      }
+    }
+    this.#dispatch();
+    this.#notify();
+  }
+
+  /** A 429 that says when to come back holds back every request until then, not just this row's retry. */
+  #pauseFor(error: ApiError, now: number): void {
+    const asked = parseRetryAfter(error.retryAfter, now);
+    if (asked !== undefined && asked <= this.#policy.maxRetryAfterMs) this.#pauseUntil = Math.max(this.#pauseUntil, now + asked);
+  }
+
+  #fail(task: Task, reason: string): void {
+    const { row } = task;
+    const error = task.lastError;
+    const outcome: RowOutcome = {
+      index: task.index,
+      location: row.location,
+      sku: row.sku,
+      outcome: 'failed',
+      reason,
+      attempts: task.attempts,
+      durationMs: this.#clock.now() - task.startedAt,
+      error: error instanceof Error ? error.message : String(error),
+    };
+    if (error instanceof ApiError) outcome.httpStatus = error.status;
+    this.#finish(task.index, outcome);
+    this.#failed++;
+    const status = error instanceof ApiError ? { status: error.status } : {};
+    this.#options.journal?.record({ index: task.index, sku: row.sku, hash: task.hash, outcome: 'failed', ...status });
+    const { maxErrors } = this.#options;
+    if (maxErrors !== undefined && this.#failed >= maxErrors && this.#stopping === undefined) {
+      this.#stop({ kind: 'max-errors', failed: this.#failed });
+    }
+  }
+
+  /** End the run early: nothing more is read or sent; in-flight requests finish unless abandoned. */
+  #stop(end: Exclude<PublishEnd, { kind: 'completed' }>): void {
+    if (this.#stopping === undefined) this.#stopping = end;
+    const reason = REASON[this.#stopping.kind];
+    const pending = this.#pending;
+    if (pending !== undefined) {
+      this.#pending = undefined;
+      this.#finish(pending.index, { index: pending.index, location: pending.row.location, sku: pending.row.sku, outcome: 'not_attempted', reason, attempts: 0, durationMs: 0 });
+    }
+    // Rows waiting for a retry were sent and failed: they end as failed, with their last error.
+    for (let task = this.#retries.pop(); task !== undefined; task = this.#retries.pop()) this.#fail(task, reason);
+    this.#clearTimer();
+    this.#notify();
+  }
+
+  #armTimer(at: number): void {
+    if (at >= this.#timerAt) return;
+    if (this.#timer !== undefined) this.#clock.clearTimeout(this.#timer);
+    this.#timerAt = at;
+    this.#timer = this.#clock.setTimeout(this.#onTimer, Math.max(0, at - this.#clock.now()));
+  }
+
+  #clearTimer(): void {
+    if (this.#timer !== undefined) this.#clock.clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#timerAt = Infinity;
+  }
+
+  #notify(): void {
+    const wake = this.#wake;
+    if (wake !== undefined) {
+      this.#wake = undefined;
+      wake();
+    }
+  }
+}
+
+function describeSystemic(error: unknown): string {
+  const status = error instanceof ApiError ? error.status : 0;
+  return status === 401 || status === 403 ? 'API key rejected' : 'endpoint not found';
+}
+
+function skuField(sku: string | undefined): { sku?: string } {
+  return sku === undefined ? {} : { sku };
+}
+
+function reasonField(reason: string | undefined): { reason?: string } {
+  return reason === undefined ? {} : { reason };
+}
+
+function titleField(request: ListingRequest): { title?: string } {
+  return 'payload' in request ? { title: request.payload.title } : {};
+}

@@ -1,0 +1,284 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ListingsClient } from '../../src/client/listings-client.js';
+import { publishRows } from '../../src/publish/engine.js';
+import type { PublishOptions } from '../../src/publish/engine-types.js';
+import type { RowOutcome } from '../../src/publish/outcome.js';
+import type { PreparedRow } from '../../src/prepare/types.js';
+import { RetryBudget } from '../../src/publish/retry-budget.js';
+import { contentHash } from '../../src/publish/idempotency.js';
+import { inShard } from '../../src/publish/shard.js';
+
+/** What the test server answers to one request: a status, optional headers, and a delay; or 'hang'. */
+type Answer = { status: number; headers?: Record<string, string>; delayMs?: number } | 'hang';
+interface Seen {
+  sku: string;
+  key: string | undefined;
+  at: number;
+}
+
+const servers: { close(): void; closeAllConnections(): void }[] = [];
+const clients: ListingsClient[] = [];
+afterEach(async () => {
+  for (const client of clients.splice(0)) await client.destroy();
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections();
+    server.close();
+  }
+});
+
+/** A tiny listing service on 127.0.0.1:0 whose answers the test decides, recording every request it got. */
+async function startServer(answer: (sku: string, attempt: number) => Answer) {
+  const seen: Seen[] = [];
+  const attempts = new Map<string, number>();
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => (body += chunk));
+    req.on('end', () => {
+      const sku = (JSON.parse(body) as { sku: string }).sku;
+      const attempt = (attempts.get(sku) ?? 0) + 1;
+      attempts.set(sku, attempt);
+      seen.push({ sku, key: req.headers['idempotency-key'] as string | undefined, at: Date.now() });
+      const decided = answer(sku, attempt);
+      if (decided === 'hang') return;
+      const send = (): void => {
+        res.writeHead(decided.status, { 'content-type': 'application/json', ...decided.headers });
+        res.end(decided.status < 300 ? JSON.stringify({ sku, status: 'ready', title: `Title ${sku}`, item_specifics: [] }) : JSON.stringify({ message: `no ${sku}` }));
+      };
+      if (decided.delayMs) setTimeout(send, decided.delayMs);
+      else send();
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const client = new ListingsClient({ baseUrl: `http://127.0.0.1:${port}`, apiKey: 'test-key-123', connections: 16, timeoutMs: 5_000 });
+  clients.push(client);
+  return { client, seen };
+}
+
+function readyRow(i: number, extra = ''): PreparedRow {
+  const sku = `SKU-${i}`;
+  return {
+    kind: 'ready',
+    location: { source: 'catalog.csv', line: i + 2 },
+    sku,
+    request: { sku, marketplace: 'EBAY_US', overrides: { condition: `NEW${extra}` } },
+  };
+}
+
+async function* rowsOf(count: number, make: (i: number) => PreparedRow = (i) => readyRow(i)): AsyncGenerator<PreparedRow> {
+  for (let i = 0; i < count; i++) yield make(i);
+}
+
+async function collect(iterable: AsyncIterable<RowOutcome>): Promise<RowOutcome[]> {
+  const outcomes: RowOutcome[] = [];
+  for await (const outcome of iterable) outcomes.push(outcome);
+  return outcomes;
+}
+
+function countBy(outcomes: RowOutcome[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const o of outcomes) counts[o.outcome] = (counts[o.outcome] ?? 0) + 1;
+  return counts;
+}
+
+function expectInOrder(outcomes: RowOutcome[], rows: number): void {
+  expect(outcomes.map((o) => o.index)).toEqual(Array.from({ length: rows }, (_, i) => i));
+}
+
+const fast: PublishOptions['retryPolicy'] = { maxAttempts: 5, baseDelayMs: 5, maxDelayMs: 20, maxRetryAfterMs: 60_000 };
+
+describe('publishRows', () => {
+  it('yields one outcome per row, in input order, though answers come back out of order', async () => {
+    const { client, seen } = await startServer(() => ({ status: 201, delayMs: Math.floor(Math.random() * 6) }));
+    const run = publishRows(rowsOf(3000), { sender: client, concurrency: 16 });
+    const outcomes = await collect(run);
+    expectInOrder(outcomes, 3000);
+    expect(countBy(outcomes)).toEqual({ published: 3000 });
+    expect(new Set(seen.map((s) => s.sku)).size).toBe(3000);
+    expect(seen).toHaveLength(3000);
+    expect(outcomes[17]).toMatchObject({ sku: 'SKU-17', location: { line: 19 }, httpStatus: 201, listingStatus: 'ready', title: 'Title SKU-17', attempts: 1 });
+    expect(run.end).toEqual({ kind: 'completed' });
+  });
+
+  it('retries 503, 429 and dropped answers with the same Idempotency-Key; never retries a 400', async () => {
+    const { client, seen } = await startServer((sku, attempt) => {
+      const n = Number(sku.slice(4));
+      if (n % 10 === 3 && attempt === 1) return { status: 503 };
+      if (n % 10 === 5 && attempt < 3) return { status: 429 };
+      if (n % 10 === 7) return { status: 400 };
+      return { status: 201 };
+    });
+    const rows = rowsOf(200, (i) => (i % 50 === 9 ? { kind: 'invalid', location: { source: 'catalog.csv', line: i + 2 }, sku: `SKU-${i}`, issues: [{ path: 'marketplace', message: 'is required' }] } : readyRow(i)));
+    const outcomes = await collect(publishRows(rows, { sender: client, retryPolicy: fast }));
+    expectInOrder(outcomes, 200);
+    expect(countBy(outcomes)).toEqual({ published: 176, failed: 20, invalid: 4 });
+    expect(outcomes[3]).toMatchObject({ outcome: 'published', attempts: 2 });
+    expect(outcomes[5]).toMatchObject({ outcome: 'published', attempts: 3 });
+    expect(outcomes[7]).toMatchObject({ outcome: 'failed', attempts: 1, httpStatus: 400, reason: 'HTTP 400 is not retried', error: 'HTTP 400 Bad Request: no SKU-7' });
+    expect(outcomes[9]).toMatchObject({ outcome: 'invalid', error: 'marketplace: is required' });
+    expect(seen.filter((s) => s.sku === 'SKU-7')).toHaveLength(1);
+    const keysOf5 = new Set(seen.filter((s) => s.sku === 'SKU-5').map((s) => s.key));
+    expect(keysOf5.size).toBe(1);
+    const body = JSON.stringify(readyRow(5).kind === 'ready' ? (readyRow(5) as Extract<PreparedRow, { kind: 'ready' }>).request : {});
+    expect([...keysOf5][0]).toBe(`lst-${contentHash(body)}`);
+  });
+
+  it('stops at the first 401: one request, that row failed, every other row not_attempted', async () => {
+    const { client, seen } = await startServer(() => ({ status: 401 }));
+    const run = publishRows(rowsOf(500), { sender: client });
+    const outcomes = await collect(run);
+    expect(seen).toHaveLength(1);
+    expect(outcomes).toHaveLength(outcomes[outcomes.length - 1]!.index + 1);
+    expect(outcomes[0]).toMatchObject({ outcome: 'failed', httpStatus: 401, reason: 'API key rejected' });
+    expect(outcomes.slice(1).every((o) => o.outcome === 'not_attempted' && o.reason === 'service unusable')).toBe(true);
+    expect(run.end.kind).toBe('systemic');
+  });
+
+  it('stops once maxErrors rows have failed', async () => {
+    const { client, seen } = await startServer((sku) => (Number(sku.slice(4)) >= 20 ? { status: 422 } : { status: 201 }));
+    const run = publishRows(rowsOf(1000), { sender: client, maxErrors: 5 });
+    const outcomes = await collect(run);
+    expectInOrder(outcomes, outcomes.length);
+    const counts = countBy(outcomes);
+    expect(counts.published).toBe(20);
+    // The window was open when failures started: the requests already in flight still finish, and count.
+    expect(counts.failed).toBeGreaterThanOrEqual(5);
+    expect(counts.failed).toBeLessThanOrEqual(5 + 16);
+    expect(seen.length).toBe(20 + counts.failed!);
+    expect(run.end).toMatchObject({ kind: 'max-errors' });
+    expect(outcomes.at(-1)).toMatchObject({ outcome: 'not_attempted', reason: 'max errors reached' });
+  });
+
+  it('spends at most the retry budget on a service that is always 503, then stops as unusable', async () => {
+    const { client, seen } = await startServer(() => ({ status: 503 }));
+    const run = publishRows(rowsOf(400), { sender: client, retryPolicy: fast, retryBudget: new RetryBudget({ minRetries: 10, ratio: 0.1 }) });
+    const outcomes = await collect(run);
+    const firstAttempts = new Set(seen.map((s) => s.sku)).size;
+    expect(seen.length - firstAttempts).toBeLessThanOrEqual(10 + Math.floor(0.1 * firstAttempts));
+    expect(run.end.kind).toBe('systemic');
+    expect(outcomes.length).toBeLessThan(400);
+    expect(countBy(outcomes).published).toBeUndefined();
+  });
+
+  it('holds every request back for the Retry-After of a 429', async () => {
+    const { client, seen } = await startServer((sku, attempt) => (sku === 'SKU-0' && attempt === 1 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 201 }));
+    const outcomes = await collect(publishRows(rowsOf(3), { sender: client, retryPolicy: fast }));
+    expect(countBy(outcomes)).toEqual({ published: 3 });
+    expect(outcomes[0]!.durationMs).toBeGreaterThanOrEqual(1000);
+    const first = seen[0]!.at;
+    expect(seen.slice(1).every((s) => s.at - first >= 990)).toBe(true);
+  });
+
+  it('on stop: reads no more, lets in-flight requests finish, and reports rows read but not sent as not_attempted', async () => {
+    const { client, seen } = await startServer(() => ({ status: 201, delayMs: 30 }));
+    const stop = new AbortController();
+    let read = 0;
+    async function* counted() {
+      for (let i = 0; i < 100_000; i++) {
+        read++;
+        yield readyRow(i);
+      }
+    }
+    const run = publishRows(counted(), { sender: client, concurrency: 4, stop: stop.signal });
+    const outcomes: RowOutcome[] = [];
+    for await (const outcome of run) {
+      outcomes.push(outcome);
+      if (outcomes.length === 10) stop.abort();
+    }
+    expect(run.end).toEqual({ kind: 'interrupted' });
+    expect(outcomes).toHaveLength(read);
+    expectInOrder(outcomes, read);
+    const counts = countBy(outcomes);
+    expect(counts.published).toBe(seen.length);
+    expect((counts.published ?? 0) + (counts.not_attempted ?? 0)).toBe(read);
+    expect(read).toBeLessThan(100);
+  });
+
+  it('on abandon: in-flight requests are cut off and fail as interrupted', async () => {
+    const { client } = await startServer((sku) => (sku === 'SKU-0' ? { status: 201 } : 'hang'));
+    const stop = new AbortController();
+    const abandon = new AbortController();
+    const run = publishRows(rowsOf(50), { sender: client, concurrency: 4, stop: stop.signal, abandon: abandon.signal });
+    const started = Date.now();
+    setTimeout(() => {
+      stop.abort();
+      abandon.abort();
+    }, 200);
+    const outcomes = await collect(run);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(outcomes[0]).toMatchObject({ outcome: 'published' });
+    expect(outcomes[1]).toMatchObject({ outcome: 'failed', reason: 'interrupted', attempts: 1 });
+    expect(outcomes.slice(1).every((o) => o.outcome !== 'published')).toBe(true);
+  });
+
+  it('pauses reading while the reorder buffer is full (memory stays flat)', async () => {
+    const { client } = await startServer((sku) => ({ status: 201, delayMs: sku === 'SKU-0' ? 300 : 0 }));
+    let read = 0;
+    async function* counted() {
+      for (let i = 0; i < 5000; i++) {
+        read++;
+        yield readyRow(i);
+      }
+    }
+    const run = publishRows(counted(), { sender: client, concurrency: 8, reorderBuffer: 64 });
+    const iterator = run[Symbol.asyncIterator]();
+    const first = iterator.next();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Row 0 is still waiting for its answer: no more than the buffer (plus the row being read) has been read.
+    expect(read).toBeLessThanOrEqual(65);
+    expect((await first).value).toMatchObject({ index: 0, outcome: 'published' });
+    let count = 1;
+    while (!(await iterator.next()).done) count++;
+    expect(count).toBe(5000);
+  });
+
+  it('dry run: skips by shard, resume and changed-only without a network', async () => {
+    const state = new Map<string, string>();
+    const bodyOf = (i: number) => JSON.stringify((readyRow(i) as Extract<PreparedRow, { kind: 'ready' }>).request);
+    state.set('SKU-1', contentHash(bodyOf(1)));
+    state.set('SKU-2', 'something-else');
+    const published = new Set([`SKU-3\u0000${contentHash(bodyOf(3))}`]);
+    const shard = { index: 2, count: 3 };
+    const outcomes = await collect(publishRows(rowsOf(300), { dryRun: true, changedOnly: state, alreadyPublished: published }));
+    expect(outcomes[0]).toMatchObject({ outcome: 'validated', reason: 'new' });
+    expect(outcomes[1]).toMatchObject({ outcome: 'skipped', reason: 'unchanged' });
+    expect(outcomes[2]).toMatchObject({ outcome: 'validated', reason: 'changed' });
+    expect(outcomes[3]).toMatchObject({ outcome: 'skipped', reason: 'already published' });
+    expect(state.get('SKU-2')).toBe('something-else');
+    const sharded = await collect(publishRows(rowsOf(300), { dryRun: true, shard }));
+    for (const o of sharded) expect(o.outcome).toBe(inShard(o.sku!, shard) ? 'validated' : 'skipped');
+    const retried = await collect(publishRows(rowsOf(10), { dryRun: true, retryOnly: (row) => row.sku === 'SKU-4' }));
+    expect(retried.filter((o) => o.outcome === 'validated').map((o) => o.sku)).toEqual(['SKU-4']);
+    expect(retried[0]).toMatchObject({ outcome: 'skipped', reason: 'not selected for retry' });
+  });
+
+  it('updates the changed-only state only for rows the service accepted, and journals every row sent', async () => {
+    const { client } = await startServer((sku) => (sku === 'SKU-2' ? { status: 400 } : { status: 201 }));
+    const state = new Map<string, string>();
+    const journal: { sku: string; outcome: string }[] = [];
+    const outcomes = await collect(publishRows(rowsOf(5), { sender: client, changedOnly: state, journal: { record: (e) => journal.push(e) } }));
+    expect(countBy(outcomes)).toEqual({ published: 4, failed: 1 });
+    expect([...state.keys()].sort()).toEqual(['SKU-0', 'SKU-1', 'SKU-3', 'SKU-4']);
+    expect(journal.map((e) => `${e.sku}:${e.outcome}`).sort()).toEqual(['SKU-0:published', 'SKU-1:published', 'SKU-2:failed', 'SKU-3:published', 'SKU-4:published']);
+    const again = await collect(publishRows(rowsOf(5), { sender: client, changedOnly: state }));
+    expect(countBy(again)).toEqual({ skipped: 4, failed: 1 });
+  });
+
+  it('reports the rows read before a source fails, then throws its error', async () => {
+    async function* broken() {
+      yield readyRow(0);
+      yield readyRow(1);
+      throw new Error('disk on fire');
+    }
+    const run = publishRows(broken(), { dryRun: true });
+    const outcomes: RowOutcome[] = [];
+    await expect(async () => {
+      for await (const o of run) outcomes.push(o);
+    }).rejects.toThrow('disk on fire');
+    expect(outcomes.map((o) => o.outcome)).toEqual(['validated', 'validated']);
+  });
+});
