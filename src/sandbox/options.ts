@@ -43,10 +43,9 @@ export function sandboxOptionIssues(options: SandboxOptions): FieldIssue[] {
   if (options.host !== undefined) check('host', options.host.trim() !== '', 'must not be empty');
   if (options.port !== undefined) check('port', isCount(options.port, 0, 65535), 'must be a whole number from 0 to 65535');
   if (options.apiKey !== undefined) check('apiKey', options.apiKey.length > 0 && !/\s/.test(options.apiKey), 'must be non-empty, without spaces');
-  if (typeof latency === 'number') check('latency', Number.isFinite(latency) && latency >= 0, 'must be a number of ms >= 0');
-  else if (latency !== undefined) {
-    const valid = Number.isFinite(latency.min) && Number.isFinite(latency.max) && latency.min >= 0 && latency.max >= latency.min;
-    check('latency', valid, 'must be MS or MIN-MAX with 0 <= MIN <= MAX');
+  if (latency !== undefined) {
+    const { min, max } = typeof latency === 'number' ? { min: latency, max: latency } : latency;
+    check('latency', Number.isFinite(min) && Number.isFinite(max) && min >= 0 && max >= min, 'must be MS or MIN-MAX ms, with 0 <= MIN <= MAX');
   }
   if (options.failRate !== undefined) check('failRate', isShare(options.failRate), 'must be a share from 0 to 1');
   if (options.failStatus !== undefined) check('failStatus', isCount(options.failStatus, 400, 599), 'must be an HTTP error status from 400 to 599');

@@ -1,0 +1,78 @@
+import { once } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { runCli, spawnCli } from '../helpers/cli.js';
+import { startSandboxProcess } from '../helpers/sandbox-process.js';
+
+const URL_LINE = /^http:\/\/127\.0\.0\.1:(\d+)$/;
+
+async function firstLine(stream: NodeJS.ReadableStream): Promise<string> {
+  let text = '';
+  for await (const chunk of stream) {
+    text += String(chunk);
+    if (text.includes('\n')) break;
+  }
+  return text.slice(0, text.indexOf('\n'));
+}
+
+describe('listings sandbox', () => {
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    it(`prints its URL as the first stdout line, serves, and stops cleanly on ${signal}`, async () => {
+      const child = spawnCli(['sandbox', '--port', '0']);
+      let stderr = '';
+      child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      const exited = once(child, 'exit');
+      const url = await firstLine(child.stdout!);
+      expect(url).toMatch(URL_LINE);
+      const reply = await fetch(`${url}/v1/listings`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer sandbox-key', 'content-type': 'application/json' },
+        body: JSON.stringify({ marketplace: 'ebay', payload: { sku: 'E2E-1', title: 'A title' } }),
+      });
+      expect(reply.status).toBe(201);
+      child.kill(signal);
+      const [code, killedBy] = (await exited) as [number | null, NodeJS.Signals | null];
+      expect({ code, killedBy }).toEqual({ code: 0, killedBy: null });
+      expect(stderr).toContain('export LISTINGS_API_KEY=sandbox-key');
+      expect(stderr).toContain(`export LISTINGS_BASE_URL=${url}`);
+      expect(stderr).not.toMatch(/\n\s+at /);
+    });
+  }
+
+  it('takes its options from flags and counts what it saw (through the shared helper)', async () => {
+    const key = 'sk_e2e_sandbox_custom_key_42';
+    const sandbox = await startSandboxProcess(['--api-key', key, '--saved-defaults', '--seed', '1']);
+    expect(sandbox.url).toMatch(URL_LINE);
+    const send = (authorization: string) =>
+      fetch(`${sandbox.url}/v1/listings`, {
+        method: 'POST',
+        headers: { authorization, 'content-type': 'application/json' },
+        body: JSON.stringify({ sku: 'E2E-2', marketplace: 'EBAY_US' }),
+      });
+    expect((await send(`Bearer ${key}`)).status).toBe(201);
+    expect((await send('Bearer sandbox-key')).status).toBe(401);
+    expect(await sandbox.stats()).toMatchObject({ requests: 2, created: 1, by_status: { '201': 1, '401': 1 } });
+    let stderr = '';
+    sandbox.child.stderr?.on('data', (chunk: string) => (stderr += chunk));
+    await sandbox.stop();
+    expect(sandbox.child.exitCode).toBe(0);
+    expect(stderr).not.toContain(key);
+  });
+
+  it('rejects bad flags with exit 2 and a message naming the flag', async () => {
+    const result = await runCli(['sandbox', '--port', '0', '--fail-rate', '2', '--latency', 'soon']);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('--fail-rate must be a share from 0 to 1 (got "2")');
+    expect(result.stderr).toContain('--latency must be MS or MIN-MAX');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('reports a port in use with exit 2', async () => {
+    const sandbox = await startSandboxProcess();
+    const port = URL_LINE.exec(sandbox.url)?.[1] ?? '';
+    const result = await runCli(['sandbox', '--port', port]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`port ${port} is already in use`);
+    await sandbox.stop();
+  });
+});
