@@ -37,6 +37,11 @@ export interface Draft {
   values: DraftValues;
   /** Problems found while reading or mapping this row; non-empty means the row is invalid. */
   issues: FieldIssue[];
+  /**
+   * How many input rows this draft accounts for, when a preset folds several rows into one listing (Shopify's extra
+   * image rows, WooCommerce's variable parent). Absent means 1. The drafts' rows add up to the rows read.
+   */
+  rows?: number;
 }
 
 /** Options of the catalog reader (sources, formats, mapping). */

@@ -6,6 +6,7 @@ import { EXIT } from './exit-codes.js';
 import { registerConfig } from './commands/config.js';
 import { registerCreate } from './commands/create.js';
 import { registerSandbox } from './commands/sandbox.js';
+import { registerValidate } from './commands/validate.js';
 
 export function buildProgram(): Command {
   const program = new Command('listings')
@@ -17,6 +18,7 @@ export function buildProgram(): Command {
   registerConfig(program);
   registerCreate(program);
   registerSandbox(program);
+  registerValidate(program);
   return program;
 }
 

@@ -17,7 +17,10 @@ export interface ListingDefaults {
   condition?: string;
 }
 
-/** One input row made ready: either a request to send, or the issues that keep it from the network. */
+/**
+ * One input row made ready: either a request to send, or the issues that keep it from the network. `rows` is the
+ * draft's count of input rows when a preset folded several into this listing (absent means 1).
+ */
 export type PreparedRow =
-  | { kind: 'ready'; location: Location; sku: string; request: ListingRequest }
-  | { kind: 'invalid'; location: Location; sku?: string; issues: FieldIssue[] };
+  | { kind: 'ready'; location: Location; sku: string; request: ListingRequest; rows?: number }
+  | { kind: 'invalid'; location: Location; sku?: string; issues: FieldIssue[]; rows?: number };

@@ -1,0 +1,73 @@
+import { UsageError } from '../../errors.js';
+import { didYouMean } from '../../config/did-you-mean.js';
+
+/** Draft fields holding one text value. */
+export const TEXT_FIELDS = [
+  'sku',
+  'title',
+  'marketplace',
+  'merchant_location_key',
+  'fulfillment_policy_id',
+  'payment_policy_id',
+  'return_policy_id',
+] as const;
+export type TextField = (typeof TEXT_FIELDS)[number];
+
+/** The draft field holding a list of values. */
+export const LIST_FIELD = 'images_source';
+
+/** Draft fields a column can be mapped to; besides these, `overrides` and any `overrides.KEY`. */
+export const MAPPABLE_FIELDS: readonly string[] = [...TEXT_FIELDS, LIST_FIELD, 'overrides'];
+
+export const OVERRIDES_PREFIX = 'overrides.';
+
+/** field -> column, as given by `--map field=Column` and `--mapping file.json`. */
+export type FieldMap = Record<string, string>;
+
+/** Throws a UsageError (with a did-you-mean hint) when `field` is not something a column can be mapped to. */
+export function checkTarget(field: string, from: string): void {
+  if (MAPPABLE_FIELDS.includes(field)) return;
+  if (field.startsWith(OVERRIDES_PREFIX) && field.length > OVERRIDES_PREFIX.length) return;
+  const guess = didYouMean(field, MAPPABLE_FIELDS);
+  throw new UsageError(`${from}: ${JSON.stringify(field)} is not a listing field`, {
+    hint: `${guess ? `did you mean ${guess}? ` : ''}fields: ${MAPPABLE_FIELDS.join(', ')}, overrides.KEY`,
+  });
+}
+
+/** `--map field=Column` entries -> a field map; every target is checked before anything is read. */
+export function parseMapFlags(entries: readonly string[]): FieldMap {
+  const map: FieldMap = {};
+  for (const entry of entries) {
+    const eq = entry.indexOf('=');
+    const field = entry.slice(0, eq).trim();
+    const column = entry.slice(eq + 1).trim();
+    if (eq < 0 || field === '' || column === '') {
+      throw new UsageError(`--map ${entry}: expected field=Column, e.g. --map sku="Variant SKU"`);
+    }
+    checkTarget(field, `--map ${entry}`);
+    map[field] = column;
+  }
+  return map;
+}
+
+/** The contents of a `--mapping` file: a JSON object of field -> column. */
+export function parseMappingJson(text: string, file: string): FieldMap {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`--mapping ${file}: not valid JSON (${(error as Error).message})`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new UsageError(`--mapping ${file}: expected a JSON object of field -> column, e.g. {"sku": "Variant SKU"}`);
+  }
+  const map: FieldMap = {};
+  for (const [field, column] of Object.entries(parsed)) {
+    checkTarget(field, `--mapping ${file}`);
+    if (typeof column !== 'string' || column.trim() === '') {
+      throw new UsageError(`--mapping ${file}: the column for ${field} must be a non-empty string`);
+    }
+    map[field] = column.trim();
+  }
+  return map;
+}

@@ -1,0 +1,73 @@
+import type { FieldIssue } from '../../contract/issues.js';
+
+/** What a raw value says about a field: nothing (absent), a value, or why it cannot be used. */
+export type Coerced<T> = { value?: T; issue?: string };
+
+function kindOf(raw: unknown): string {
+  if (Array.isArray(raw)) return 'a list';
+  if (typeof raw === 'object') return 'an object';
+  return `a ${typeof raw}`;
+}
+
+/** A text cell or JSON value: trimmed; empty and null are absent; numbers become text. */
+export function toText(raw: unknown): Coerced<string> {
+  if (raw === undefined || raw === null) return {};
+  if (typeof raw === 'string') {
+    const value = raw.trim();
+    return value === '' ? {} : { value };
+  }
+  if ((typeof raw === 'number' && Number.isFinite(raw)) || typeof raw === 'bigint') return { value: String(raw) };
+  return { issue: `must be text, not ${kindOf(raw)}` };
+}
+
+/** Non-empty trimmed parts of a cell holding a list. */
+export function splitList(cell: string, separator: string): string[] {
+  const parts: string[] = [];
+  for (const part of cell.split(separator)) {
+    const value = part.trim();
+    if (value !== '') parts.push(value);
+  }
+  return parts;
+}
+
+/**
+ * Appends the items of a list value (one cell split on the separator, or a JSON array) to `into`; items that are
+ * not text become issues at their index.
+ */
+export function appendList(raw: unknown, separator: string, into: string[], issues: FieldIssue[], path: string): void {
+  if (raw === undefined || raw === null) return;
+  if (typeof raw === 'string') {
+    into.push(...splitList(raw, separator));
+    return;
+  }
+  if (!Array.isArray(raw)) {
+    issues.push({ path, message: `must be a list of URLs or text separated by ${JSON.stringify(separator)}, not ${kindOf(raw)}` });
+    return;
+  }
+  raw.forEach((item: unknown, index) => {
+    const text = toText(item);
+    if (text.issue !== undefined) issues.push({ path: `${path}[${index}]`, message: text.issue });
+    else if (text.value !== undefined) into.push(text.value);
+  });
+}
+
+/** A value inside overrides: text is trimmed (empty is absent); JSON values are kept as they are. */
+export function toOverrideValue(raw: unknown): unknown {
+  if (typeof raw === 'string') {
+    const value = raw.trim();
+    return value === '' ? undefined : value;
+  }
+  return raw ?? undefined;
+}
+
+/** `fields[column]`, or for JSON records a dotted path through nested objects (`meta.barcode`). */
+export function lookup(fields: Record<string, unknown>, column: string): unknown {
+  if (Object.hasOwn(fields, column)) return fields[column];
+  if (!column.includes('.')) return undefined;
+  let node: unknown = fields;
+  for (const part of column.split('.')) {
+    if (typeof node !== 'object' || node === null || Array.isArray(node) || !Object.hasOwn(node, part)) return undefined;
+    node = (node as Record<string, unknown>)[part];
+  }
+  return node;
+}

@@ -1,0 +1,16 @@
+import type { Draft } from '../types.js';
+import type { RecordItem } from '../read-records.js';
+import { shopifyDrafts } from './shopify.js';
+import { woocommerceDrafts } from './woocommerce.js';
+
+/** The shop-system exports the reader knows, by `--preset` name. */
+export const PRESETS = ['shopify', 'woocommerce'] as const;
+export type Preset = (typeof PRESETS)[number];
+
+/** The drafts of a shop system's export, under that system's rules (see each preset's file). */
+export function presetDrafts(preset: Preset, records: AsyncIterable<RecordItem>): AsyncIterable<Draft> {
+  return preset === 'shopify' ? shopifyDrafts(records) : woocommerceDrafts(records);
+}
+
+export { shopifyDrafts, shopifyCondition } from './shopify.js';
+export { woocommerceDrafts } from './woocommerce.js';

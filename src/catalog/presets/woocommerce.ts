@@ -1,0 +1,108 @@
+/**
+ * `--preset woocommerce`: WooCommerce's product CSV export (the built-in exporter, WooCommerce 3.1+; columns ID,
+ * Type, SKU, Name, Images, Parent, Attribute N name, Attribute N value(s), ...).
+ *
+ * One listing per simple product and per variation:
+ * - Type is a comma-separated list (`simple, virtual`); `variable` rows are parents, `variation` rows their
+ *   variations, `grouped` rows containers; anything else (simple, external, empty) is a product of its own.
+ * - A variation takes its own SKU, Name and Images; its parent (Parent = `id:NN` or the parent's SKU) adds its
+ *   images after the variation's own, and gives the title `<parent Name> - <attribute values>` when the variation
+ *   has no Name. A variation without a SKU gets `<parent SKU>-<attribute values>` slugged (`<parent SKU>-<ID>` when it
+ *   has no attribute values), when the parent has a SKU; otherwise it is reported without one.
+ * - images_source: Images split on commas.
+ * - A `variable` row is not a listing itself when it has variations; one without any is listed as a product of its
+ *   own, at the end of the catalog (only then is it known to have none).
+ * - A `grouped` row is reported invalid: the products it groups are listed from their own rows.
+ *
+ * Counting: one draft per listing; a variable parent row is counted into its first variation's draft (Draft.rows),
+ * so the drafts' rows add up to the rows read.
+ *
+ * Memory: the exporter writes rows in ID order, so a variation comes after its parent but not always right after
+ * it. The name, SKU and images of each variable parent are therefore kept for the whole run: memory grows with the
+ * number of variable products (a few hundred bytes each), not with the number of rows.
+ */
+import type { Draft, DraftValues } from '../types.js';
+import type { RecordItem } from '../read-records.js';
+import type { Location } from '../../errors.js';
+import { isUnreadable, unreadableDraft } from '../mapping/index.js';
+import { cell, requireColumns, slug, unique } from './cells.js';
+import { splitList } from '../mapping/values.js';
+import { columnsByNumber } from '../mapping/map-record.js';
+
+interface Parent {
+  sku: string;
+  name: string;
+  images: string[];
+  location: Location;
+  /** No variation has named it yet. */
+  childless: boolean;
+}
+
+/** The words of a Type cell: `simple, virtual` -> ['simple', 'virtual']. */
+export function wooTypes(type: string): string[] {
+  return splitList(type.toLowerCase(), ',');
+}
+
+function productValues(sku: string, title: string, images: readonly string[]): DraftValues {
+  return {
+    ...(sku === '' ? {} : { sku }),
+    ...(title === '' ? {} : { title }),
+    ...(images.length > 0 ? { images_source: [...images] } : {}),
+  };
+}
+
+/** WooCommerce product rows -> one draft per listing (see the rules at the top of this file). */
+export async function* woocommerceDrafts(records: AsyncIterable<RecordItem>): AsyncIterable<Draft> {
+  const parents = new Map<string, Parent>();
+  const variables: Parent[] = [];
+  let attributeColumns: string[] | undefined;
+  for await (const item of records) {
+    if (isUnreadable(item)) {
+      yield unreadableDraft(item);
+      continue;
+    }
+    const { fields, location } = item;
+    if (attributeColumns === undefined) {
+      requireColumns('woocommerce', location.source, fields, ['Type', 'SKU', 'Name']);
+      attributeColumns = columnsByNumber(Object.keys(fields), /^Attribute (\d+) value\(s\)$/);
+    }
+    const types = wooTypes(cell(fields, 'Type'));
+    const sku = cell(fields, 'SKU');
+    const name = cell(fields, 'Name');
+    const images = splitList(cell(fields, 'Images'), ',');
+    if (types.includes('variable')) {
+      const parent: Parent = { sku, name, images, location, childless: true };
+      variables.push(parent);
+      const id = cell(fields, 'ID');
+      if (id !== '') parents.set(`id:${id}`, parent);
+      if (sku !== '') parents.set(sku, parent);
+      continue;
+    }
+    if (types.includes('variation')) {
+      const ref = cell(fields, 'Parent');
+      const parent = parents.get(ref) ?? (/^\d+$/.test(ref) ? parents.get(`id:${ref}`) : undefined);
+      const attributes = attributeColumns.map((column) => cell(fields, column)).filter((value) => value !== '');
+      const fallbackSku = parent && parent.sku !== '' ? `${parent.sku}-${slug(attributes.join(' ')) || cell(fields, 'ID')}` : '';
+      const fallbackTitle = parent && parent.name !== '' ? [parent.name, attributes.join(', ')].filter(Boolean).join(' - ') : '';
+      const draft: Draft = {
+        location,
+        values: productValues(sku || fallbackSku, name || fallbackTitle, unique([...images, ...(parent?.images ?? [])])),
+        issues: [],
+      };
+      if (parent?.childless) {
+        parent.childless = false;
+        draft.rows = 2;
+      }
+      yield draft;
+      continue;
+    }
+    const draft: Draft = { location, values: productValues(sku, name, images), issues: [] };
+    if (types.includes('grouped')) {
+      draft.issues.push({ path: 'Type', message: 'a grouped product is not a listing itself: the products it groups are listed from their own rows' });
+    }
+    yield draft;
+  }
+  for (const parent of variables) {
+    if (parent.childless) yield { location: parent.location, values: productValues(parent.sku, parent.name, parent.images), issues: [] };
+  }
+}

@@ -1,0 +1,5 @@
+export * from './types.js';
+export { createPreparer, type Preparer } from './preparer.js';
+export { prepareCatalog, prepareDrafts, type IndexedRow } from './prepare-catalog.js';
+export { isAbsoluteHttpUrl } from './checks.js';
+export { SkuRegistry } from './sku-registry.js';
