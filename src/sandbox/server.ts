@@ -82,8 +82,17 @@ class SandboxHandler {
     if (Number(req.headers['content-length']) > this.config.maxBodyBytes) return this.deliver(req, res, this.tooLarge, started, false);
     this.readBody(req, (body) => {
       if (body === undefined) this.deliver(req, res, this.tooLarge, started, false);
-      else this.deliver(req, res, this.answerListing(req, body), started, true);
+      else this.deliver(req, res, this.safeAnswer(req, body), started, true);
     });
+  }
+
+  /** A bug in the sandbox must show up as a 500 to the client under test, not end the server. */
+  private safeAnswer(req: IncomingMessage, body: Buffer): Answer {
+    try {
+      return this.answerListing(req, body);
+    } catch (error) {
+      return { status: 500, body: errorJson('sandbox_bug', `the sandbox failed: ${error instanceof Error ? error.message : String(error)}`) };
+    }
   }
 
   private answerListing(req: IncomingMessage, body: Buffer): Answer {
@@ -146,7 +155,7 @@ class SandboxHandler {
     const drop = droppable && answer.status !== 429 && answer.status < 500 && this.config.dropRate > 0 && this.random.drop() < this.config.dropRate;
     const { latency } = this.config;
     // Latency counts from the request's arrival, so reading a slow body does not add to it.
-    const delay = latency === undefined ? 0 : latency.min + (latency.max - latency.min) * this.random.latency() - (performance.now() - started);
+    const delay = latency === undefined ? 0 : Math.ceil(latency.min + (latency.max - latency.min) * this.random.latency() - (performance.now() - started));
     const finish = (): void => {
       if (!drop) return this.send(req, res, answer, started, true);
       this.stats.dropped++;
