@@ -51,11 +51,11 @@ describe('listings sandbox', () => {
     expect((await send(`Bearer ${key}`)).status).toBe(201);
     expect((await send('Bearer sandbox-key')).status).toBe(401);
     expect(await sandbox.stats()).toMatchObject({ requests: 2, created: 1, by_status: { '201': 1, '401': 1 } });
-    let stderr = '';
-    sandbox.child.stderr?.on('data', (chunk: string) => (stderr += chunk));
     await sandbox.stop();
     expect(sandbox.child.exitCode).toBe(0);
-    expect(stderr).not.toContain(key);
+    expect(sandbox.stderr()).toContain('export LISTINGS_API_KEY=<the key given with --api-key>');
+    expect(sandbox.stderr()).toContain('sandbox stopped: 2 requests');
+    expect(sandbox.stderr()).not.toContain(key);
   });
 
   it('rejects bad flags with exit 2 and a message naming the flag', async () => {

@@ -10,7 +10,9 @@ export interface SandboxProcess {
   stats(): Promise<SandboxStats>;
   /** SIGTERM, then wait for the exit (SIGKILL after 5 s). */
   stop(): Promise<void>;
-  /** The child process, for output or signals. */
+  /** Everything the sandbox wrote to stderr so far (its hint, and request lines with --verbose). */
+  stderr(): string;
+  /** The child process, for signals. */
   child: ChildProcess;
 }
 
@@ -70,6 +72,7 @@ export function startSandboxProcess(args: string[] = [], options: { timeoutMs?: 
         url,
         child,
         stop: () => stopChild(child),
+        stderr: () => stderr,
         async stats() {
           const response = await fetch(`${url}/_sandbox/stats`);
           if (!response.ok) throw new Error(`GET /_sandbox/stats answered ${response.status}`);
