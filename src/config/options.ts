@@ -1,4 +1,4 @@
-import { SHAPES, type Shape } from '../contract/schemas.js';
+import { SHAPES, type Shape } from '../contract/shapes.js';
 
 /**
  * The one table of settings. It drives the commander flags, the environment variables, the profile keys, their

@@ -4,9 +4,9 @@ import { FLAT_MARKETPLACE, WRAPPED_MARKETPLACE } from './marketplace.js';
 /** The one documented operation, relative to the base URL. */
 export const LISTINGS_PATH = '/v1/listings';
 
-/** The two request shapes the service shows. */
-export const SHAPES = ['flat', 'wrapped'] as const;
-export type Shape = (typeof SHAPES)[number];
+import type { Shape } from './shapes.js';
+
+export { SHAPES, type Shape } from './shapes.js';
 
 /** Fields that may be left to the workspace's saved Marketplace configurations (rules 1 and 2). */
 export const DEFAULTABLE_FIELDS = [
