@@ -11,7 +11,8 @@ import { round, summary } from '../lib/stats.js';
 /** Module paths that must not load just to print the version or the help. */
 export const HEAVY = [
   { name: 'the AWS SDK', pattern: /node_modules\/@(?:aws-sdk|smithy)\// },
-  { name: 'the sandbox', pattern: /\/dist\/sandbox\// },
+  // The sandbox command's flag ranges (sandbox/options.js, types.js) are light and may load; the server may not.
+  { name: 'the sandbox', pattern: /\/dist\/sandbox\/(?!options\.js$|types\.js$)/ },
   { name: 'the HTML report', pattern: /\/dist\/report\/html/ },
 ];
 
