@@ -1,0 +1,38 @@
+import { UsageError } from '../../errors.js';
+
+/** The delimiters sniffing chooses among, in the order that breaks ties. */
+export const SNIFFED_DELIMITERS = [',', ';', '\t', '|'] as const;
+
+const CODES = SNIFFED_DELIMITERS.map((d) => d.charCodeAt(0));
+
+/**
+ * The delimiter of a CSV file, from its first line: the candidate that occurs most often outside quotes (a comma
+ * when none occurs, as in a one-column file).
+ */
+export function sniffDelimiter(head: Buffer): string {
+  const counts = [0, 0, 0, 0];
+  let quoted = false;
+  let i = head.length >= 3 && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
+  for (; i < head.length; i++) {
+    const byte = head[i]!;
+    if (byte === 0x22) quoted = !quoted;
+    else if (quoted) continue;
+    else if (byte === 0x0a || byte === 0x0d) break;
+    else {
+      const index = CODES.indexOf(byte);
+      if (index >= 0) counts[index]!++;
+    }
+  }
+  let best = 0;
+  for (let k = 1; k < counts.length; k++) if (counts[k]! > counts[best]!) best = k;
+  return SNIFFED_DELIMITERS[best]!;
+}
+
+/** A delimiter as the user gave it: `tab` and `\t` spell the tab character. Throws UsageError for one that cannot work. */
+export function normalizeDelimiter(value: string): string {
+  const delimiter = value === 'tab' || value === '\\t' ? '\t' : value;
+  if (delimiter === '' || /["\r\n]/.test(delimiter)) {
+    throw new UsageError(`--delimiter ${JSON.stringify(value)} cannot separate CSV fields; use one of , ; | tab`);
+  }
+  return delimiter;
+}

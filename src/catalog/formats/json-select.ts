@@ -1,0 +1,294 @@
+import type { RecordItem } from '../read-records.js';
+import { isJsonObject, jsonHasReplacement } from './json-values.js';
+import { MAX_RECORD_BYTES } from './limits.js';
+import { INVALID_UTF8 } from './utf8-watch.js';
+
+/** One token of stream-json's parser with keys, strings and numbers packed. */
+export interface JsonToken {
+  name: string;
+  value?: string | boolean | null;
+}
+
+type Container = Record<string, unknown> | unknown[];
+type Mode = 'start' | 'seek' | 'skip' | 'elements' | 'element' | 'done';
+
+const SCALAR_NAMES: Readonly<Record<string, string>> = {
+  stringValue: 'a string',
+  numberValue: 'a number',
+  nullValue: 'null',
+  trueValue: 'true',
+  falseValue: 'false',
+};
+
+function tokenKind(token: JsonToken): string {
+  if (token.name === 'startObject') return 'an object';
+  if (token.name === 'startArray') return 'an array';
+  return SCALAR_NAMES[token.name] ?? token.name;
+}
+
+function scalarOf(token: JsonToken): unknown {
+  if (token.name === 'numberValue') return Number(token.value);
+  return token.value;
+}
+
+/**
+ * Picks the records out of a JSON token stream: the elements of the top-level array, or of the array at `path`
+ * inside the top-level object (`["products"]`), or, without a path, of the object's single array-valued key. Each
+ * element is built into a value and handed on; a non-object element or one over the size limit is handed on as an
+ * error item, and a structure that holds no usable array as one final error item.
+ *
+ * Without a path the choice is made when the first array-valued key is met, since a stream cannot look ahead: a
+ * second array-valued key found later ends the records with an error item naming both.
+ */
+export class JsonSelector {
+  /** Set on the item after which nothing more will be emitted. */
+  fatal: RecordItem | undefined;
+  readonly #source: string;
+  readonly #path: readonly string[] | undefined;
+  readonly #invalidUtf8: () => boolean;
+  readonly #emit: (item: RecordItem) => void;
+  #mode: Mode = 'start';
+  #depth = 0;
+  /** Depth of the object whose members are being searched. */
+  #seekDepth = 0;
+  #segment = 0;
+  #key: string | undefined;
+  #skipTo = 0;
+  #afterSkip: Mode = 'seek';
+  /** Depth of the array whose elements are the records. */
+  #arrayDepth = 0;
+  #chosen: string | undefined;
+  #index = 0;
+  // The element being built.
+  #stack: Container[] = [];
+  #root: unknown;
+  #elementKey: string | undefined;
+  #size = 0;
+
+  constructor(source: string, path: readonly string[] | undefined, invalidUtf8: () => boolean, emit: (item: RecordItem) => void) {
+    this.#source = source;
+    this.#path = path !== undefined && path.length > 0 ? path : undefined;
+    this.#invalidUtf8 = invalidUtf8;
+    this.#emit = emit;
+  }
+
+  /** How many elements of the array were seen. */
+  get count(): number {
+    return this.#index;
+  }
+
+  token(token: JsonToken): void {
+    if (this.fatal !== undefined) return;
+    switch (this.#mode) {
+      case 'element':
+        return this.#element(token);
+      case 'elements':
+        return this.#elements(token);
+      case 'skip':
+        return this.#skip(token);
+      case 'seek':
+        return this.#seek(token);
+      case 'start':
+        return this.#start(token);
+      case 'done':
+        return;
+    }
+  }
+
+  /** The input ended with the JSON complete. */
+  end(): void {
+    if (this.fatal !== undefined) return;
+    if (this.#mode === 'start') this.#fail(1, 'the file is empty; expected a JSON array of objects');
+  }
+
+  /** The parser gave up: the JSON is truncated or broken. The error item points at the record it broke in. */
+  broken(message: string): void {
+    if (this.fatal !== undefined) return;
+    if (this.#mode === 'element') this.#fail(this.#index, `the JSON breaks inside record ${this.#index}: ${message}`);
+    else if (this.#mode === 'elements') this.#fail(this.#index + 1, `the JSON breaks after record ${this.#index}: ${message}`);
+    else this.#fail(Math.max(1, this.#index), `the JSON is broken outside the records: ${message}`);
+  }
+
+  #start(token: JsonToken): void {
+    if (token.name === 'startArray') {
+      if (this.#path !== undefined) {
+        this.#fail(1, `the top level is an array, so --json-path ${this.#path.join('.')} does not apply`);
+        return;
+      }
+      this.#depth = this.#arrayDepth = 1;
+      this.#mode = 'elements';
+    } else if (token.name === 'startObject') {
+      this.#depth = this.#seekDepth = 1;
+      this.#mode = 'seek';
+    } else {
+      this.#fail(1, `the top level is ${tokenKind(token)}; expected an array of objects, or an object holding one`);
+    }
+  }
+
+  #seek(token: JsonToken): void {
+    const name = token.name;
+    if (name === 'keyValue') {
+      this.#key = String(token.value);
+      return;
+    }
+    if (name === 'endObject') {
+      this.#depth--;
+      this.#mode = 'done';
+      if (this.#path !== undefined) {
+        const within = this.#segment === 0 ? 'the top-level object' : JSON.stringify(this.#path.slice(0, this.#segment).join('.'));
+        this.#fail(1, `${within} has no key ${JSON.stringify(this.#path[this.#segment])} (--json-path)`);
+      } else if (this.#chosen === undefined) {
+        this.#fail(1, 'the top-level object holds no array of records (if it is one JSON object per line, use --format ndjson)');
+      }
+      return;
+    }
+    const opens = name === 'startObject' || name === 'startArray';
+    const key = this.#key;
+    this.#key = undefined;
+    if (this.#path !== undefined && key === this.#path[this.#segment]) {
+      const last = this.#segment === this.#path.length - 1;
+      const want = last ? 'startArray' : 'startObject';
+      if (name !== want) {
+        this.#fail(1, `${JSON.stringify(this.#path.slice(0, this.#segment + 1).join('.'))} is ${tokenKind(token)}, not ${last ? 'an array' : 'an object'} (--json-path)`);
+        return;
+      }
+      this.#depth++;
+      if (last) {
+        this.#arrayDepth = this.#depth;
+        this.#mode = 'elements';
+      } else {
+        this.#seekDepth = this.#depth;
+        this.#segment++;
+      }
+      return;
+    }
+    if (this.#path === undefined && name === 'startArray') {
+      if (this.#chosen !== undefined) {
+        this.#fail(this.#index + 1, `the top-level object holds several arrays (${JSON.stringify(this.#chosen)}, ${JSON.stringify(key)}); choose one with --json-path`);
+        return;
+      }
+      this.#chosen = key;
+      this.#depth++;
+      this.#arrayDepth = this.#depth;
+      this.#mode = 'elements';
+      return;
+    }
+    if (opens) this.#startSkip('seek');
+  }
+
+  #elements(token: JsonToken): void {
+    const name = token.name;
+    if (name === 'endArray') {
+      this.#depth--;
+      this.#mode = this.#path === undefined && this.#seekDepth === 1 ? 'seek' : 'done';
+      return;
+    }
+    this.#index++;
+    if (name === 'startObject') {
+      this.#depth++;
+      this.#stack = [];
+      this.#root = undefined;
+      this.#size = 0;
+      this.#open({});
+      this.#mode = 'element';
+      return;
+    }
+    this.#emit(this.#error(this.#index, `record ${this.#index} is ${tokenKind(token)}, not an object`));
+    if (name === 'startArray') this.#startSkip('elements');
+  }
+
+  #element(token: JsonToken): void {
+    const name = token.name;
+    const value = token.value;
+    this.#size += typeof value === 'string' ? value.length + 2 : 4;
+    if (this.#size > MAX_RECORD_BYTES) {
+      this.#emit(this.#error(this.#index, `record ${this.#index} is larger than 1 MiB`));
+      this.#stack = [];
+      this.#root = undefined;
+      this.#mode = 'skip';
+      this.#afterSkip = 'elements';
+      this.#skipTo = this.#arrayDepth;
+      this.#skip(token);
+      return;
+    }
+    switch (name) {
+      case 'keyValue':
+        this.#elementKey = String(value);
+        return;
+      case 'startObject':
+        this.#depth++;
+        this.#open({});
+        return;
+      case 'startArray':
+        this.#depth++;
+        this.#open([]);
+        return;
+      case 'endObject':
+      case 'endArray':
+        this.#depth--;
+        this.#stack.pop();
+        if (this.#depth === this.#arrayDepth) this.#finishElement();
+        return;
+      default:
+        this.#put(scalarOf(token));
+    }
+  }
+
+  #finishElement(): void {
+    this.#mode = 'elements';
+    const fields = this.#root;
+    this.#root = undefined;
+    if (!isJsonObject(fields)) return;
+    if (this.#invalidUtf8() && jsonHasReplacement(fields)) {
+      this.#emit(this.#error(this.#index, `record ${this.#index} ${INVALID_UTF8}`));
+      return;
+    }
+    this.#emit({ location: { source: this.#source, record: this.#index }, fields });
+  }
+
+  #open(container: Container): void {
+    this.#put(container);
+    this.#stack.push(container);
+  }
+
+  #put(value: unknown): void {
+    const top = this.#stack[this.#stack.length - 1];
+    if (top === undefined) {
+      this.#root = value;
+    } else if (Array.isArray(top)) {
+      top.push(value);
+    } else {
+      const key = this.#elementKey ?? '';
+      this.#elementKey = undefined;
+      // An own property, as JSON.parse makes it; plain assignment would set the prototype.
+      if (key === '__proto__') Object.defineProperty(top, key, { value, enumerable: true, writable: true, configurable: true });
+      else top[key] = value;
+    }
+  }
+
+  #startSkip(after: Mode): void {
+    this.#depth++;
+    this.#skipTo = this.#depth - 1;
+    this.#afterSkip = after;
+    this.#mode = 'skip';
+  }
+
+  #skip(token: JsonToken): void {
+    const name = token.name;
+    if (name === 'startObject' || name === 'startArray') this.#depth++;
+    else if (name === 'endObject' || name === 'endArray') {
+      this.#depth--;
+      if (this.#depth === this.#skipTo) this.#mode = this.#afterSkip;
+    }
+  }
+
+  #error(record: number, error: string): RecordItem {
+    return { location: { source: this.#source, record }, error };
+  }
+
+  #fail(record: number, error: string): void {
+    const item = this.#error(record, error);
+    this.fatal = item;
+    this.#emit(item);
+  }
+}

@@ -1,0 +1,91 @@
+import { pipeline, type Readable } from 'node:stream';
+import Parser from 'stream-json/Parser.js';
+import type { RecordItem } from '../read-records.js';
+import { readFailure } from '../sources/read-failure.js';
+import { JsonSelector, type JsonToken } from './json-select.js';
+import { Utf8Watch } from './utf8-watch.js';
+
+/** Options of the JSON reader. */
+export interface JsonReadOptions {
+  /** Source name for locations. */
+  source: string;
+  /** Dotted key path of the records' array inside the top-level object, e.g. `products` or `data.items`. */
+  jsonPath?: string;
+}
+
+type Callback = (error?: Error | null) => void;
+
+/** The undocumented step of stream-json's Parser that turns buffered text into tokens. */
+interface ParserInternals {
+  _processBuffer(this: Parser, callback: Callback): void;
+  _buffer: string;
+}
+const internals = Parser.prototype as unknown as ParserInternals;
+
+/**
+ * stream-json's parser with the record selection fused in: each token goes straight to the selector (no stream hop
+ * per token), the readable side carries record items, and a syntax error becomes a last error item instead of
+ * destroying the stream (which would drop the records read before it).
+ */
+class JsonRecordParser extends Parser {
+  readonly selector: JsonSelector;
+
+  constructor(options: JsonReadOptions, watch: Utf8Watch) {
+    super({ packKeys: true, packStrings: true, packNumbers: true, streamKeys: false, streamStrings: false, streamNumbers: false });
+    const path = options.jsonPath === undefined || options.jsonPath === '' ? undefined : options.jsonPath.split('.');
+    this.selector = new JsonSelector(options.source, path, () => watch.invalid, (item) => super.push(item));
+  }
+
+  override push(chunk: unknown, encoding?: BufferEncoding): boolean {
+    if (chunk === null) return super.push(null, encoding);
+    this.selector.token(chunk as JsonToken);
+    return true;
+  }
+
+  _processBuffer(callback: Callback): void {
+    const self = this as unknown as ParserInternals;
+    // After a fatal item nothing more is read: holding the callback stops the input until the reader is destroyed.
+    if (this.selector.fatal !== undefined) {
+      self._buffer = '';
+      return;
+    }
+    internals._processBuffer.call(this, (error) => {
+      if (error) {
+        self._buffer = '';
+        this.selector.broken(error.message.replace(/^Parser (cannot parse input: )?/, ''));
+      }
+      if (this.selector.fatal === undefined) callback(null);
+    });
+  }
+
+  override _flush(callback: Callback): void {
+    super._flush((error) => {
+      this.selector.end();
+      callback(error);
+    });
+  }
+}
+
+function noop(): void {}
+
+/**
+ * Reads a JSON document as records, streaming: never more than one record is built at a time. The location of a
+ * record is its 1-based index in the array. A truncated or broken document ends the records with an error item
+ * after those read before it.
+ */
+export async function* jsonRecords(input: Readable, options: JsonReadOptions): AsyncGenerator<RecordItem> {
+  const watch = new Utf8Watch();
+  const parser = new JsonRecordParser(options, watch);
+  pipeline(input, watch, parser, noop);
+  try {
+    for await (const item of parser as AsyncIterable<RecordItem>) {
+      yield item;
+      if (item === parser.selector.fatal) return;
+    }
+  } catch (error) {
+    throw readFailure(error, options.source);
+  } finally {
+    parser.destroy();
+    input.destroy();
+  }
+}

@@ -1,0 +1,93 @@
+import { isUtf8 } from 'node:buffer';
+import type { Readable } from 'node:stream';
+import type { RecordItem } from '../read-records.js';
+import { readFailure } from '../sources/read-failure.js';
+import { describeJson, isJsonObject } from './json-values.js';
+import { MAX_RECORD_BYTES } from './limits.js';
+import { INVALID_UTF8 } from './utf8-watch.js';
+
+/** Options of the NDJSON reader. */
+export interface NdjsonReadOptions {
+  /** Source name for locations. */
+  source: string;
+}
+
+function isBlank(text: string): boolean {
+  return text.trim() === '';
+}
+
+/** One line's bytes (without its LF) as a record item, or null for a blank line. */
+export function ndjsonLine(bytes: Buffer, line: number, source: string): RecordItem | null {
+  let start = line === 1 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  let end = bytes.length;
+  if (end > start && bytes[end - 1] === 0x0d) end--;
+  if (start > end) start = end;
+  const slice = bytes.subarray(start, end);
+  const text = slice.toString('utf8');
+  if (isBlank(text)) return null;
+  const location = { source, line };
+  if (!isUtf8(slice)) return { location, error: `the line ${INVALID_UTF8}` };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { location, error: `the line is not valid JSON: ${(error as Error).message}` };
+  }
+  if (!isJsonObject(value)) return { location, error: `the line holds ${describeJson(value)}, not a JSON object` };
+  return { location, fields: value };
+}
+
+/**
+ * Reads NDJSON (JSON Lines): one object per line, blank lines skipped, every line's problem reported at its line
+ * and reading going on. A line over the size limit is reported without being held in memory.
+ */
+export async function* ndjsonRecords(input: Readable, options: NdjsonReadOptions): AsyncGenerator<RecordItem> {
+  const source = options.source;
+  const tooLong = (line: number): RecordItem => ({ location: { source, line }, error: 'the line is longer than 1 MiB' });
+  let line = 0;
+  let parts: Buffer[] = [];
+  let partLength = 0;
+  let oversized = false;
+  try {
+    for await (const chunk of input as AsyncIterable<Buffer>) {
+      let start = 0;
+      for (;;) {
+        const newline = chunk.indexOf(0x0a, start);
+        const stop = newline < 0 ? chunk.length : newline;
+        if (!oversized && partLength + (stop - start) > MAX_RECORD_BYTES) {
+          oversized = true;
+          parts = [];
+          partLength = 0;
+        }
+        if (newline < 0) {
+          if (!oversized && stop > start) {
+            parts.push(chunk.subarray(start));
+            partLength += stop - start;
+          }
+          break;
+        }
+        line++;
+        let item: RecordItem | null;
+        if (oversized) {
+          item = tooLong(line);
+          oversized = false;
+        } else {
+          const piece = chunk.subarray(start, newline);
+          const bytes = parts.length === 0 ? piece : Buffer.concat([...parts, piece]);
+          parts = [];
+          partLength = 0;
+          item = ndjsonLine(bytes, line, source);
+        }
+        start = newline + 1;
+        if (item !== null) yield item;
+      }
+    }
+    if (oversized) yield tooLong(line + 1);
+    else if (partLength > 0) {
+      const item = ndjsonLine(Buffer.concat(parts), line + 1, source);
+      if (item !== null) yield item;
+    }
+  } catch (error) {
+    throw readFailure(error, source);
+  }
+}

@@ -1,0 +1,61 @@
+import { Readable } from 'node:stream';
+
+/** The first bytes of a stream, and a stream that still yields them. */
+export interface Peeked {
+  head: Buffer;
+  /** True when the stream ended within `head` (it holds all the bytes there are). */
+  ended: boolean;
+  stream: Readable;
+}
+
+/**
+ * Reads at least `size` bytes (fewer when the stream is shorter) without consuming them: they are put back with
+ * `unshift`, or, when the stream has already ended, handed on in a new stream.
+ */
+export function peek(stream: Readable, size: number): Promise<Peeked> {
+  return new Promise<Peeked>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let length = 0;
+    const cleanup = (): void => {
+      stream.off('readable', onReadable);
+      stream.off('end', onEnd);
+      stream.off('error', onError);
+    };
+    const finish = (ended: boolean): void => {
+      cleanup();
+      const head = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length);
+      if (ended) {
+        resolve({ head, ended, stream: Readable.from(length === 0 ? [] : [head], { objectMode: false }) });
+        return;
+      }
+      if (length > 0) stream.unshift(head);
+      resolve({ head, ended, stream });
+    };
+    function onReadable(): void {
+      let chunk: Buffer | null;
+      while (length < size && (chunk = stream.read() as Buffer | null) !== null) {
+        chunks.push(chunk);
+        length += chunk.length;
+      }
+      if (length >= size) finish(false);
+    }
+    function onEnd(): void {
+      finish(true);
+    }
+    function onError(error: Error): void {
+      cleanup();
+      reject(error);
+    }
+    if (stream.errored !== null) {
+      reject(stream.errored);
+      return;
+    }
+    if (stream.readableEnded) {
+      finish(true);
+      return;
+    }
+    stream.on('readable', onReadable);
+    stream.once('end', onEnd);
+    stream.once('error', onError);
+  });
+}

@@ -1,0 +1,127 @@
+import type { Readable } from 'node:stream';
+import { SourceError, UsageError, type Location } from '../errors.js';
+import { csvRecords } from './formats/csv.js';
+import { normalizeDelimiter, sniffDelimiter } from './formats/delimiter.js';
+import { formatFromContentType, formatFromName, sniffFormat } from './formats/detect.js';
+import { jsonRecords } from './formats/json.js';
+import { MAX_RECORD_BYTES, SNIFF_BYTES } from './formats/limits.js';
+import { ndjsonRecords } from './formats/ndjson.js';
+import { peek, type Peeked } from './formats/peek.js';
+import { decompressed } from './sources/decompress.js';
+import { openSource } from './sources/open-source.js';
+import { readFailure } from './sources/read-failure.js';
+import type { ByteSource, OpenedSource } from './sources/types.js';
+import { FORMATS, type CatalogOptions, type CatalogRecord, type Format, type ReadProgress } from './types.js';
+
+/** A record the parser could not read: where it is, and why, written for the person who owns the catalog. */
+export interface RecordError {
+  location: Location;
+  error: string;
+}
+
+/** What the reader yields for each input record: the record, or why it could not be read. */
+export type RecordItem = CatalogRecord | RecordError;
+
+export function isRecordError(item: RecordItem): item is RecordError {
+  return 'error' in item;
+}
+
+/** An opened catalog source: its records in input order, and how far through its bytes reading has got. */
+export interface RecordStream {
+  /** The source as locations name it: the path or URL as given, or `stdin`. */
+  name: string;
+  format: Format;
+  records: AsyncIterable<RecordItem>;
+  progress(): ReadProgress;
+}
+
+async function sniff(peeked: Peeked, name: string): Promise<{ format: Format; peeked: Peeked }> {
+  let sniffed = sniffFormat(peeked.head, peeked.ended);
+  if (sniffed === 'more') {
+    // A first line that starts with `{` and is longer than the head: look as far as an NDJSON line may go.
+    peeked = await peek(peeked.stream, MAX_RECORD_BYTES + 1);
+    sniffed = sniffFormat(peeked.head, peeked.ended);
+    if (sniffed === 'more') sniffed = 'json';
+  }
+  if (sniffed === 'binary') {
+    throw new UsageError(`cannot tell the format of ${name}: it holds binary data (a spreadsheet file? export it as CSV)`, {
+      hint: 'name the format with --format csv|tsv|json|ndjson',
+    });
+  }
+  return { format: sniffed, peeked };
+}
+
+interface Part {
+  format: Format;
+  records: AsyncIterable<RecordItem>;
+}
+
+function recordsOf(format: Format, stream: Readable, head: Buffer, source: string, options: CatalogOptions, delimiter: string | undefined): AsyncIterable<RecordItem> {
+  switch (format) {
+    case 'csv':
+    case 'tsv':
+      return csvRecords(stream, { source, delimiter: delimiter ?? (format === 'tsv' ? '\t' : sniffDelimiter(head)) });
+    case 'json':
+      return jsonRecords(stream, { source, ...(options.jsonPath === undefined ? {} : { jsonPath: options.jsonPath }) });
+    case 'ndjson':
+      return ndjsonRecords(stream, { source });
+  }
+}
+
+/** One part of a source, decompressed, its format told (option > extension > Content-Type > content), ready to read. */
+async function readPart(part: ByteSource, options: CatalogOptions, delimiter: string | undefined): Promise<Part> {
+  try {
+    let peeked = await peek(await decompressed(part), SNIFF_BYTES);
+    let format = options.format ?? formatFromName(part.path) ?? formatFromContentType(part.contentType);
+    if (format === undefined) ({ format, peeked } = await sniff(peeked, part.name));
+    return { format, records: recordsOf(format, peeked.stream, peeked.head, part.name, options, delimiter) };
+  } catch (error) {
+    part.stream.destroy();
+    throw readFailure(error, part.name);
+  }
+}
+
+async function* allParts(first: Part, opened: OpenedSource, next: () => Promise<ByteSource | undefined>, options: CatalogOptions, delimiter: string | undefined): AsyncGenerator<RecordItem> {
+  try {
+    yield* first.records;
+    for (let part = await next(); part !== undefined; part = await next()) {
+      const read = await readPart(part, options, delimiter);
+      if (read.format !== first.format) {
+        throw new SourceError({ source: part.name }, `is ${read.format}, but the catalog's first object is ${first.format}`);
+      }
+      yield* read.records;
+    }
+  } finally {
+    opened.close?.();
+  }
+}
+
+/**
+ * Opens a catalog source (a path, `-`, an http(s) URL, `s3://bucket/key` or `s3://bucket/prefix/`) and tells its
+ * format. The source is opened now: a missing file, a 404 URL or an unreadable S3 object throws SourceError naming
+ * it, and content whose format cannot be told throws UsageError. The records are read lazily, streaming, in input
+ * order; a record that cannot be read is yielded as a RecordError and reading goes on where the format allows.
+ */
+export async function openRecords(source: string, options: CatalogOptions = {}): Promise<RecordStream> {
+  if (options.format !== undefined && !FORMATS.includes(options.format)) {
+    throw new UsageError(`--format ${String(options.format)} is not one of ${FORMATS.join(', ')}`);
+  }
+  const delimiter = options.delimiter === undefined ? undefined : normalizeDelimiter(options.delimiter);
+  options.signal?.throwIfAborted();
+  const opened = await openSource(source, options);
+  let first: Part;
+  try {
+    first = await readPart(opened.first, options, delimiter);
+  } catch (error) {
+    opened.close?.();
+    throw error;
+  }
+  const meter = opened.meter;
+  const next = opened.next;
+  return {
+    name: next === undefined ? opened.first.name : source,
+    format: first.format,
+    records: next === undefined ? first.records : allParts(first, opened, next, options, delimiter),
+    progress: () => (meter.totalBytes === undefined ? { bytesRead: meter.bytesRead } : { bytesRead: meter.bytesRead, totalBytes: meter.totalBytes }),
+  };
+}

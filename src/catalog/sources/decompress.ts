@@ -1,0 +1,34 @@
+import { pipeline, type Readable } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import { SourceError } from '../../errors.js';
+import { peek } from '../formats/peek.js';
+import type { ByteSource } from './types.js';
+
+function noop(): void {}
+
+function isGzip(head: Buffer): boolean {
+  return head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
+}
+
+/**
+ * The part's bytes decompressed. A Content-Encoding of deflate or br is decoded; gzip is recognised by its magic
+ * bytes (1f 8b), whatever the name or Content-Encoding says, so a `.gz` file, a gzip Content-Encoding and a
+ * `.csv.gz` served with Content-Encoding gzip all read as the plain catalog, and a mislabelled plain file still reads.
+ */
+export async function decompressed(part: ByteSource): Promise<Readable> {
+  let stream = part.stream;
+  const encoding = (part.contentEncoding ?? '').trim().toLowerCase();
+  if (encoding === 'deflate') stream = pipeline(stream, createInflate(), noop);
+  else if (encoding === 'br') stream = pipeline(stream, createBrotliDecompress(), noop);
+  else if (!['', 'identity', 'gzip', 'x-gzip'].includes(encoding)) {
+    throw new SourceError({ source: part.name }, `the content is encoded as ${JSON.stringify(encoding)}, which cannot be read`);
+  }
+  // At most twice: a .gz file sent with Content-Encoding gzip is gzip inside gzip.
+  for (let round = 0; round < 2; round++) {
+    const peeked = await peek(stream, 2);
+    stream = peeked.stream;
+    if (!isGzip(peeked.head)) break;
+    stream = pipeline(stream, createGunzip(), noop);
+  }
+  return stream;
+}

@@ -1,0 +1,25 @@
+import { UsageError } from '../../errors.js';
+import { registerSecret } from '../../secrets.js';
+
+const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/**
+ * `Name: value` strings (from `--source-header`) as a header record. Their values often carry tokens, so each is
+ * registered as a secret and never shown. Repeated names are joined with `, ` as HTTP allows.
+ */
+export function parseSourceHeaders(lines: readonly string[] | undefined): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const line of lines ?? []) {
+    const colon = line.indexOf(':');
+    const name = colon < 0 ? '' : line.slice(0, colon).trim();
+    if (!TOKEN.test(name)) {
+      throw new UsageError(`--source-header must look like 'Name: value'; got ${JSON.stringify(colon < 0 ? line : name)}`);
+    }
+    const value = line.slice(colon + 1).trim();
+    if (/[\r\n\0]/.test(value)) throw new UsageError(`--source-header ${name}: the value may not contain line breaks`);
+    registerSecret(value);
+    const key = name.toLowerCase();
+    headers[key] = headers[key] === undefined ? value : `${headers[key]}, ${value}`;
+  }
+  return headers;
+}

@@ -1,0 +1,72 @@
+import { request } from 'undici';
+import { SourceError } from '../../errors.js';
+import { VERSION } from '../../version.js';
+import { metered } from './meter-stream.js';
+import { Meter, type OpenedSource } from './types.js';
+
+/** Redirects followed before giving up. */
+export const MAX_REDIRECTS = 5;
+
+function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  const value = headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function networkReason(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  const message = error instanceof Error ? error.message : String(error);
+  return typeof code === 'string' && !message.includes(code) ? `${message} (${code})` : message;
+}
+
+/**
+ * GETs an http(s) URL with undici and returns its body as a stream, once the answer is a 2xx. Redirects are followed
+ * (at most five); the extra headers go only to the URL's own origin, never to another one a redirect leads to. A
+ * non-2xx answer, too many redirects or a failed connection throws SourceError naming the URL.
+ */
+export async function openHttp(url: string, extraHeaders: Record<string, string>, signal?: AbortSignal): Promise<OpenedSource> {
+  const origin = new URL(url).origin;
+  let current = new URL(url);
+  for (let redirects = 0; ; redirects++) {
+    const headers: Record<string, string> = {
+      'user-agent': `listings-cli/${VERSION}`,
+      ...(current.origin === origin ? extraHeaders : {}),
+    };
+    let answer;
+    try {
+      answer = await request(current, { method: 'GET', headers, ...(signal === undefined ? {} : { signal }) });
+    } catch (error) {
+      if (error instanceof Error && error.name === 'AbortError') throw error;
+      throw new SourceError({ source: url }, `cannot fetch: ${networkReason(error)}`, { cause: error });
+    }
+    const status = answer.statusCode;
+    const location = header(answer.headers, 'location');
+    if (status >= 300 && status < 400 && location !== undefined) {
+      await answer.body.dump();
+      if (redirects === MAX_REDIRECTS) throw new SourceError({ source: url }, `more than ${MAX_REDIRECTS} redirects`);
+      const next = new URL(location, current);
+      if (next.protocol !== 'http:' && next.protocol !== 'https:') {
+        throw new SourceError({ source: url }, `redirected to ${next.protocol} URL, which cannot be read`);
+      }
+      current = next;
+      continue;
+    }
+    if (status < 200 || status >= 300) {
+      await answer.body.dump();
+      throw new SourceError({ source: url }, `the server answered HTTP ${status}${current.href === url ? '' : ` (at ${current.href})`}`);
+    }
+    const length = Number(header(answer.headers, 'content-length'));
+    const meter = new Meter(Number.isFinite(length) && length >= 0 ? length : undefined);
+    const contentType = header(answer.headers, 'content-type');
+    const contentEncoding = header(answer.headers, 'content-encoding');
+    return {
+      first: {
+        name: url,
+        path: current.pathname,
+        stream: metered(answer.body, meter, signal),
+        ...(contentType === undefined ? {} : { contentType }),
+        ...(contentEncoding === undefined ? {} : { contentEncoding }),
+      },
+      meter,
+    };
+  }
+}

@@ -1,0 +1,122 @@
+import { Readable } from 'node:stream';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { SourceError } from '../../errors.js';
+import { createS3Client, loadS3Sdk, s3Endpoint, type S3Sdk } from './s3-client.js';
+import { metered } from './meter-stream.js';
+import { parseS3Url, s3Name, type S3Location } from './s3-url.js';
+import { Meter, type ByteSource, type OpenedSource } from './types.js';
+
+/** Options of the S3 source. */
+export interface S3SourceOptions {
+  s3Endpoint?: string;
+  signal?: AbortSignal;
+}
+
+const REASONS: Readonly<Record<string, string>> = {
+  NoSuchKey: 'no such object',
+  NotFound: 'no such object',
+  NoSuchBucket: 'no such bucket',
+  AccessDenied: 'access denied',
+  InvalidAccessKeyId: 'the AWS access key is not known to the store',
+  SignatureDoesNotMatch: 'the AWS secret key does not match the access key',
+  CredentialsProviderError: 'no AWS credentials found',
+};
+
+function s3Failure(name: string, error: unknown): Error {
+  if (error instanceof Error && error.name === 'AbortError') return error;
+  const err = error as { name?: string; message?: string; $metadata?: { httpStatusCode?: number } };
+  const reason = REASONS[err.name ?? ''] ?? `${err.name ?? 'error'}: ${err.message ?? String(error)}`;
+  const status = err.$metadata?.httpStatusCode;
+  const hint =
+    err.name === 'CredentialsProviderError'
+      ? 'set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY'
+      : undefined;
+  return new SourceError({ source: name }, status === undefined || reason.includes(String(status)) ? reason : `${reason} (HTTP ${status})`, { cause: error, hint });
+}
+
+interface Listed {
+  key: string;
+  size: number;
+}
+
+/** Every object under a prefix, in S3's key order (UTF-8 bytes), without folder markers and empty objects. */
+async function listPrefix(client: S3Client, sdk: S3Sdk, where: S3Location, name: string, signal?: AbortSignal): Promise<Listed[]> {
+  const objects: Listed[] = [];
+  let token: string | undefined;
+  do {
+    let page;
+    try {
+      page = await client.send(
+        new sdk.ListObjectsV2Command({ Bucket: where.bucket, Prefix: where.key, ...(token === undefined ? {} : { ContinuationToken: token }) }),
+        signal === undefined ? {} : { abortSignal: signal },
+      );
+    } catch (error) {
+      throw s3Failure(name, error);
+    }
+    for (const object of page.Contents ?? []) {
+      const key = object.Key;
+      if (key === undefined || key.endsWith('/') || object.Size === 0) continue;
+      objects.push({ key, size: object.Size ?? 0 });
+    }
+    token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
+  } while (token !== undefined);
+  return objects.sort((a, b) => Buffer.compare(Buffer.from(a.key), Buffer.from(b.key)));
+}
+
+async function getObject(client: S3Client, sdk: S3Sdk, bucket: string, key: string, meter: Meter, signal?: AbortSignal): Promise<{ part: ByteSource; length: number | undefined }> {
+  const name = s3Name(bucket, key);
+  let answer;
+  try {
+    answer = await client.send(new sdk.GetObjectCommand({ Bucket: bucket, Key: key }), signal === undefined ? {} : { abortSignal: signal });
+  } catch (error) {
+    throw s3Failure(name, error);
+  }
+  const body = answer.Body;
+  if (!(body instanceof Readable)) throw new SourceError({ source: name }, 'the object has no readable body');
+  return {
+    part: {
+      name,
+      path: key,
+      stream: metered(body, meter, signal),
+      ...(answer.ContentType === undefined ? {} : { contentType: answer.ContentType }),
+      ...(answer.ContentEncoding === undefined ? {} : { contentEncoding: answer.ContentEncoding }),
+    },
+    length: answer.ContentLength,
+  };
+}
+
+/**
+ * Opens `s3://bucket/key` (one object) or `s3://bucket/prefix/` (every object under the prefix, in key order, read one
+ * after the other). The first object is opened now, so an unreadable source fails at once; the totals come from the
+ * object sizes.
+ */
+export async function openS3(source: string, options: S3SourceOptions): Promise<OpenedSource> {
+  const where = parseS3Url(source);
+  const sdk = await loadS3Sdk();
+  const client = await createS3Client(sdk, s3Endpoint(options.s3Endpoint));
+  const signal = options.signal;
+  const meter = new Meter();
+  try {
+    if (!where.prefix) {
+      const { part, length } = await getObject(client, sdk, where.bucket, where.key, meter, signal);
+      meter.totalBytes = length;
+      part.stream.once('close', () => client.destroy());
+      return { first: part, meter };
+    }
+    const objects = await listPrefix(client, sdk, where, source, signal);
+    if (objects.length === 0) throw new SourceError({ source }, 'no objects under this prefix');
+    meter.totalBytes = objects.reduce((sum, object) => sum + object.size, 0);
+    let index = 0;
+    const first = (await getObject(client, sdk, where.bucket, objects[0]!.key, meter, signal)).part;
+    const next = async (): Promise<ByteSource | undefined> => {
+      index++;
+      const object = objects[index];
+      if (object === undefined) return undefined;
+      return (await getObject(client, sdk, where.bucket, object.key, meter, signal)).part;
+    };
+    return { first, next, close: () => client.destroy(), meter };
+  } catch (error) {
+    client.destroy();
+    throw error;
+  }
+}

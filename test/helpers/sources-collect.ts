@@ -1,0 +1,22 @@
+import { Readable } from 'node:stream';
+import { isRecordError, type RecordItem } from '../../src/catalog/read-records.js';
+
+/** Every item of a record stream, in order. */
+export async function collect(records: AsyncIterable<RecordItem>): Promise<RecordItem[]> {
+  const items: RecordItem[] = [];
+  for await (const item of records) items.push(item);
+  return items;
+}
+
+/** A byte stream of the text, cut into chunks of `chunkSize` bytes (to cross every boundary when small). */
+export function bytes(content: string | Buffer, chunkSize = 64 * 1024): Readable {
+  const buffer = typeof content === 'string' ? Buffer.from(content) : content;
+  const chunks: Buffer[] = [];
+  for (let i = 0; i < buffer.length; i += chunkSize) chunks.push(buffer.subarray(i, i + chunkSize));
+  return Readable.from(chunks, { objectMode: false });
+}
+
+/** Items in a compact form for assertions: `[line or record, fields]` or `[line or record, 'error: ...']`. */
+export function brief(items: readonly RecordItem[]): [number | undefined, unknown][] {
+  return items.map((item) => [item.location.line ?? item.location.record, isRecordError(item) ? `error: ${item.error}` : item.fields]);
+}
