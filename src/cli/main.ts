@@ -6,6 +6,7 @@ import { EXIT } from './exit-codes.js';
 import { registerConfig } from './commands/config.js';
 import { registerCreate } from './commands/create.js';
 import { registerSandbox } from './commands/sandbox.js';
+import { registerPublish } from './commands/publish.js';
 import { registerValidate } from './commands/validate.js';
 
 export function buildProgram(): Command {
@@ -18,6 +19,7 @@ export function buildProgram(): Command {
   registerConfig(program);
   registerCreate(program);
   registerSandbox(program);
+  registerPublish(program);
   registerValidate(program);
   return program;
 }

@@ -319,6 +319,7 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
     task.lastError = error;
     const now = this.#clock.now();
     if (this.#options.abandon?.aborted) {
+      task.lastError = new Error('abandoned in flight: the service may or may not have received it');
       this.#fail(task, 'interrupted');
     } else if (isSystemic(error)) {
       this.#stop({ kind: 'systemic', error, requests: this.#requests });

@@ -70,7 +70,7 @@ function readyRow(i: number, extra = ''): PreparedRow {
 }
 
 async function* rowsOf(count: number, make: (i: number) => PreparedRow = (i) => readyRow(i)): AsyncGenerator<PreparedRow> {
-  for (let i = 0; i < count; i++) yield make(i);
+  for (let i = 0; i < count; i++) yield await Promise.resolve(make(i));
 }
 
 async function collect(iterable: AsyncIterable<RowOutcome>): Promise<RowOutcome[]> {
@@ -180,7 +180,7 @@ describe('publishRows', () => {
     async function* counted() {
       for (let i = 0; i < 100_000; i++) {
         read++;
-        yield readyRow(i);
+        yield await Promise.resolve(readyRow(i));
       }
     }
     const run = publishRows(counted(), { sender: client, concurrency: 4, stop: stop.signal });
@@ -221,7 +221,7 @@ describe('publishRows', () => {
     async function* counted() {
       for (let i = 0; i < 5000; i++) {
         read++;
-        yield readyRow(i);
+        yield await Promise.resolve(readyRow(i));
       }
     }
     const run = publishRows(counted(), { sender: client, concurrency: 8, reorderBuffer: 64 });
@@ -270,7 +270,7 @@ describe('publishRows', () => {
 
   it('reports the rows read before a source fails, then throws its error', async () => {
     async function* broken() {
-      yield readyRow(0);
+      yield await Promise.resolve(readyRow(0));
       yield readyRow(1);
       throw new Error('disk on fire');
     }

@@ -1,0 +1,156 @@
+import { randomBytes } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { ListingsClient } from '../../client/listings-client.js';
+import { openCatalogs } from '../../catalog/open-catalog.js';
+import { prepareCatalog } from '../../prepare/prepare-catalog.js';
+import { publishRows } from '../../publish/engine.js';
+import type { PublishOptions } from '../../publish/engine-types.js';
+import { parseShard } from '../../publish/shard.js';
+import { RetryBudget } from '../../publish/retry-budget.js';
+import { DEFAULT_RETRY_POLICY } from '../../publish/retry-policy.js';
+import { JournalWriter, defaultJournalPath, readPublished } from '../../publish/journal.js';
+import { loadState, saveState } from '../../publish/state-file.js';
+import { SummaryCounter, openReport, readRetryRows, reportFormatOf, retryIdentity, type ReportWriter } from './publish-standins.js';
+import type { RowOutcome } from '../../publish/outcome.js';
+import type { Sandbox } from '../../sandbox/types.js';
+import { UsageError } from '../../errors.js';
+import { registerSecret } from '../../secrets.js';
+import { EXIT, ExitError } from '../exit-codes.js';
+import { err, isInteractive } from '../output.js';
+import { ProgressDisplay } from '../progress.js';
+import { trapSignals } from '../signals.js';
+import { printRunEnd, printSummary, ROW_ERRORS_SHOWN } from '../summary.js';
+import type { LoadedSettings } from '../settings.js';
+import { catalogOptionsFrom } from './validate.js';
+import type { PublishFlags } from './publish.js';
+
+/** What the flags say before anything is opened; every mistake here is a usage error (exit 2), nothing sent. */
+function checkFlags(flags: PublishFlags): void {
+  if (flags.resume && flags.journal === false) throw new UsageError('--resume reads the journal: it cannot be combined with --no-journal');
+  if (flags.state !== undefined && !flags.changedOnly) throw new UsageError('--state is the state of --changed-only: add --changed-only');
+  for (const path of flags.report) reportFormatOf(path);
+}
+
+/** `.listings/state-<hash>.json` beside the journal of the same source. */
+function defaultStatePath(source: string, cwd: string): string {
+  return defaultJournalPath(source, cwd).replace(/journal-([0-9a-f]+)\.ndjson$/, 'state-$1.json');
+}
+
+interface Endpoint {
+  client: ListingsClient;
+  sandbox?: Sandbox;
+}
+
+async function openEndpoint(flags: PublishFlags, loaded: LoadedSettings, concurrency: number): Promise<Endpoint> {
+  const timeout = flags.timeout === undefined ? {} : { timeoutMs: flags.timeout };
+  if (!flags.sandbox) {
+    const client = new ListingsClient({ baseUrl: loaded.baseUrl(), apiKey: loaded.apiKey(), connections: concurrency, allowInsecureHttp: loaded.allowInsecureHttp, ...timeout });
+    return { client };
+  }
+  const { startSandbox } = await import('../../sandbox/index.js');
+  // A fresh key per run: registered as a secret like any other, so it is masked wherever it might appear.
+  const apiKey = `sandbox-${randomBytes(12).toString('hex')}`;
+  registerSecret(apiKey);
+  const sandbox = await startSandbox({ port: 0, apiKey, savedDefaults: loaded.settings.saved_defaults });
+  return { client: new ListingsClient({ baseUrl: sandbox.url, apiKey, connections: concurrency, ...timeout }), sandbox };
+}
+
+/** Open every report, or none: a report that cannot be opened aborts the others. */
+async function openReports(paths: string[]): Promise<ReportWriter[]> {
+  const settled = await Promise.allSettled(paths.map((path) => openReport(path)));
+  const opened = settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+  const failure = settled.find((result) => result.status === 'rejected');
+  if (failure !== undefined) {
+    await Promise.all(opened.map((report) => report.abort()));
+    throw failure.reason;
+  }
+  return opened;
+}
+
+/** `listings publish SOURCE...`: the whole run, from flags to exit code. */
+export async function runPublish(sources: string[], flags: PublishFlags, load: () => Promise<LoadedSettings>): Promise<void> {
+  const startedAt = performance.now();
+  checkFlags(flags);
+  const shard = flags.shard === undefined ? undefined : parseShard(flags.shard);
+  const catalogOptions = await catalogOptionsFrom(flags);
+  const loaded = await load();
+  const concurrency = loaded.settings.concurrency;
+  const dryRun = flags.dryRun === true;
+  const endpoint = dryRun ? undefined : await openEndpoint(flags, loaded, concurrency);
+  const cwd = process.cwd();
+  const sourceKey = sources.join('\n');
+  let progress: ProgressDisplay | undefined;
+  const signals = trapSignals((count) => {
+    const line = count === 1 ? 'stopping: no new rows are sent; waiting for the requests in flight (Ctrl-C again to abandon them)' : 'abandoning the requests in flight';
+    if (progress === undefined) err(line);
+    else progress.note(line);
+  });
+  let journal: JournalWriter | undefined;
+  let reports: ReportWriter[] = [];
+  try {
+    const catalog = await openCatalogs(sources, { ...catalogOptions, signal: signals.stop });
+    const statePath = flags.state ?? defaultStatePath(sourceKey, cwd);
+    const journalPath = typeof flags.journal === 'string' ? flags.journal : defaultJournalPath(sourceKey, cwd);
+    const [state, published, retryRows] = await Promise.all([
+      flags.changedOnly ? loadState(statePath) : undefined,
+      flags.resume ? readPublished(journalPath) : undefined,
+      flags.retryFailed === undefined ? undefined : readRetryRows(flags.retryFailed),
+    ]);
+    reports = await openReports(flags.report);
+    if (!dryRun && flags.journal !== false) journal = await JournalWriter.open(journalPath, { source: sourceKey, startedAt: new Date().toISOString() });
+    const options: PublishOptions = {
+      concurrency,
+      retryPolicy: { ...DEFAULT_RETRY_POLICY, maxAttempts: flags.maxAttempts },
+      retryBudget: new RetryBudget(),
+      dryRun,
+      stop: signals.stop,
+      abandon: signals.abandon,
+      ...(endpoint === undefined ? {} : { sender: endpoint.client }),
+      ...(flags.rate === undefined ? {} : { rate: flags.rate }),
+      ...(flags.maxErrors === undefined ? {} : { maxErrors: flags.maxErrors }),
+      ...(shard === undefined ? {} : { shard }),
+      ...(state === undefined ? {} : { changedOnly: state }),
+      ...(published === undefined ? {} : { alreadyPublished: published }),
+      ...(retryRows === undefined ? {} : { retryOnly: (row) => retryRows.has(retryIdentity(row)) }),
+      ...(journal === undefined ? {} : { journal }),
+    };
+    const run = publishRows(prepareCatalog(catalog, loaded.defaults), options);
+    progress = await ProgressDisplay.start({ mode: flags.quiet ? 'off' : isInteractive() ? 'spinner' : 'plain', readProgress: () => catalog.progress() });
+    const counter = new SummaryCounter();
+    const rowErrors: RowOutcome[] = [];
+    let sourceError: unknown;
+    try {
+      for await (const outcome of run) {
+        counter.add(outcome);
+        progress.tick(outcome);
+        for (const report of reports) report.write(outcome);
+        if ((outcome.outcome === 'failed' || outcome.outcome === 'invalid') && rowErrors.length < ROW_ERRORS_SHOWN) rowErrors.push(outcome);
+      }
+    } catch (error) {
+      if (run.end.kind !== 'source') throw error;
+      sourceError = error;
+    } finally {
+      progress.stop();
+    }
+    const summary = counter.summary(Math.round(performance.now() - startedAt), flags.report);
+    await Promise.all(reports.map((report) => report.close(summary)));
+    reports = [];
+    await journal?.close();
+    journal = undefined;
+    if (state !== undefined && !dryRun) await saveState(statePath, state);
+    printSummary(summary, { json: flags.json === true, dryRun, rowErrors });
+    printRunEnd(run.end, summary);
+    if (sourceError !== undefined) throw sourceError as Error;
+    if (signals.received() !== undefined) throw new ExitError(EXIT.interrupted);
+    if (run.end.kind === 'systemic') throw new ExitError(EXIT.service);
+    if (run.end.kind === 'max-errors' || summary.failed > 0 || summary.invalid > 0 || summary.not_attempted > 0) throw new ExitError(EXIT.rowsFailed);
+  } finally {
+    progress?.stop();
+    signals.dispose();
+    await Promise.all(reports.map((report) => report.abort()));
+    await journal?.close();
+    if (signals.abandon.aborted) await endpoint?.client.destroy();
+    else await endpoint?.client.close();
+    await endpoint?.sandbox?.close();
+  }
+}

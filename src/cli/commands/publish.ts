@@ -1,0 +1,75 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import { parseInteger } from '../../config/options.js';
+import { addSettingsOptions, loadSettings } from '../settings.js';
+import { addCatalogOptions, type CatalogFlags } from './validate.js';
+
+/** The flags of `listings publish`, as commander collects them. */
+export interface PublishFlags extends CatalogFlags {
+  concurrency?: number;
+  rate?: number;
+  maxAttempts: number;
+  timeout?: number;
+  maxErrors?: number;
+  dryRun?: boolean;
+  changedOnly?: boolean;
+  state?: string;
+  shard?: string;
+  /** A path, or false for --no-journal. */
+  journal?: string | false;
+  resume?: boolean;
+  retryFailed?: string;
+  report: string[];
+  json?: boolean;
+  quiet?: boolean;
+  sandbox?: boolean;
+}
+
+function whole(min: number, max: number) {
+  const parse = parseInteger(min, max);
+  return (raw: string): number => {
+    try {
+      return parse(raw);
+    } catch (error) {
+      throw new InvalidArgumentError((error as Error).message);
+    }
+  };
+}
+
+function perSecond(raw: string): number {
+  const value = Number(raw.trim());
+  if (!/^\s*(\d+\.?\d*|\.\d+)\s*$/.test(raw) || !(value > 0) || value > 1_000_000) throw new InvalidArgumentError('must be a number of requests per second > 0');
+  return value;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+export function registerPublish(program: Command): void {
+  const command = program
+    .command('publish')
+    .description('publish catalogs: concurrent, retried, resumable; exit 0 all published, 1 some failed or invalid, 2 usage, 3 service unusable, 4 source unreadable, 130 interrupted')
+    .argument('<source...>', 'catalog: a file, - for stdin, an http(s):// URL, s3://bucket/key or s3://bucket/prefix/');
+  addCatalogOptions(command)
+    .option('--rate <n>', 'at most this many requests per second', perSecond)
+    .option('--max-attempts <n>', 'attempts per row, the first included', whole(1, 100), 5)
+    .option('--timeout <ms>', 'time limit of one request', whole(100, 600_000))
+    .option('--max-errors <n>', 'stop once this many rows have failed (the rest are not_attempted)', whole(1, Number.MAX_SAFE_INTEGER))
+    .option('--dry-run', 'everything but the network: rows that would be sent are "validated"')
+    .option('--changed-only', 'send only rows that are new or changed since the last run (see --state)')
+    .option('--state <file>', 'the --changed-only state file (default .listings/state-<source hash>.json)')
+    .option('--shard <K/N>', 'publish only the rows whose SKU hashes to shard K of N (CI matrix jobs)')
+    .option('--journal <file>', 'the resume journal (default .listings/journal-<source hash>.ndjson)')
+    .option('--no-journal', 'keep no resume journal')
+    .option('--resume', 'skip rows an earlier run of this source already published (from the journal)')
+    .option('--retry-failed <report>', 'send again only the rows a previous report lists as failed or not_attempted')
+    .option('--report <file>', 'write a results report: .csv, .json, .ndjson or .xml (JUnit); repeatable', collect, [])
+    .option('--json', 'print the summary as one JSON object on stdout')
+    .option('--quiet', 'print only the summary and errors')
+    .option('--sandbox', 'publish to an embedded sandbox started on a free port (try the tool with no account)');
+  addSettingsOptions(command);
+  command.action(async (sources: string[], flags: PublishFlags, self: Command) => {
+    const { runPublish } = await import('./publish-action.js');
+    await runPublish(sources, flags, () => loadSettings(self.opts()));
+  });
+}

@@ -1,0 +1,114 @@
+import type { Ora } from 'ora';
+import type { ReadProgress } from '../catalog/types.js';
+import type { RowOutcome } from '../publish/outcome.js';
+import { err, paint } from './output.js';
+
+/** `spinner`: an ora line on a terminal; `plain`: a line every few seconds (CI, pipes); `off`: --quiet. */
+export type ProgressMode = 'spinner' | 'plain' | 'off';
+
+export interface ProgressOptions {
+  mode: ProgressMode;
+  /** How far reading has got, for a byte-based percent when the row total is unknown. */
+  readProgress: () => ReadProgress;
+  /** Rows expected, when known in advance. */
+  total?: number;
+  /** Between plain lines. Default 5,000 ms. */
+  plainEveryMs?: number;
+  now?: () => number;
+}
+
+/** Live counts of a run, drawn on stderr. `tick` is called once per outcome and only counts. */
+export class ProgressDisplay {
+  readonly #options: ProgressOptions;
+  readonly #now: () => number;
+  readonly #started: number;
+  #done = 0;
+  #failed = 0;
+  #invalid = 0;
+  #spinner: Ora | undefined;
+  #timer: ReturnType<typeof setInterval> | undefined;
+
+  private constructor(options: ProgressOptions) {
+    this.#options = options;
+    this.#now = options.now ?? (() => performance.now());
+    this.#started = this.#now();
+  }
+
+  /** Start drawing; ora is loaded only when a spinner is wanted. */
+  static async start(options: ProgressOptions): Promise<ProgressDisplay> {
+    const display = new ProgressDisplay(options);
+    if (options.mode === 'spinner') {
+      const { default: ora } = await import('ora');
+      // discardStdin off: Ctrl-C must reach our SIGINT handler as a signal.
+      display.#spinner = ora({ text: 'starting', stream: process.stderr, discardStdin: false }).start();
+      display.#timer = setInterval(() => display.#spinner && (display.#spinner.text = display.line()), 200);
+    } else if (options.mode === 'plain') {
+      display.#timer = setInterval(() => err(display.line()), options.plainEveryMs ?? 5_000);
+    }
+    display.#timer?.unref();
+    return display;
+  }
+
+  tick(outcome: RowOutcome): void {
+    this.#done++;
+    if (outcome.outcome === 'failed') this.#failed++;
+    else if (outcome.outcome === 'invalid') this.#invalid++;
+  }
+
+  /** Print a line above the spinner without garbling it. */
+  note(line: string): void {
+    if (this.#spinner === undefined) {
+      err(line);
+      return;
+    }
+    this.#spinner.clear();
+    err(line);
+    this.#spinner.render();
+  }
+
+  /** Stop drawing and clear the spinner line, so the summary starts on a clean line. */
+  stop(): void {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = undefined;
+    this.#spinner?.stop();
+    this.#spinner = undefined;
+  }
+
+  /** One line: done/total or done, percent, rows/s, failures and ETA. */
+  line(): string {
+    const elapsedMs = Math.max(1, this.#now() - this.#started);
+    const rate = (this.#done / elapsedMs) * 1000;
+    const { total } = this.#options;
+    let fraction: number | undefined;
+    let head: string;
+    if (total !== undefined && total > 0) {
+      fraction = Math.min(1, this.#done / total);
+      head = `${count(this.#done)}/${count(total)} rows`;
+    } else {
+      const read = this.#options.readProgress();
+      if (read.totalBytes !== undefined && read.totalBytes > 0) fraction = Math.min(1, read.bytesRead / read.totalBytes);
+      head = `${count(this.#done)} rows`;
+    }
+    const parts = [head];
+    if (fraction !== undefined) parts.push(`${Math.floor(fraction * 100)}%`);
+    parts.push(`${count(Math.round(rate))} rows/s`);
+    if (this.#failed > 0) parts.push(paint.red(`${count(this.#failed)} failed`));
+    if (this.#invalid > 0) parts.push(paint.yellow(`${count(this.#invalid)} invalid`));
+    if (fraction !== undefined && fraction > 0 && fraction < 1) parts.push(`ETA ${duration((elapsedMs * (1 - fraction)) / fraction)}`);
+    return parts.join(' · ');
+  }
+}
+
+/** 1234567 -> `1,234,567`. */
+export function count(value: number): string {
+  return value.toLocaleString('en-US');
+}
+
+/** 83_000 ms -> `1m 23s`; under a minute in seconds; above an hour in hours and minutes. */
+export function duration(ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  if (seconds < 60) return `${seconds}s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes}m ${String(seconds % 60).padStart(2, '0')}s`;
+  return `${Math.floor(minutes / 60)}h ${String(minutes % 60).padStart(2, '0')}m`;
+}

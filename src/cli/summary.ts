@@ -1,0 +1,69 @@
+import { formatLocation } from '../errors.js';
+import type { PublishEnd } from '../publish/engine-types.js';
+import type { RowOutcome } from '../publish/outcome.js';
+import type { RunSummary } from './commands/publish-standins.js';
+import { err, out, paint } from './output.js';
+import { count, duration } from './progress.js';
+
+/** Row errors printed after a run; the rest are in the report. */
+export const ROW_ERRORS_SHOWN = 5;
+
+/** `catalog.csv:17: sku X: HTTP 400 Bad Request: message`. */
+export function rowErrorLine(outcome: RowOutcome): string {
+  const sku = outcome.sku === undefined ? '' : ` sku ${outcome.sku}:`;
+  const what = outcome.outcome === 'invalid' ? `invalid: ${outcome.error ?? ''}` : (outcome.error ?? outcome.reason ?? 'failed');
+  return `${formatLocation(outcome.location)}:${sku} ${what}`;
+}
+
+function part(value: number, label: string, colour: (text: string) => string): string {
+  const text = `${count(value)} ${label}`;
+  return value === 0 ? paint.dim(text) : colour(text);
+}
+
+/** The counts line: coloured counts, rows, time and rate. */
+export function summaryLine(summary: RunSummary, dryRun: boolean): string {
+  const done = dryRun ? part(summary.validated, 'validated', paint.green) : part(summary.published, 'published', paint.green);
+  const parts = [
+    done,
+    part(summary.failed, 'failed', paint.red),
+    part(summary.invalid, 'invalid', paint.yellow),
+    part(summary.skipped, 'skipped', (text) => text),
+    part(summary.not_attempted, 'not attempted', paint.yellow),
+  ];
+  const ok = summary.failed + summary.invalid + summary.not_attempted === 0;
+  const mark = ok ? paint.green('✔') : paint.red('✖');
+  return `${mark} ${count(summary.rows)} rows in ${duration(summary.duration_ms)} (${count(Math.round(summary.rows_per_second))} rows/s): ${parts.join(', ')}`;
+}
+
+/** The final summary: first row errors and the counts on stderr; with `json`, the summary object on stdout. */
+export function printSummary(summary: RunSummary, options: { json: boolean; dryRun: boolean; rowErrors: RowOutcome[] }): void {
+  const wrong = summary.failed + summary.invalid;
+  for (const outcome of options.rowErrors) err(`${paint.red('error')} ${rowErrorLine(outcome)}`);
+  if (wrong > options.rowErrors.length) err(paint.dim(`... and ${count(wrong - options.rowErrors.length)} more ${summary.report.length > 0 ? '(see the report)' : '(write them all with --report FILE.csv)'}`));
+  err(summaryLine(summary, options.dryRun));
+  const statuses = Object.entries(summary.errors_by_status);
+  if (statuses.length > 0) err(`  errors by status: ${statuses.map(([status, n]) => `${status} x${count(n)}`).join(', ')}`);
+  if (summary.report.length > 0) err(`  report: ${summary.report.join(', ')}`);
+  if (options.json) out(JSON.stringify(summary));
+}
+
+/** Why a run stopped early, with what to do next. */
+export function printRunEnd(end: PublishEnd, summary: RunSummary): void {
+  const left = `${count(summary.not_attempted)} ${summary.not_attempted === 1 ? 'row' : 'rows'} not attempted`;
+  switch (end.kind) {
+    case 'systemic': {
+      const error = end.error as { message?: string; hint?: string };
+      err(`${paint.red('error')} the service could not be used: ${error.message ?? String(end.error)}`);
+      if (error.hint) err(`${paint.dim('hint')}  ${error.hint}`);
+      err(`  stopped after ${count(end.requests)} ${end.requests === 1 ? 'request' : 'requests'}; ${left}`);
+      return;
+    }
+    case 'max-errors':
+      err(`${paint.red('stopped')} after ${count(end.failed)} failed rows (--max-errors); ${left}`);
+      return;
+    case 'interrupted':
+      err(`${paint.yellow('interrupted')}: ${left}; run again with --resume to continue where this run stopped`);
+      return;
+    default:
+  }
+}

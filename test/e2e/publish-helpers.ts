@@ -1,0 +1,44 @@
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+
+export const HEADER = 'sku,title,marketplace,images_source,merchant_location_key,fulfillment_policy_id,payment_policy_id,return_policy_id,overrides.condition';
+
+/** One valid flat CSV row; `condition` lets a test edit a row's content. */
+export function csvRow(i: number, condition = 'NEW'): string {
+  return `SKU-${String(i).padStart(6, '0')},Item ${i},EBAY_US,https://images.example.com/${i}/a.jpg|https://images.example.com/${i}/b.jpg,warehouse-1,FULFILL-1,PAY-1,RETURN-1,${condition}`;
+}
+
+/** A generated flat catalog of `rows` rows in `dir`. */
+export function writeCatalog(dir: string, rows: number, name = 'catalog.csv', row: (i: number) => string = (i) => csvRow(i)): string {
+  const lines = [HEADER];
+  for (let i = 0; i < rows; i++) lines.push(row(i));
+  const path = join(dir, name);
+  writeFileSync(path, `${lines.join('\n')}\n`);
+  return path;
+}
+
+export function skuOf(i: number): string {
+  return `SKU-${String(i).padStart(6, '0')}`;
+}
+
+/** The rows of a CSV report, as objects keyed by its header. */
+export function readCsvReport(path: string): Record<string, string>[] {
+  return parse<Record<string, string>>(readFileSync(path, 'utf8'), { columns: true, skip_empty_lines: false });
+}
+
+/** Every file below `dir` (one level of folders), for "the key is in no file" checks. */
+export function filesBelow(dir: string): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) found.push(...filesBelow(path));
+    else found.push(path);
+  }
+  return found;
+}
+
+/** The environment of a publish against a sandbox process. */
+export function publishEnv(url: string, key = 'sandbox-key'): Record<string, string> {
+  return { LISTINGS_BASE_URL: url, LISTINGS_API_KEY: key };
+}

@@ -1,0 +1,119 @@
+import { once } from 'node:events';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { describe, expect, it } from 'vitest';
+import { runCli, spawnCli } from '../helpers/cli.js';
+import { startSandboxProcess } from '../helpers/sandbox-process.js';
+import { tempDir } from '../helpers/tmp.js';
+import { csvRow, publishEnv, readCsvReport, writeCatalog } from './publish-helpers.js';
+
+/** Start a publish, wait until the sandbox has created some listings, then send `signal`; resolves with the exit. */
+async function interrupted(args: string[], cwd: string, url: string, stats: () => Promise<{ created: number }>, signal: NodeJS.Signals) {
+  const child = spawnCli(args, { cwd, env: publishEnv(url) });
+  let stderr = '';
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stdout?.resume();
+  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  for (let waited = 0; (await stats()).created < 40 && waited < 10_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+  child.kill(signal);
+  const [code, by] = await exited;
+  return { code, by, stderr };
+}
+
+describe('interrupt and resume', () => {
+  for (const signal of ['SIGINT', 'SIGKILL'] as const) {
+    it(`after ${signal}, --resume publishes the rest: the union is the catalog, no duplicates`, async () => {
+      const sandbox = await startSandboxProcess(['--latency', '20-30']);
+      const dir = tempDir();
+      const catalog = writeCatalog(dir, 400);
+      const first = await interrupted(['publish', catalog, '--concurrency', '4', '--report', join(dir, 'first.csv')], dir, sandbox.url, () => sandbox.stats(), signal);
+      if (signal === 'SIGINT') {
+        expect(first.code, first.stderr).toBe(130);
+        expect(first.stderr).toContain('--resume');
+        const rows = readCsvReport(join(dir, 'first.csv'));
+        expect(rows.length).toBeLessThan(400);
+        expect(rows.some((row) => row.outcome === 'not_attempted') || rows.length < 400).toBe(true);
+      } else {
+        expect(first.by).toBe('SIGKILL');
+      }
+      const before = await sandbox.stats();
+      expect(before.created).toBeLessThan(400);
+      const second = await runCli(['publish', catalog, '--resume', '--report', join(dir, 'second.csv')], { cwd: dir, env: publishEnv(sandbox.url) });
+      expect(second.code, second.stderr).toBe(0);
+      const after = await sandbox.stats();
+      expect(after.created).toBe(400);
+      expect(after.duplicates).toBe(0);
+      const rows = readCsvReport(join(dir, 'second.csv'));
+      expect(rows).toHaveLength(400);
+      const skipped = rows.filter((row) => row.outcome === 'skipped' && row.reason === 'already published').length;
+      expect(skipped).toBeGreaterThan(0);
+      expect(skipped + rows.filter((row) => row.outcome === 'published').length).toBe(400);
+    });
+  }
+});
+
+describe('publish only what is needed', () => {
+  it('--changed-only sends nothing the second time, and only the 3 edited rows after an edit', async () => {
+    const sandbox = await startSandboxProcess();
+    const dir = tempDir();
+    const catalog = writeCatalog(dir, 60);
+    const run = () => runCli(['publish', catalog, '--changed-only', '--json'], { cwd: dir, env: publishEnv(sandbox.url) });
+    expect((await run()).code).toBe(0);
+    expect((await sandbox.stats()).requests).toBe(60);
+    const second = await run();
+    expect(second.code, second.stderr).toBe(0);
+    expect(JSON.parse(second.stdout)).toMatchObject({ rows: 60, skipped: 60, published: 0 });
+    expect((await sandbox.stats()).requests).toBe(60);
+    writeCatalog(dir, 60, 'catalog.csv', (i) => csvRow(i, i === 5 || i === 17 || i === 42 ? 'USED' : 'NEW'));
+    const plan = await runCli(['publish', catalog, '--changed-only', '--dry-run', '--report', join(dir, 'plan.csv')], { cwd: dir, env: publishEnv(sandbox.url) });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(readCsvReport(join(dir, 'plan.csv')).filter((row) => row.outcome === 'validated').map((row) => row.reason)).toEqual(['changed', 'changed', 'changed']);
+    expect((await sandbox.stats()).requests).toBe(60);
+    const third = await run();
+    expect(third.code, third.stderr).toBe(0);
+    expect(JSON.parse(third.stdout)).toMatchObject({ published: 3, skipped: 57 });
+    expect((await sandbox.stats()).requests).toBe(63);
+  });
+
+  it('--shard 1/3, 2/3 and 3/3 together publish every row exactly once', async () => {
+    const sandbox = await startSandboxProcess();
+    const dir = tempDir();
+    const catalog = writeCatalog(dir, 300);
+    let published = 0;
+    for (const shard of ['1/3', '2/3', '3/3']) {
+      const result = await runCli(['publish', catalog, '--shard', shard, '--json', '--no-journal'], { cwd: dir, env: publishEnv(sandbox.url) });
+      expect(result.code, result.stderr).toBe(0);
+      const summary = JSON.parse(result.stdout) as { published: number; skipped: number; rows: number };
+      expect(summary.published).toBeGreaterThan(50);
+      expect(summary.published + summary.skipped).toBe(300);
+      published += summary.published;
+    }
+    expect(published).toBe(300);
+    expect(await sandbox.stats()).toMatchObject({ created: 300, duplicates: 0, requests: 300 });
+  });
+});
+
+describe('the CSV report', () => {
+  it('round-trips through csv-parse with formulas, quotes, commas and newlines in a title', async () => {
+    const sandbox = await startSandboxProcess();
+    const dir = tempDir();
+    const titles = ['=HYPERLINK("http://evil.example/","click me")', 'He said "hi", then left', 'two\nlines, one cell', '+1 plus', '@at', '-minus'];
+    const lines = ['sku,title,marketplace'];
+    titles.forEach((title, i) => lines.push(`T-${i},"${title.replace(/"/g, '""')}",ebay`));
+    const catalog = join(dir, 'titles.csv');
+    writeFileSync(catalog, `${lines.join('\n')}\n`);
+    const report = join(dir, 'report.csv');
+    const result = await runCli(['publish', catalog, '--shape', 'wrapped', '--report', report], { cwd: dir, env: publishEnv(sandbox.url) });
+    expect(result.code, result.stderr).toBe(0);
+    const text = readFileSync(report, 'utf8');
+    const rows = parse<Record<string, string>>(text, { columns: true });
+    expect(rows.map((row) => row.sku)).toEqual(titles.map((_, i) => `T-${i}`));
+    rows.forEach((row, i) => {
+      const title = row.title!;
+      expect(title).not.toMatch(/^[=+\-@\t\r\n]/);
+      // Neutralised with a leading apostrophe where needed, and otherwise exactly the title.
+      expect(title.replace(/^'/, '')).toBe(titles[i]);
+    });
+  });
+});
