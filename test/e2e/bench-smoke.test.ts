@@ -45,7 +45,7 @@ describe('npm run bench (smoke: 2,000 rows, one repeat)', () => {
     const committed = join(REPO_ROOT, 'bench', 'RESULTS.md');
     const before = existsSync(committed) ? readFileSync(committed, 'utf8') : undefined;
     const run = await runBench([
-      '--rows', '2000', '--repeats', '1', '--startup-repeats', '3', '--latency-rows', '2000', '--peer-rows', '100',
+      '--rows', '2000', '--repeats', '1', '--startup-repeats', '3', '--latency-rows', '2000', '--peer-rows', '50',
       '--load-seconds', '1', '--out', out, '--data-dir', join(out, 'data'),
     ]);
     expect(run.code, run.stderr).toBe(0);
