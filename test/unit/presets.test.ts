@@ -137,7 +137,8 @@ describe('--preset woocommerce', () => {
 
   it('reports grouped products as invalid rows and keeps every row', async () => {
     const out = await drafts(woocommerceDrafts, [woo(2, { ID: '40', Type: 'grouped', Name: 'Set' }), { location: { source: 'woo.csv', line: 3 }, error: 'bad' }]);
-    expect(out.map((d) => d.issues.map((i) => i.path))).toEqual([['Type'], ['(record)']]);
+    expect(out.map((d) => d.issues.map((i) => i.path))).toEqual([['(record)'], ['(record)']]);
+    expect(out[0]!.issues[0]!.message).toMatch(/^Type grouped: a grouped product is not a listing itself/);
   });
 
   it('leaves a variation whose parent is unknown and that has no SKU without one', async () => {

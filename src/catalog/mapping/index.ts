@@ -1,6 +1,5 @@
 import type { Draft } from '../types.js';
-import type { RecordItem } from '../read-records.js';
-import type { Location } from '../../errors.js';
+import { isRecordError, type RecordError, type RecordItem } from '../read-records.js';
 import { createRecordMapper, type MappingOptions } from './map-record.js';
 import { checkHeader } from './header.js';
 
@@ -9,12 +8,8 @@ export { createRecordMapper, type MappingOptions } from './map-record.js';
 export { checkHeader } from './header.js';
 
 /** A record the parser could not read, as a draft: the row is reported, not lost. */
-export function unreadableDraft(item: { location: Location; error: string }): Draft {
+export function unreadableDraft(item: RecordError): Draft {
   return { location: item.location, values: {}, issues: [{ path: '(record)', message: item.error }] };
-}
-
-export function isUnreadable(item: RecordItem): item is { location: Location; error: string } {
-  return 'error' in item;
 }
 
 /** Records -> drafts under the default mapping and the renames; one draft per record, in order. */
@@ -22,7 +17,7 @@ export async function* mapRecords(records: AsyncIterable<RecordItem>, options: M
   const toDraft = createRecordMapper(options);
   let checked = !options.fixedColumns;
   for await (const item of records) {
-    if (isUnreadable(item)) {
+    if (isRecordError(item)) {
       yield unreadableDraft(item);
       continue;
     }

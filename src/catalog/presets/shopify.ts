@@ -24,9 +24,9 @@
  * is caught by prepare's duplicate check.
  */
 import type { Draft } from '../types.js';
-import type { RecordItem } from '../read-records.js';
+import { isRecordError, type RecordItem } from '../read-records.js';
 import type { Location } from '../../errors.js';
-import { isUnreadable, unreadableDraft } from '../mapping/index.js';
+import { unreadableDraft } from '../mapping/index.js';
 import { cell, requireColumns, slug, unique } from './cells.js';
 
 const OPTION_VALUES = ['Option1 Value', 'Option2 Value', 'Option3 Value'];
@@ -100,7 +100,7 @@ export async function* shopifyDrafts(records: AsyncIterable<RecordItem>): AsyncI
   let product: Product | undefined;
   let variantColumns: string[] | undefined;
   for await (const item of records) {
-    if (isUnreadable(item)) {
+    if (isRecordError(item)) {
       yield unreadableDraft(item);
       continue;
     }

@@ -22,9 +22,9 @@
  * number of variable products (a few hundred bytes each), not with the number of rows.
  */
 import type { Draft, DraftValues } from '../types.js';
-import type { RecordItem } from '../read-records.js';
+import { isRecordError, type RecordItem } from '../read-records.js';
 import type { Location } from '../../errors.js';
-import { isUnreadable, unreadableDraft } from '../mapping/index.js';
+import { unreadableDraft } from '../mapping/index.js';
 import { cell, requireColumns, slug, unique } from './cells.js';
 import { splitList } from '../mapping/values.js';
 import { columnsByNumber } from '../mapping/map-record.js';
@@ -57,7 +57,7 @@ export async function* woocommerceDrafts(records: AsyncIterable<RecordItem>): As
   const variables: Parent[] = [];
   let attributeColumns: string[] | undefined;
   for await (const item of records) {
-    if (isUnreadable(item)) {
+    if (isRecordError(item)) {
       yield unreadableDraft(item);
       continue;
     }
@@ -98,7 +98,8 @@ export async function* woocommerceDrafts(records: AsyncIterable<RecordItem>): As
     }
     const draft: Draft = { location, values: productValues(sku, name, images), issues: [] };
     if (types.includes('grouped')) {
-      draft.issues.push({ path: 'Type', message: 'a grouped product is not a listing itself: the products it groups are listed from their own rows' });
+      // Reported as a whole row, so that its values (it has no SKU of its own) are not checked as a listing's.
+      draft.issues.push({ path: '(record)', message: 'Type grouped: a grouped product is not a listing itself; the products it groups are listed from their own rows' });
     }
     yield draft;
   }

@@ -45,7 +45,7 @@ function maxErrors(raw: string): number {
 export function addCatalogOptions(command: Command): Command {
   return command
     .addOption(new Option('--format <format>', 'catalog format (default: from the extension or Content-Type; required for stdin when it cannot be sniffed)').choices(FORMATS))
-    .option('--delimiter <char>', 'CSV delimiter (default: sniffed among , ; tab |); "tab" for a tab')
+    .option('--delimiter <char>', 'CSV delimiter (default: sniffed among , ; tab |); "tab" or "\\t" for a tab')
     .option('--json-path <key>', 'for JSON: the key of the array of records, e.g. products for {"products": [...]}')
     .option('--list-separator <text>', 'separator of list values inside one cell (images_source)', '|')
     .option('--map <field=Column>', 'take a listing field from a column of another name (repeatable)', collect, [])
@@ -71,10 +71,9 @@ export async function catalogOptionsFrom(flags: CatalogFlags): Promise<CatalogOp
   }
   map = { ...map, ...parseMapFlags(flags.map) };
   if (flags.listSeparator === '') throw new UsageError('--list-separator must not be empty');
-  const delimiter = flags.delimiter === 'tab' || flags.delimiter === '\\t' ? '\t' : flags.delimiter;
   const options: CatalogOptions = {
     ...(flags.format === undefined ? {} : { format: flags.format }),
-    ...(delimiter === undefined ? {} : { delimiter }),
+    ...(flags.delimiter === undefined ? {} : { delimiter: flags.delimiter }),
     ...(flags.jsonPath === undefined ? {} : { jsonPath: flags.jsonPath }),
     ...(flags.listSeparator === undefined ? {} : { listSeparator: flags.listSeparator }),
     ...(Object.keys(map).length === 0 ? {} : { map }),

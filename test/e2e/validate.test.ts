@@ -1,0 +1,198 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO_ROOT, runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/tmp.js';
+
+const POLICIES = ['--merchant-location-key', 'wh-1', '--fulfillment-policy-id', 'f-1', '--payment-policy-id', 'p-1', '--return-policy-id', 'r-1'];
+const ERRORS = 'fixtures/catalog-with-errors.csv';
+
+interface JsonResult {
+  rows: number;
+  input_rows: number;
+  valid: number;
+  invalid: number;
+  errors: Array<{ source: string; line: number | null; record?: number; field: string; message: string }>;
+  errors_not_shown: number;
+}
+
+describe.concurrent('listings validate: valid catalogs', () => {
+  it.each(['fixtures/catalog.csv', 'fixtures/catalog.json', 'fixtures/catalog.ndjson', 'fixtures/catalog.csv.gz'])('%s: exit 0, no errors, a summary on stderr', async (file) => {
+    const result = await runCli(['validate', file]);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.trim()).toBe('20 rows: 20 valid, 0 invalid');
+    expect(result.code).toBe(0);
+  });
+
+  it('reads stdin with --format', async () => {
+    const result = await runCli(['validate', '-', '--format', 'csv'], { input: readFileSync(join(REPO_ROOT, 'fixtures/catalog.csv'), 'utf8') });
+    expect(result.stderr.trim()).toBe('20 rows: 20 valid, 0 invalid');
+    expect(result.code).toBe(0);
+  });
+
+  it('validates several sources as one run: a SKU repeated across them is a duplicate', async () => {
+    const result = await runCli(['validate', 'fixtures/catalog.csv', 'fixtures/catalog.json']);
+    expect(result.code).toBe(1);
+    expect(result.stdout.split('\n')[0]).toBe('fixtures/catalog.json#1: sku: duplicate SKU; first seen at fixtures/catalog.csv:2');
+    expect(result.stderr.trim()).toBe('40 rows: 20 valid, 20 invalid');
+  });
+});
+
+describe.concurrent('listings validate: invalid rows', () => {
+  it('prints compiler-style located lines and exits 1', async () => {
+    const result = await runCli(['validate', ERRORS]);
+    expect(result.stdout.trim().split('\n')).toEqual([
+      `${ERRORS}:3: images_source[1]: not an absolute http(s) URL: "images/mug-sand-2.jpg"`,
+      `${ERRORS}:4: marketplace: "ebay" is the wrapped shape's form; the flat shape needs the upper-case form with a region, e.g. EBAY_US`,
+      `${ERRORS}:5: fulfillment_policy_id: is required (no saved defaults; set it in the row, with --fulfillment-policy-id or in the profile)`,
+      `${ERRORS}:6: sku: duplicate SKU; first seen at ${ERRORS}:2`,
+      `${ERRORS}:7: sku: is required`,
+    ]);
+    expect(result.stderr.trim()).toBe('7 rows: 2 valid, 5 invalid');
+    expect(result.code).toBe(1);
+  });
+
+  it('a record the parser cannot read is reported at its line; the rows around it are still validated', async () => {
+    const file = join(tempDir(), 'broken.csv');
+    writeFileSync(file, 'sku,marketplace\nA,EBAY_US\nB,EBAY_US,extra\nC,EBAY_US\n');
+    const result = await runCli(['validate', file, '--saved-defaults']);
+    expect(result.stdout.trim().split('\n')).toEqual([`${file}:3: the row has 3 fields but the header has 2: a value holding the delimiter must be quoted`]);
+    expect(result.stderr.trim()).toBe('3 rows: 2 valid, 1 invalid');
+    expect(result.code).toBe(1);
+  });
+
+  it('defaults from flags fill what rows leave empty (row value still wins)', async () => {
+    const result = await runCli(['validate', ERRORS, '--fulfillment-policy-id', 'f-9']);
+    expect(result.stdout).not.toContain(':5:');
+    expect(result.stderr.trim()).toBe('7 rows: 3 valid, 4 invalid');
+  });
+
+  it('--max-errors N prints N lines then the count of the rest', async () => {
+    const result = await runCli(['validate', ERRORS, '--max-errors', '2']);
+    const lines = result.stdout.trim().split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines[2]).toBe('... and 3 more errors');
+    expect(result.code).toBe(1);
+  });
+
+  it('--json prints one object with the counts and the errors', async () => {
+    const result = await runCli(['validate', ERRORS, '--json']);
+    const json = JSON.parse(result.stdout) as JsonResult;
+    expect(json).toMatchObject({ rows: 7, input_rows: 7, valid: 2, invalid: 5, errors_not_shown: 0 });
+    expect(json.errors).toHaveLength(5);
+    expect(json.errors[0]).toEqual({ source: ERRORS, line: 3, field: 'images_source[1]', message: 'not an absolute http(s) URL: "images/mug-sand-2.jpg"' });
+    expect(result.code).toBe(1);
+  });
+
+  it('--json gives a JSON source record index as record, with line null', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'bad.json');
+    const rows = JSON.parse(readFileSync(join(REPO_ROOT, 'fixtures/catalog.json'), 'utf8')) as Array<Record<string, unknown>>;
+    rows[1]!.images_source = ['not a url'];
+    writeFileSync(file, JSON.stringify(rows.slice(0, 3)));
+    const result = await runCli(['validate', file, '--json', '--max-errors', '0']);
+    const json = JSON.parse(result.stdout) as JsonResult;
+    expect(json).toMatchObject({ rows: 3, valid: 2, invalid: 1, errors: [], errors_not_shown: 1 });
+    const full = JSON.parse((await runCli(['validate', file, '--json'])).stdout) as JsonResult;
+    expect(full.errors).toEqual([{ source: file, line: null, record: 2, field: 'images_source[0]', message: 'not an absolute http(s) URL: "not a url"' }]);
+  });
+});
+
+describe.concurrent('listings validate --out', () => {
+  it('writes the request body of each valid row, one JSON per line', async () => {
+    const dir = tempDir();
+    const out = join(dir, 'requests.ndjson');
+    const result = await runCli(['validate', ERRORS, '--out', out]);
+    expect(result.code).toBe(1);
+    const lines = readFileSync(out, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.map((body) => body.sku)).toEqual(['MUG-001', 'PLT-040']);
+    expect(lines[0]).toEqual({
+      images_source: ['https://images.example.com/products/mug-blue-1.jpg', 'https://images.example.com/products/mug-blue-2.jpg'],
+      sku: 'MUG-001',
+      marketplace: 'EBAY_US',
+      merchant_location_key: 'warehouse-berlin-1',
+      fulfillment_policy_id: 'FULFILL-STANDARD',
+      payment_policy_id: 'PAY-IMMEDIATE',
+      return_policy_id: 'RETURNS-30D',
+      overrides: { condition: 'NEW' },
+    });
+  });
+
+  it('writes the wrapped shape when asked, with the marketplace converted', async () => {
+    const dir = tempDir();
+    const out = join(dir, 'wrapped.ndjson');
+    const result = await runCli(['validate', 'fixtures/catalog.ndjson', '--shape', 'wrapped', '--out', out]);
+    expect(result.code).toBe(0);
+    const first = JSON.parse(readFileSync(out, 'utf8').split('\n')[0]!) as unknown;
+    expect(first).toEqual({ marketplace: 'ebay', payload: { sku: 'MUG-001', title: 'Stoneware Mug, Blue' } });
+  });
+
+  it('fails with exit 2 before reading when the file cannot be written', async () => {
+    const result = await runCli(['validate', 'fixtures/catalog.csv', '--out', join(tempDir(), 'no-such-dir', 'x.ndjson')]);
+    expect(result.stderr).toMatch(/--out .*x\.ndjson: cannot write it \(ENOENT\)/);
+    expect(result.code).toBe(2);
+  });
+});
+
+describe.concurrent('listings validate: presets', () => {
+  it('--preset shopify: one listing per variant, image rows counted in', async () => {
+    const dir = tempDir();
+    const out = join(dir, 'shopify.ndjson');
+    const result = await runCli(['validate', 'fixtures/shopify-export.csv', '--preset', 'shopify', '--marketplace', 'EBAY_US', ...POLICIES, '--out', out]);
+    expect(result.stderr.trim()).toBe('9 input rows, 6 listings: 6 valid, 0 invalid');
+    expect(result.code).toBe(0);
+    const bodies = readFileSync(out, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { sku: string; images_source?: string[]; overrides?: { condition?: string } });
+    expect(bodies.map((b) => b.sku)).toEqual(['APR-001', 'TOTE-NAT', 'TOTE-BLK', 'ceramic-planter-small-sage', 'ceramic-planter-large-sage', 'vintage-enamel-pin']);
+    expect(bodies[0]!.images_source).toHaveLength(3);
+    expect(bodies[2]!.images_source![0]).toMatch(/tote-black\.jpg$/);
+    expect(bodies[5]!.overrides).toEqual({ condition: 'USED' });
+  });
+
+  it('--preset woocommerce: simple products and variations; a grouped product is reported', async () => {
+    const result = await runCli(['validate', 'fixtures/woocommerce-export.csv', '--preset', 'woocommerce', '--marketplace', 'EBAY_US', ...POLICIES, '--json']);
+    const json = JSON.parse(result.stdout) as JsonResult;
+    expect(json).toMatchObject({ rows: 9, input_rows: 10, valid: 8, invalid: 1 });
+    expect(json.errors).toEqual([{ source: 'fixtures/woocommerce-export.csv', line: 6, field: '(record)', message: expect.stringContaining('grouped product') as string }]);
+    expect(result.code).toBe(1);
+  });
+});
+
+describe.concurrent('listings validate: usage and source errors', () => {
+  it('a missing file exits 4, naming it', async () => {
+    const result = await runCli(['validate', 'fixtures/no-such-catalog.csv']);
+    expect(result.stderr).toContain('fixtures/no-such-catalog.csv');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(result.code).toBe(4);
+  });
+
+  it('an unknown --map target exits 2 before reading, with a did-you-mean', async () => {
+    const result = await runCli(['validate', 'fixtures/no-such-catalog.csv', '--map', 'titel=Name']);
+    expect(result.stderr).toContain('"titel" is not a listing field');
+    expect(result.stderr).toContain('did you mean title?');
+    expect(result.code).toBe(2);
+  });
+
+  it('a mapped column missing from the header is one clear error, exit 2', async () => {
+    const result = await runCli(['validate', 'fixtures/catalog.csv', '--map', 'title=Product Name']);
+    expect(result.stderr).toContain('--map title=Product Name: fixtures/catalog.csv has no column "Product Name"');
+    expect(result.stdout).toBe('');
+    expect(result.code).toBe(2);
+  });
+
+  it('--mapping reads renames from a file', async () => {
+    const dir = tempDir();
+    const mapping = join(dir, 'mapping.json');
+    writeFileSync(mapping, JSON.stringify({ sku: 'Variant SKU', images_source: 'Image Src' }));
+    const csv = join(dir, 'shop.csv');
+    writeFileSync(csv, 'Variant SKU,Image Src,marketplace\nA-1,https://x.example/a.jpg|https://x.example/b.jpg,EBAY_US\n');
+    const result = await runCli(['validate', csv, '--mapping', mapping, '--saved-defaults', '--json']);
+    expect(JSON.parse(result.stdout)).toMatchObject({ rows: 1, valid: 1, invalid: 0 });
+    expect(result.code).toBe(0);
+  });
+
+  it('--preset with --map is a usage error', async () => {
+    const result = await runCli(['validate', 'fixtures/shopify-export.csv', '--preset', 'shopify', '--map', 'sku=Handle']);
+    expect(result.stderr).toContain('cannot be combined with --map');
+    expect(result.code).toBe(2);
+  });
+});
