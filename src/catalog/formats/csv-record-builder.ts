@@ -82,18 +82,23 @@ export class CsvRecordBuilder {
     }
     if (repeated) return null;
     const column = this.#columnName(error.column);
-    switch (error.code) {
-      case 'CSV_QUOTE_NOT_CLOSED':
-        return this.#error(this.#lines.end + 1, `a quoted value${column} opens in this row and is never closed (the file ends inside it)`);
-      case 'CSV_MAX_RECORD_SIZE':
-        return this.#error(this.#lines.end + 1, 'the row is larger than 1 MiB; reading stopped here (an unclosed quote can cause this)', true);
-      case 'CSV_INVALID_CLOSING_QUOTE':
-        return this.#error(this.#lines.lineOf(Number(error.lines)), `a quote inside the quoted value${column} must be doubled ("")`);
-      case 'INVALID_OPENING_QUOTE':
-        return this.#error(this.#lines.lineOf(Number(error.lines)), `a quote inside the unquoted value${column}: quote the whole value and double the quote ("")`);
-      default:
-        return this.#error(this.#lines.lineOf(Number(error.lines)), error.message);
-    }
+    const here = this.#lines.lineOf(Number(error.lines));
+    const next = this.#lines.end + 1;
+    const [line, message, fatal] = ((): [number, string, boolean] => {
+      switch (error.code) {
+        case 'CSV_QUOTE_NOT_CLOSED':
+          return [next, `a quoted value${column} opens in this row and is never closed (the file ends inside it)`, false];
+        case 'CSV_MAX_RECORD_SIZE':
+          return [next, 'the row is larger than 1 MiB; reading stopped here (an unclosed quote can cause this)', true];
+        case 'CSV_INVALID_CLOSING_QUOTE':
+          return [here, `a quote inside the quoted value${column} must be doubled ("")`, false];
+        case 'INVALID_OPENING_QUOTE':
+          return [here, `a quote inside the unquoted value${column}: quote the whole value and double the quote ("")`, false];
+        default:
+          return [here, error.message, false];
+      }
+    })();
+    return this.#error(line, this.columns === undefined ? `the header row: ${message}` : message, fatal);
   }
 
   /** The item for a source that held no header row at all. */

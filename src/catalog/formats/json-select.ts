@@ -106,6 +106,7 @@ export class JsonSelector {
     if (this.fatal !== undefined) return;
     if (this.#mode === 'element') this.#fail(this.#index, `the JSON breaks inside record ${this.#index}: ${message}`);
     else if (this.#mode === 'elements') this.#fail(this.#index + 1, `the JSON breaks after record ${this.#index}: ${message}`);
+    else if (this.#mode === 'start') this.#fail(1, `the file is empty or not JSON: ${message}`);
     else this.#fail(Math.max(1, this.#index), `the JSON is broken outside the records: ${message}`);
   }
 

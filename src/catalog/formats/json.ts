@@ -52,7 +52,7 @@ class JsonRecordParser extends Parser {
     internals._processBuffer.call(this, (error) => {
       if (error) {
         self._buffer = '';
-        this.selector.broken(error.message.replace(/^Parser (cannot parse input: )?/, ''));
+        this.selector.broken(error.message.replace(/^Parser (cannot parse input: |has )?/, ''));
       }
       if (this.selector.fatal === undefined) callback(null);
     });

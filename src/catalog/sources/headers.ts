@@ -18,6 +18,9 @@ export function parseSourceHeaders(lines: readonly string[] | undefined): Record
     const value = line.slice(colon + 1).trim();
     if (/[\r\n\0]/.test(value)) throw new UsageError(`--source-header ${name}: the value may not contain line breaks`);
     registerSecret(value);
+    // `Bearer <token>`, `Basic <credentials>`: the credentials can show up without their scheme.
+    const space = value.indexOf(' ');
+    if (space > 0) registerSecret(value.slice(space + 1).trim());
     const key = name.toLowerCase();
     headers[key] = headers[key] === undefined ? value : `${headers[key]}, ${value}`;
   }
