@@ -47,6 +47,23 @@ export class AtomicFile {
     return this.#pending.length < CHUNK ? undefined : this.#flush();
   }
 
+  /**
+   * Overwrite text already written, at a byte offset from the start (a header whose counts are known only at the
+   * end). Writes what is pending first; the next `write` still appends at the end. Do not call it while a
+   * `write`'s promise is outstanding.
+   */
+  async writeAt(position: number, text: string): Promise<void> {
+    if (this.#done) throw new Error(`${this.path} is already finished`);
+    await this.#flush();
+    if (this.#error) throw this.#error;
+    const bytes = Buffer.from(text, 'utf8');
+    let offset = 0;
+    while (offset < bytes.length) {
+      const { bytesWritten } = await this.#handle.write(bytes, offset, bytes.length - offset, position + offset);
+      offset += bytesWritten;
+    }
+  }
+
   /** Write what is left, sync it to disk and rename the file into place. On failure the temporary file is removed. */
   async commit(): Promise<void> {
     if (this.#done) throw new Error(`${this.path} is already finished`);

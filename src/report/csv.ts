@@ -1,0 +1,37 @@
+import type { RowOutcome } from '../publish/outcome.js';
+import { REPORT_COLUMNS, lineOf, safeText } from './row.js';
+import type { ReportFormat } from './format.js';
+
+/**
+ * One CSV cell, RFC 4180: quoted when it holds a quote, comma, CR or LF, quotes doubled. A cell that begins with
+ * `=`, `+`, `-`, `@`, tab, CR or LF is first prefixed with a single quote, so a spreadsheet shows it as text instead
+ * of running it as a formula (CSV injection). Character checks, no regular expression: this runs for every cell of
+ * a million-row report.
+ */
+export function csvCell(value: string): string {
+  if (value === '') return value;
+  const first = value.charCodeAt(0);
+  const text = first === 0x3d || first === 0x2b || first === 0x2d || first === 0x40 || first === 0x09 || first === 0x0d || first === 0x0a ? `'${value}` : value;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 || c === 0x2c || c === 0x0a || c === 0x0d) return `"${text.replaceAll('"', '""')}"`;
+  }
+  return text;
+}
+
+function optional(value: string | undefined): string {
+  return value === undefined ? '' : csvCell(value);
+}
+
+function number(value: number | undefined): string {
+  return value === undefined ? '' : String(value);
+}
+
+/** The CSV report: a header line, then one line per row in the order written; lines end with LF. */
+export const csvFormat: ReportFormat = {
+  header: `${REPORT_COLUMNS.join(',')}\n`,
+  row(o: RowOutcome): string {
+    return `${csvCell(o.location.source)},${number(lineOf(o.location))},${optional(o.sku)},${o.outcome},${optional(safeText(o.reason))},${number(o.httpStatus)},${optional(o.listingStatus)},${optional(safeText(o.title))},${o.attempts},${o.durationMs},${optional(safeText(o.error))}\n`;
+  },
+  footer: () => '',
+};

@@ -1,0 +1,68 @@
+import type { FieldIssue } from '../contract/issues.js';
+import type { Location } from '../errors.js';
+import type { RowOutcome } from '../publish/outcome.js';
+import { redact } from '../secrets.js';
+
+/** The columns of the CSV report, and the keys of a row in the JSON and NDJSON reports, in this order. */
+export const REPORT_COLUMNS = [
+  'source',
+  'line',
+  'sku',
+  'outcome',
+  'reason',
+  'http_status',
+  'listing_status',
+  'title',
+  'attempts',
+  'duration_ms',
+  'error',
+] as const;
+
+/** One row of a JSON or NDJSON report; absent values are null, so every row has every key. */
+export interface ReportRow {
+  source: string;
+  /** The line of a text source, or the record number of a JSON one. */
+  line: number | null;
+  sku: string | null;
+  outcome: RowOutcome['outcome'];
+  reason: string | null;
+  http_status: number | null;
+  listing_status: string | null;
+  title: string | null;
+  attempts: number;
+  duration_ms: number;
+  error: string | null;
+  /** The field issues of an invalid row. */
+  issues?: FieldIssue[];
+}
+
+/** The line (text formats) or record number (JSON) of a location. */
+export function lineOf(location: Location): number | undefined {
+  return location.line ?? location.record;
+}
+
+/**
+ * Free text that may echo what the service or a library said. Passed through `redact`, so a key that leaked into
+ * an error message never reaches a report file.
+ */
+export function safeText(text: string | undefined): string | undefined {
+  return text === undefined ? undefined : redact(text);
+}
+
+export function toReportRow(o: RowOutcome): ReportRow {
+  const row: ReportRow = {
+    source: o.location.source,
+    line: lineOf(o.location) ?? null,
+    sku: o.sku ?? null,
+    outcome: o.outcome,
+    reason: safeText(o.reason) ?? null,
+    http_status: o.httpStatus ?? null,
+    listing_status: o.listingStatus ?? null,
+    title: safeText(o.title) ?? null,
+    attempts: o.attempts,
+    duration_ms: o.durationMs,
+    error: safeText(o.error) ?? null,
+  };
+  if (o.issues !== undefined && o.issues.length > 0) row.issues = o.issues;
+  return row;
+}

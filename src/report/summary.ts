@@ -1,0 +1,103 @@
+import type { RowOutcome } from '../publish/outcome.js';
+
+/** What a run did, as `--json` prints it and the reports end with. The counts add up to `rows`. */
+export interface RunSummary {
+  /** Input rows read. */
+  rows: number;
+  published: number;
+  failed: number;
+  invalid: number;
+  /** Resumed (`already published`), unchanged, other shard, not in `--retry-failed`. */
+  skipped: number;
+  /** Never sent because the run stopped (interrupt, `--max-errors`, systemic failure). */
+  not_attempted: number;
+  /** Checked but not sent (`--dry-run`). */
+  validated: number;
+  duration_ms: number;
+  /**
+   * Rows handled per second of the run: published + failed + invalid + validated. Skipped and not attempted rows
+   * are not work, so a resumed or sharded run is not flattered by them.
+   */
+  rows_per_second: number;
+  /** Failed and invalid rows by cause: the HTTP status (`"503"`), `network`, `timeout` or `invalid`. */
+  errors_by_status: Record<string, number>;
+  /** The report files written. */
+  report: string[];
+}
+
+/** How a failed or invalid row is counted in `errors_by_status`. */
+export function errorClass(o: RowOutcome): string | undefined {
+  if (o.outcome === 'invalid') return 'invalid';
+  if (o.outcome !== 'failed') return undefined;
+  if (o.httpStatus !== undefined) return String(o.httpStatus);
+  // A row outcome keeps the message, not the error: TimeoutError's message is "no answer within N ms".
+  return o.error?.startsWith('no answer within') === true ? 'timeout' : 'network';
+}
+
+/** Counts outcomes as they stream past; never holds a row. */
+export class SummaryCounter {
+  #published = 0;
+  #failed = 0;
+  #invalid = 0;
+  #skipped = 0;
+  #notAttempted = 0;
+  #validated = 0;
+  readonly #byStatus = new Map<string, number>();
+
+  add(o: RowOutcome): void {
+    switch (o.outcome) {
+      case 'published':
+        this.#published++;
+        return;
+      case 'skipped':
+        this.#skipped++;
+        return;
+      case 'not_attempted':
+        this.#notAttempted++;
+        return;
+      case 'validated':
+        this.#validated++;
+        return;
+      case 'failed':
+        this.#failed++;
+        break;
+      case 'invalid':
+        this.#invalid++;
+        break;
+    }
+    const key = errorClass(o);
+    if (key !== undefined) this.#byStatus.set(key, (this.#byStatus.get(key) ?? 0) + 1);
+  }
+
+  /** The rows counted so far. */
+  get rows(): number {
+    return this.#published + this.#failed + this.#invalid + this.#skipped + this.#notAttempted + this.#validated;
+  }
+
+  summary(durationMs: number, reportPaths: string[]): RunSummary {
+    const work = this.#published + this.#failed + this.#invalid + this.#validated;
+    const byStatus: Record<string, number> = {};
+    for (const key of [...this.#byStatus.keys()].sort(compareKeys)) byStatus[key] = this.#byStatus.get(key) ?? 0;
+    return {
+      rows: this.rows,
+      published: this.#published,
+      failed: this.#failed,
+      invalid: this.#invalid,
+      skipped: this.#skipped,
+      not_attempted: this.#notAttempted,
+      validated: this.#validated,
+      duration_ms: durationMs,
+      rows_per_second: durationMs > 0 ? Math.round((work * 10_000) / durationMs) / 10 : 0,
+      errors_by_status: byStatus,
+      report: [...reportPaths],
+    };
+  }
+}
+
+/** Statuses in numeric order, then the words. */
+function compareKeys(a: string, b: string): number {
+  const na = Number(a);
+  const nb = Number(b);
+  if (Number.isNaN(na) !== Number.isNaN(nb)) return Number.isNaN(na) ? 1 : -1;
+  return Number.isNaN(na) ? a.localeCompare(b) : na - nb;
+}
