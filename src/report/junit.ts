@@ -1,14 +1,13 @@
 import { formatLocation } from '../errors.js';
-import type { AtomicFile } from '../fs/atomic-write.js';
 import type { RowOutcome } from '../publish/outcome.js';
-import type { ReportWriter } from './report-writer.js';
+import type { ReportFormat } from './format.js';
 import { safeText } from './row.js';
 import type { RunSummary } from './summary.js';
 import { xmlEscape } from './xml.js';
 
 const DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n';
 /**
- * Room kept for the `<testsuite ...>` start tag, whose counts are known only at close: it is written over the
+ * Room kept for the `<testsuite ...>` start tag, whose counts are known only at the end: it is written over the
  * blank line kept for it, padded with spaces before `>`. Numbers and a timestamp only, so it always fits.
  */
 const SUITE_TAG_WIDTH = 240;
@@ -18,52 +17,32 @@ const SUITE_TAG_WIDTH = 240;
  * `sku (source:line)` with classname `listings.<source>`; failed and invalid rows carry a `<failure>`, skipped and
  * not attempted rows a `<skipped>`; published and validated rows pass.
  */
-export class JUnitReport implements ReportWriter {
-  #tests = 0;
-  #failures = 0;
-  #skipped = 0;
-
-  private constructor(
-    readonly path: string,
-    private readonly file: AtomicFile,
-  ) {}
-
-  static async start(file: AtomicFile): Promise<JUnitReport> {
-    await file.write(`${DECLARATION}${' '.repeat(SUITE_TAG_WIDTH)}\n`);
-    return new JUnitReport(file.path, file);
-  }
-
-  write(o: RowOutcome): Promise<void> | undefined {
-    this.#tests++;
-    if (o.outcome === 'failed' || o.outcome === 'invalid') this.#failures++;
-    else if (o.outcome === 'skipped' || o.outcome === 'not_attempted') this.#skipped++;
-    return this.file.write(testcase(o));
-  }
-
-  async close(summary: RunSummary): Promise<void> {
-    try {
-      await this.file.write('</testsuite>\n');
+export function junitFormat(): ReportFormat {
+  let tests = 0;
+  let failures = 0;
+  let skipped = 0;
+  return {
+    header: `${DECLARATION}${' '.repeat(SUITE_TAG_WIDTH)}\n`,
+    row(o: RowOutcome): string {
+      tests++;
+      if (o.outcome === 'failed' || o.outcome === 'invalid') failures++;
+      else if (o.outcome === 'skipped' || o.outcome === 'not_attempted') skipped++;
+      return testcase(o);
+    },
+    footer: () => '</testsuite>\n',
+    patch(summary: RunSummary) {
       const attributes = [
         `name="listings publish"`,
-        `tests="${this.#tests}"`,
-        `failures="${this.#failures}"`,
+        `tests="${tests}"`,
+        `failures="${failures}"`,
         `errors="0"`,
-        `skipped="${this.#skipped}"`,
+        `skipped="${skipped}"`,
         `time="${seconds(summary.duration_ms)}"`,
         `timestamp="${new Date(Date.now() - summary.duration_ms).toISOString().slice(0, 19)}"`,
       ].join(' ');
-      const open = `<testsuite ${attributes}`;
-      await this.file.writeAt(Buffer.byteLength(DECLARATION), `${open.padEnd(SUITE_TAG_WIDTH - 1)}>`);
-    } catch (error) {
-      await this.file.abort();
-      throw error;
-    }
-    await this.file.commit();
-  }
-
-  abort(): Promise<void> {
-    return this.file.abort();
-  }
+      return { at: Buffer.byteLength(DECLARATION), text: `<testsuite ${attributes}`.padEnd(SUITE_TAG_WIDTH - 1) + '>' };
+    },
+  };
 }
 
 function testcase(o: RowOutcome): string {
@@ -77,14 +56,18 @@ function testcase(o: RowOutcome): string {
     case 'skipped':
     case 'not_attempted': {
       const message = o.outcome === 'skipped' ? (o.reason ?? 'skipped') : `not attempted${o.reason === undefined ? '' : `: ${o.reason}`}`;
-      return `${open}>\n    <skipped message="${xmlEscape(safeText(message) ?? '')}"/>\n  </testcase>\n`;
+      return `${open}>\n    <skipped message="${xml(message)}"/>\n  </testcase>\n`;
     }
     case 'failed':
     case 'invalid': {
       const message = o.outcome === 'invalid' ? (o.error ?? 'invalid row') : (o.reason ?? o.error ?? 'failed');
-      return `${open}>\n    <failure message="${xmlEscape(safeText(message) ?? '')}" type="${o.outcome}">${xmlEscape(safeText(details(o, where)) ?? '')}</failure>\n  </testcase>\n`;
+      return `${open}>\n    <failure message="${xml(message)}" type="${o.outcome}">${xml(details(o, where))}</failure>\n  </testcase>\n`;
     }
   }
+}
+
+function xml(text: string): string {
+  return xmlEscape(safeText(text) ?? '');
 }
 
 function details(o: RowOutcome, where: string): string {

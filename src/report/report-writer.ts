@@ -5,7 +5,7 @@ import type { RowOutcome } from '../publish/outcome.js';
 import { csvFormat } from './csv.js';
 import type { ReportFormat } from './format.js';
 import { jsonFormat, ndjsonFormat } from './json.js';
-import { JUnitReport } from './junit.js';
+import { junitFormat } from './junit.js';
 import type { RunSummary } from './summary.js';
 
 /**
@@ -69,6 +69,8 @@ export class StreamedReport implements ReportWriter {
   async close(summary: RunSummary): Promise<void> {
     try {
       await this.file.write(this.format.footer(summary));
+      const patch = this.format.patch?.(summary);
+      if (patch !== undefined) await this.file.writeAt(patch.at, patch.text);
     } catch (error) {
       await this.file.abort();
       throw error;
@@ -94,7 +96,7 @@ export async function openReport(path: string): Promise<ReportWriter> {
       case 'ndjson':
         return await StreamedReport.start(file, ndjsonFormat);
       case 'xml':
-        return await JUnitReport.start(file);
+        return await StreamedReport.start(file, junitFormat());
     }
   } catch (error) {
     await file.abort();

@@ -1,4 +1,4 @@
-import type { RowOutcome } from '../publish/outcome.js';
+import type { OutcomeKind, RowOutcome } from '../publish/outcome.js';
 
 /** What a run did, as `--json` prints it and the reports end with. The counts add up to `rows`. */
 export interface RunSummary {
@@ -36,56 +36,34 @@ export function errorClass(o: RowOutcome): string | undefined {
 
 /** Counts outcomes as they stream past; never holds a row. */
 export class SummaryCounter {
-  #published = 0;
-  #failed = 0;
-  #invalid = 0;
-  #skipped = 0;
-  #notAttempted = 0;
-  #validated = 0;
+  readonly #counts: Record<OutcomeKind, number> = { published: 0, failed: 0, invalid: 0, skipped: 0, not_attempted: 0, validated: 0 };
   readonly #byStatus = new Map<string, number>();
 
   add(o: RowOutcome): void {
-    switch (o.outcome) {
-      case 'published':
-        this.#published++;
-        return;
-      case 'skipped':
-        this.#skipped++;
-        return;
-      case 'not_attempted':
-        this.#notAttempted++;
-        return;
-      case 'validated':
-        this.#validated++;
-        return;
-      case 'failed':
-        this.#failed++;
-        break;
-      case 'invalid':
-        this.#invalid++;
-        break;
-    }
+    this.#counts[o.outcome]++;
     const key = errorClass(o);
     if (key !== undefined) this.#byStatus.set(key, (this.#byStatus.get(key) ?? 0) + 1);
   }
 
   /** The rows counted so far. */
   get rows(): number {
-    return this.#published + this.#failed + this.#invalid + this.#skipped + this.#notAttempted + this.#validated;
+    const c = this.#counts;
+    return c.published + c.failed + c.invalid + c.skipped + c.not_attempted + c.validated;
   }
 
   summary(durationMs: number, reportPaths: string[]): RunSummary {
-    const work = this.#published + this.#failed + this.#invalid + this.#validated;
+    const c = this.#counts;
+    const work = c.published + c.failed + c.invalid + c.validated;
     const byStatus: Record<string, number> = {};
     for (const key of [...this.#byStatus.keys()].sort(compareKeys)) byStatus[key] = this.#byStatus.get(key) ?? 0;
     return {
       rows: this.rows,
-      published: this.#published,
-      failed: this.#failed,
-      invalid: this.#invalid,
-      skipped: this.#skipped,
-      not_attempted: this.#notAttempted,
-      validated: this.#validated,
+      published: c.published,
+      failed: c.failed,
+      invalid: c.invalid,
+      skipped: c.skipped,
+      not_attempted: c.not_attempted,
+      validated: c.validated,
       duration_ms: durationMs,
       rows_per_second: durationMs > 0 ? Math.round((work * 10_000) / durationMs) / 10 : 0,
       errors_by_status: byStatus,
