@@ -28,10 +28,21 @@ function number(value: number | undefined): string {
 }
 
 /** The CSV report: a header line, then one line per row in the order written; lines end with LF. */
-export const csvFormat: ReportFormat = {
-  header: `${REPORT_COLUMNS.join(',')}\n`,
-  row(o: RowOutcome): string {
-    return `${csvCell(o.location.source)},${number(lineOf(o.location))},${optional(o.sku)},${o.outcome},${optional(safeText(o.reason))},${number(o.httpStatus)},${optional(o.listingStatus)},${optional(safeText(o.title))},${o.attempts},${o.durationMs},${optional(safeText(o.error))}\n`;
-  },
-  footer: () => '',
-};
+export function csvFormat(): ReportFormat {
+  // Every row of a run names the same source: quote it once.
+  let source = '';
+  let sourceCell = '';
+  const sourceOf = (o: RowOutcome): string => {
+    if (o.location.source !== source) {
+      source = o.location.source;
+      sourceCell = csvCell(source);
+    }
+    return sourceCell;
+  };
+  return {
+    header: `${REPORT_COLUMNS.join(',')}\n`,
+    row: (o: RowOutcome): string =>
+      `${sourceOf(o)},${number(lineOf(o.location))},${optional(o.sku)},${o.outcome},${optional(safeText(o.reason))},${number(o.httpStatus)},${optional(o.listingStatus)},${optional(safeText(o.title))},${o.attempts},${o.durationMs},${optional(safeText(o.error))}\n`,
+    footer: () => '',
+  };
+}

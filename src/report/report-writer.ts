@@ -90,7 +90,7 @@ export async function openReport(path: string): Promise<ReportWriter> {
   try {
     switch (format) {
       case 'csv':
-        return await StreamedReport.start(file, csvFormat);
+        return await StreamedReport.start(file, csvFormat());
       case 'json':
         return await StreamedReport.start(file, jsonFormat);
       case 'ndjson':
