@@ -168,6 +168,26 @@ describe('csv: bad input', () => {
     expect(sent).toBeLessThan(8 * 1024 * 1024);
   });
 
+  it('stops pulling input while the consumer does not ask for records (bounded buffering)', async () => {
+    let produced = 0;
+    const endless = new Readable({
+      read() {
+        const chunk = produced === 0 ? 'sku,title\n' : 'A,some title\n'.repeat(1000);
+        produced += chunk.length;
+        this.push(chunk);
+      },
+    });
+    const records = csvRecords(endless, { source: 'c.csv', delimiter: ',' })[Symbol.asyncIterator]();
+    expect((await records.next()).done).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const afterPause = produced;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(produced).toBe(afterPause);
+    expect(produced).toBeLessThan(2 * 1024 * 1024);
+    await records.return?.(undefined);
+    expect(endless.destroyed).toBe(true);
+  });
+
   it('yields records as they are parsed, before the input ends', async () => {
     const input = new Readable({ read() {} });
     const records = csvRecords(input, { source: 'c.csv', delimiter: ',' })[Symbol.asyncIterator]();

@@ -8,11 +8,25 @@ import { collect } from '../helpers/sources-collect.js';
 
 // The SDK resolves to its CommonJS build, so once loaded it sits in the require cache of this (forked) worker.
 const cache = createRequire(import.meta.url).cache;
-function awsModulesLoaded(): number {
-  return Object.keys(cache).filter((path) => path.includes('/node_modules/@aws-sdk/')).length;
+function loaded(name: string): number {
+  return Object.keys(cache).filter((path) => path.includes(`/node_modules/${name}/`)).length;
 }
+const awsModulesLoaded = (): number => loaded('@aws-sdk');
 
-describe('the AWS SDK loads lazily', () => {
+describe('heavy dependencies load lazily', () => {
+  it('does not load undici (some 20 MB) to read a local file', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'listings-lazy-'));
+    try {
+      await writeFile(join(dir, 'c.csv'), 'sku\nA\n');
+      await collect((await openRecords(join(dir, 'c.csv'), {})).records);
+      expect(loaded('undici')).toBe(0);
+      await expect(openRecords('http://127.0.0.1:9/c.csv', {})).rejects.toThrow(/cannot fetch/);
+      expect(loaded('undici')).toBeGreaterThan(0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('is not loaded by importing the reader and reading a local file, and is loaded for an s3:// source', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'listings-lazy-'));
     try {

@@ -1,4 +1,3 @@
-import { request } from 'undici';
 import { SourceError } from '../../errors.js';
 import { VERSION } from '../../version.js';
 import { metered } from './meter-stream.js';
@@ -24,6 +23,8 @@ function networkReason(error: unknown): string {
  * non-2xx answer, too many redirects or a failed connection throws SourceError naming the URL.
  */
 export async function openHttp(url: string, extraHeaders: Record<string, string>, signal?: AbortSignal): Promise<OpenedSource> {
+  // undici adds some 20 MB to the process: loaded only when a URL is read.
+  const { request } = await import('undici');
   const origin = new URL(url).origin;
   let current = new URL(url);
   for (let redirects = 0; ; redirects++) {
