@@ -37,7 +37,7 @@ describe('heavy dependencies load lazily', () => {
       process.env.AWS_ACCESS_KEY_ID = 'x';
       process.env.AWS_SECRET_ACCESS_KEY = 'y';
       process.env.AWS_MAX_ATTEMPTS = '1';
-      await expect(openRecords('s3://bucket/c.csv', { s3Endpoint: 'http://127.0.0.1:9' })).rejects.toThrow(/^s3:\/\/bucket\/c\.csv: /);
+      await expect(openRecords('s3://bucket/c.csv', { s3Endpoint: 'http://127.0.0.1:9' })).rejects.toThrow(/^s3:\/\/bucket\/c\.csv: cannot reach the store: .*ECONNREFUSED/);
       expect(awsModulesLoaded()).toBeGreaterThan(0);
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -78,6 +78,25 @@ describe('local files', () => {
     await expect(openRecords(dir, {})).rejects.toThrow(`${dir}: is a directory, not a file`);
   });
 
+  it('stops with an AbortError when the signal aborts', async () => {
+    const rows = Array.from({ length: 20_000 }, (_, i) => `S${i},Title ${i}`).join('\n');
+    const controller = new AbortController();
+    const stream = await openRecords(await file('abort.csv', `sku,title\n${rows}\n`), { signal: controller.signal });
+    let read = 0;
+    const failure = await (async () => {
+      try {
+        for await (const _ of stream.records) if (++read === 10) controller.abort();
+      } catch (error) {
+        return error as Error;
+      }
+      return undefined;
+    })();
+    expect(failure?.name).toBe('AbortError');
+    expect(read).toBeLessThan(20_000);
+    controller.abort();
+    await expect(openRecords(await file('again.csv', CSV), { signal: controller.signal })).rejects.toThrow(expect.objectContaining({ name: 'AbortError' }) as Error);
+  });
+
   it('accepts file:// URLs', async () => {
     const path = await file('url.csv', CSV);
     expect(await readAll(await openRecords(`file://${path}`, {}))).toEqual(ROWS);

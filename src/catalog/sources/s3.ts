@@ -25,13 +25,14 @@ const REASONS: Readonly<Record<string, string>> = {
 function s3Failure(name: string, error: unknown): Error {
   if (error instanceof Error && error.name === 'AbortError') return error;
   const err = error as { name?: string; message?: string; $metadata?: { httpStatusCode?: number } };
-  const reason = REASONS[err.name ?? ''] ?? `${err.name ?? 'error'}: ${err.message ?? String(error)}`;
   const status = err.$metadata?.httpStatusCode;
-  const hint =
-    err.name === 'CredentialsProviderError'
-      ? 'set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY'
-      : undefined;
-  return new SourceError({ source: name }, status === undefined || reason.includes(String(status)) ? reason : `${reason} (HTTP ${status})`, { cause: error, hint });
+  const known = REASONS[err.name ?? ''];
+  const hint = err.name === 'CredentialsProviderError' ? 'set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY' : undefined;
+  let reason: string;
+  if (known !== undefined) reason = status === undefined ? known : `${known} (HTTP ${status})`;
+  else if (status === undefined) reason = `cannot reach the store: ${err.message ?? String(error)}`;
+  else reason = `${err.name ?? 'error'} (HTTP ${status}): ${err.message ?? ''}`;
+  return new SourceError({ source: name }, reason, { cause: error, hint });
 }
 
 interface Listed {
