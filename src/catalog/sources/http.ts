@@ -6,6 +6,9 @@ import { Meter, type OpenedSource } from './types.js';
 /** Redirects followed before giving up. */
 export const MAX_REDIRECTS = 5;
 
+/** How long a server may keep us waiting for its headers, or between two pieces of the body. */
+const IDLE_TIMEOUT_MS = 60_000;
+
 function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
   const value = headers[name];
   return Array.isArray(value) ? value[0] : value;
@@ -34,7 +37,13 @@ export async function openHttp(url: string, extraHeaders: Record<string, string>
     };
     let answer;
     try {
-      answer = await request(current, { method: 'GET', headers, ...(signal === undefined ? {} : { signal }) });
+      answer = await request(current, {
+        method: 'GET',
+        headers,
+        headersTimeout: IDLE_TIMEOUT_MS,
+        bodyTimeout: IDLE_TIMEOUT_MS,
+        ...(signal === undefined ? {} : { signal }),
+      });
     } catch (error) {
       if (error instanceof Error && error.name === 'AbortError') throw error;
       throw new SourceError({ source: url }, `cannot fetch: ${networkReason(error)}`, { cause: error });

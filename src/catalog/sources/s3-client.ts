@@ -24,6 +24,8 @@ export async function loadS3Sdk(): Promise<S3Sdk> {
 export async function createS3Client(sdk: S3Sdk, endpoint: string | undefined): Promise<S3Client> {
   const base = {
     followRegionRedirects: true,
+    // Without these a stalled connection would wait forever.
+    requestHandler: { connectionTimeout: 10_000, requestTimeout: 60_000 },
     ...(endpoint === undefined ? {} : { endpoint, forcePathStyle: true }),
   };
   const client = new sdk.S3Client(base);
