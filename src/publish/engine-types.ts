@@ -8,6 +8,8 @@ import type { Shard } from './shard.js';
 /** What the engine needs of a client: the one POST, with a body it serialised and hashed itself. */
 export interface ListingSender {
   postListingJson(body: string, options: RequestOptions): Promise<CreateListingResult>;
+  /** End every request in flight (on abandon); without it, abandon only stops the run. */
+  destroy?(): Promise<void>;
 }
 
 /** One line of the resume journal: a row that reached the service (published or failed). */
@@ -66,7 +68,7 @@ export interface PublishOptions {
   journal?: JournalSink;
   /** Stop reading and sending; in-flight requests finish; rows read but not sent become `not_attempted`. */
   stop?: AbortSignal;
-  /** Abort in-flight requests too (they become `failed`, reason `interrupted`). */
+  /** Stop, and cut the requests in flight through `sender.destroy()` (they become `failed`, reason `interrupted`). */
   abandon?: AbortSignal;
   /** Rows finished but not yet yielded, at most (they wait for an earlier row). Default max(4096, 256 x concurrency). */
   reorderBuffer?: number;

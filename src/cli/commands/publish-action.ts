@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { ListingsClient } from '../../client/listings-client.js';
 import { openCatalogs } from '../../catalog/open-catalog.js';
-import { prepareCatalog } from '../../prepare/prepare-catalog.js';
+import { createPreparer } from '../../prepare/preparer.js';
 import { publishRows } from '../../publish/engine.js';
 import type { PublishOptions } from '../../publish/engine-types.js';
 import { parseShard } from '../../publish/shard.js';
@@ -114,7 +114,7 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
       ...(retryRows === undefined ? {} : { retryOnly: (row) => retryRows.has(retryIdentity(row)) }),
       ...(journal === undefined ? {} : { journal }),
     };
-    const run = publishRows(prepareCatalog(catalog, loaded.defaults), options);
+    const run = publishRows(catalog.drafts, options, createPreparer(loaded.defaults));
     progress = await ProgressDisplay.start({ mode: flags.quiet ? 'off' : isInteractive() ? 'spinner' : 'plain', readProgress: () => catalog.progress() });
     const counter = new SummaryCounter();
     const rowErrors: RowOutcome[] = [];
