@@ -1,7 +1,7 @@
 import { formatLocation } from '../errors.js';
 import type { PublishEnd } from '../publish/engine-types.js';
 import type { RowOutcome } from '../publish/outcome.js';
-import type { RunSummary } from './commands/publish-standins.js';
+import type { RunSummary } from '../report/index.js';
 import { err, out, paint } from './output.js';
 import { count, duration } from './progress.js';
 

@@ -10,7 +10,7 @@ import { RetryBudget } from '../../publish/retry-budget.js';
 import { DEFAULT_RETRY_POLICY } from '../../publish/retry-policy.js';
 import { JournalWriter, defaultJournalPath, readPublished } from '../../publish/journal.js';
 import { loadState, saveState } from '../../publish/state-file.js';
-import { SummaryCounter, openReport, readRetryRows, reportFormatOf, retryIdentity, type ReportWriter } from './publish-standins.js';
+import { SummaryCounter, openReport, readRetryRows, reportFormatOf, retryIdentity, type ReportWriter } from '../../report/index.js';
 import type { RowOutcome } from '../../publish/outcome.js';
 import type { Sandbox } from '../../sandbox/types.js';
 import { UsageError } from '../../errors.js';
@@ -123,7 +123,10 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
       for await (const outcome of run) {
         counter.add(outcome);
         progress.tick(outcome);
-        for (const report of reports) report.write(outcome);
+        for (const report of reports) {
+          const behind = report.write(outcome);
+          if (behind !== undefined) await behind;
+        }
         if ((outcome.outcome === 'failed' || outcome.outcome === 'invalid') && rowErrors.length < ROW_ERRORS_SHOWN) rowErrors.push(outcome);
       }
     } catch (error) {
