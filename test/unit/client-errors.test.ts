@@ -33,16 +33,17 @@ describe('errorMessage', () => {
 });
 
 describe('classification', () => {
-  it.each([
+  const cases: [unknown, boolean, boolean][] = [
     [new NetworkError('x', {}), true, false],
     [new TimeoutError(10), true, false],
-    ...[408, 425, 429, 500, 502, 503, 504].map((s) => [new ApiError(s, 'x', null), true, false] as const),
-    ...[400, 409, 413, 415, 422].map((s) => [new ApiError(s, 'x', null), false, false] as const),
-    ...[401, 403, 404].map((s) => [new ApiError(s, 'x', null), false, true] as const),
+    ...[408, 425, 429, 500, 502, 503, 504].map((s): [unknown, boolean, boolean] => [new ApiError(s, 'x', null), true, false]),
+    ...[400, 409, 413, 415, 422].map((s): [unknown, boolean, boolean] => [new ApiError(s, 'x', null), false, false]),
+    ...[401, 403, 404].map((s): [unknown, boolean, boolean] => [new ApiError(s, 'x', null), false, true]),
     [new ConfigError('x'), false, false],
     [new UsageError('x'), false, false],
     [new Error('x'), false, false],
-  ])('%s retryable=%s systemic=%s', (error, retryable, systemic) => {
+  ];
+  it.each(cases)('%s retryable=%s systemic=%s', (error, retryable, systemic) => {
     expect(isRetryable(error)).toBe(retryable);
     expect(isSystemic(error)).toBe(systemic);
   });
