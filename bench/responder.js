@@ -1,15 +1,19 @@
 /**
  * The benchmark's stand-in for the service: a minimal node:http server that reads each request body and answers
  * one fixed listing with 201. It does no validation, so it is never the bottleneck (see the autocannon figure).
- * Prints its URL on the first line of stdout. GET /__stats answers { posts, bytes } counted since start.
+ * Prints its URL on the first line of stdout. GET /__stats answers { posts, bytes, maxInFlight } counted since start.
+ * `--latency MS` delays every answer (a diagnostic twin of `listings sandbox --latency`, without its validation).
  *
- *   node bench/responder.js [--port 0] [--workers 1]
+ *   node bench/responder.js [--port 0] [--workers 1] [--latency 0]
  */
 import cluster from 'node:cluster';
 import http from 'node:http';
 import { parseArgs } from 'node:util';
 
-const { values } = parseArgs({ options: { port: { type: 'string', default: '0' }, workers: { type: 'string', default: '1' } } });
+const { values } = parseArgs({
+  options: { port: { type: 'string', default: '0' }, workers: { type: 'string', default: '1' }, latency: { type: 'string', default: '0' } },
+});
+const latencyMs = Number(values.latency);
 const workers = Math.max(1, Number(values.workers));
 
 const LISTING = Buffer.from(
@@ -19,15 +23,24 @@ const HEADERS = { 'content-type': 'application/json', 'content-length': String(L
 
 let posts = 0;
 let bytes = 0;
+let inFlight = 0;
+let maxInFlight = 0;
+
+function answer(res) {
+  inFlight--;
+  res.writeHead(201, HEADERS);
+  res.end(LISTING);
+}
 
 function serve(port) {
   const server = http.createServer((req, res) => {
     if (req.method === 'POST') {
+      if (++inFlight > maxInFlight) maxInFlight = inFlight;
       req.on('data', (chunk) => (bytes += chunk.length));
       req.on('end', () => {
         posts++;
-        res.writeHead(201, HEADERS);
-        res.end(LISTING);
+        if (latencyMs > 0) setTimeout(answer, latencyMs, res);
+        else answer(res);
       });
       return;
     }
@@ -36,7 +49,7 @@ function serve(port) {
         res.writeHead(500).end('stats are per worker; run with --workers 1');
         return;
       }
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ posts, bytes }));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ posts, bytes, maxInFlight }));
       return;
     }
     req.resume();

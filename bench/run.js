@@ -64,6 +64,7 @@ const ctx = {
   smallRows: Math.max(1, Math.round(rows / 10)),
   repeats,
   smallRepeats: Math.min(repeats, quick ? 2 : 3),
+  sandboxRepeats: Math.min(repeats, quick ? 1 : 3),
   startupRepeats: count('startup-repeats', quick ? 20 : 40),
   latencyRows: count('latency-rows', 20_000),
   peerRows: count('peer-rows', 2_000),

@@ -80,7 +80,11 @@ export function figureRows(results) {
     rows.push(['start-up `listings --help`', fmtRange(startup.helpMs, 0, ' ms'), `ratio ${round(startup.helpRatio, 2)}`]);
     rows.push(['modules loaded by --version', `${startup.loads.version.modules}`, `packages: ${startup.loads.version.packages.join(', ') || 'none'}`]);
   }
-  if (latency) rows.push([`latency-bound publish ${latency.rows.toLocaleString('en-US')} rows, sandbox --latency ${latency.latencyMs}`, `${r(latency.rowsPerSec)} rows/s`, `ideal ${latency.idealRowsPerSec}/s, ratio ${x(latency.ratio)}`]);
+  if (latency) {
+    rows.push([`latency-bound publish ${latency.rows.toLocaleString('en-US')} rows, sandbox --latency ${latency.latencyMs}`, `${r(latency.rowsPerSec)} rows/s`, `ideal ${latency.idealRowsPerSec}/s, ratio ${x(latency.ratio)}`]);
+    rows.push([`the same, listings against bench/responder.js --latency ${latency.latencyMs} (no validation)`, `${r(latency.responderRowsPerSec)} rows/s`, `ratio ${x(latency.responderRatio)}`]);
+    rows.push([`the same, bare client against bench/responder.js --latency ${latency.latencyMs}`, `${r(latency.bareRowsPerSec)} rows/s`, `ratio ${x(latency.bareRatio)}: what this machine allows`]);
+  }
   if (sandbox) {
     rows.push([`sandbox (validates): listings publish ${sandbox.rows.toLocaleString('en-US')} rows`, `${r(sandbox.publishRowsPerSec)} rows/s`, '']);
     rows.push(['sandbox (validates): autocannon 64 connections', `${sandbox.autocannon.reqPerSec.toLocaleString('en-US')} req/s`, `${sandbox.autocannon.non2xx} non-2xx`]);

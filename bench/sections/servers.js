@@ -30,8 +30,8 @@ async function getJson(url) {
 }
 
 /** Starts bench/responder.js; `posts()` reads how many POSTs it has answered. */
-export async function startResponder() {
-  const server = await startServer(NODE, [join(BENCH_DIR, 'responder.js'), '--port', '0']);
+export async function startResponder(args = []) {
+  const server = await startServer(NODE, [join(BENCH_DIR, 'responder.js'), '--port', '0', ...args]);
   return { ...server, posts: async () => (await getJson(`${server.url}/__stats`)).posts };
 }
 
