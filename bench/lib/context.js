@@ -17,10 +17,22 @@ export function log(line) {
   process.stderr.write(`${line}\n`);
 }
 
-/** A fresh temporary directory, removed by the returned function. */
+const scratchDirs = new Set();
+process.once('exit', () => {
+  for (const dir of scratchDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A fresh temporary directory, removed by the returned function (or when the benchmark exits). */
 export function scratch(prefix = 'listings-bench-') {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+  scratchDirs.add(dir);
+  return {
+    dir,
+    remove: () => {
+      rmSync(dir, { recursive: true, force: true });
+      scratchDirs.delete(dir);
+    },
+  };
 }
 
 /**

@@ -9,6 +9,34 @@ import { setInterval, clearInterval } from 'node:timers';
 const GNU_TIME = '/usr/bin/time';
 const KEEP = 64 * 1024;
 
+// Every child runs in a process group of its own (GNU time's child included), so that a benchmark stopped early
+// (Ctrl-C, a test's timeout) can end exactly what it started and leave nothing behind.
+const children = new Set();
+
+function killGroup(child) {
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+process.once('exit', () => {
+  for (const child of children) killGroup(child);
+});
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    for (const child of children) killGroup(child);
+    process.exit(130);
+  });
+}
+
+function track(child) {
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
 /** True when GNU time is there to give an exact peak RSS; otherwise /proc/<pid>/status VmHWM is polled. */
 export const hasGnuTime = existsSync(GNU_TIME) && spawnSync(GNU_TIME, ['-f', '%M', 'true']).status === 0;
 
@@ -36,7 +64,7 @@ export function measure(command, args, { cwd, env, timeoutMs = 30 * 60_000 } = {
     const timeFile = dir ? join(dir, 'time.txt') : undefined;
     const [cmd, argv] = hasGnuTime ? [GNU_TIME, ['-f', '%M', '-o', timeFile, command, ...args]] : [command, args];
     const started = performance.now();
-    const child = spawn(cmd, argv, { cwd, env: env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = track(spawn(cmd, argv, { cwd, env: env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true }));
     const out = [];
     const err = [];
     const keep = (list) => {
@@ -51,7 +79,7 @@ export function measure(command, args, { cwd, env, timeoutMs = 30 * 60_000 } = {
     child.stderr.on('data', keep(err));
     let hwm = 0;
     const poll = hasGnuTime ? undefined : setInterval(() => (hwm = Math.max(hwm, readHwmKb(child.pid))), 20);
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    const timer = setTimeout(() => killGroup(child), timeoutMs);
     child.on('error', (error) => {
       clearTimeout(timer);
       if (poll) clearInterval(poll);
@@ -88,7 +116,7 @@ export function wallOnce(command, args, { cwd, env } = {}) {
  */
 export function startServer(command, args, { cwd, env, timeoutMs = 20_000 } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env: env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = track(spawn(command, args, { cwd, env: env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true }));
     let seen = '';
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
