@@ -55,14 +55,14 @@ function readHwmKb(pid) {
 }
 
 /**
- * Runs `command args` to its end. Resolves { code, signal, wallMs, maxRssKb, stdout, stderr } (the last 64 KB of
- * each stream). Wall time is taken around the spawned process, so start-up is included for every contestant alike.
+ * Runs `command args` to its end. Resolves { code, signal, wallMs, maxRssKb, cpuMs, stdout, stderr } (the last
+ * 64 KB of each stream; cpuMs, user + system time, only where GNU time is there). Wall time is taken around the spawned process, so start-up is included for every contestant alike.
  */
 export function measure(command, args, { cwd, env, timeoutMs = 30 * 60_000 } = {}) {
   return new Promise((resolve, reject) => {
     const dir = hasGnuTime ? mkdtempSync(join(tmpdir(), 'bench-time-')) : undefined;
     const timeFile = dir ? join(dir, 'time.txt') : undefined;
-    const [cmd, argv] = hasGnuTime ? [GNU_TIME, ['-f', '%M', '-o', timeFile, command, ...args]] : [command, args];
+    const [cmd, argv] = hasGnuTime ? [GNU_TIME, ['-f', '%M %U %S', '-o', timeFile, command, ...args]] : [command, args];
     const started = performance.now();
     const child = track(spawn(cmd, argv, { cwd, env: env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true }));
     const out = [];
@@ -90,14 +90,16 @@ export function measure(command, args, { cwd, env, timeoutMs = 30 * 60_000 } = {
       clearTimeout(timer);
       if (poll) clearInterval(poll);
       let maxRssKb = hwm;
+      let cpuMs;
       if (timeFile) {
         const lines = existsSync(timeFile) ? readFileSync(timeFile, 'utf8').trim().split('\n') : [];
-        const last = lines.at(-1) ?? '';
-        maxRssKb = /^\d+$/.test(last) ? Number(last) : 0;
+        const match = /^(\d+) ([\d.]+) ([\d.]+)$/.exec(lines.at(-1) ?? '');
+        maxRssKb = match ? Number(match[1]) : 0;
+        cpuMs = match ? (Number(match[2]) + Number(match[3])) * 1000 : undefined;
         // GNU time reports "Command exited with non-zero status N" on the first line; the code is ours already.
         rmSync(dir, { recursive: true, force: true });
       }
-      resolve({ code, signal, wallMs, maxRssKb, stdout: tail(out), stderr: tail(err) });
+      resolve({ code, signal, wallMs, maxRssKb, cpuMs, stdout: tail(out), stderr: tail(err) });
     });
   });
 }

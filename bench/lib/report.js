@@ -46,6 +46,7 @@ export function judgeTargets(results) {
 }
 
 const r = (s) => (s ? fmtRange(s) : 'n/a');
+const inverse = (s) => ({ median: 1 / s.median, min: 1 / s.max, max: 1 / s.min });
 
 /** Every figure as rows of [figure, value, note]. */
 export function figureRows(results) {
@@ -57,6 +58,9 @@ export function figureRows(results) {
     rows.push([`publish ${publish.rows.toLocaleString('en-US')} rows, listings`, `${r(publish.listingsRowsPerSec)} rows/s`, 'report + journal on, concurrency 64']);
     rows.push([`publish ${publish.rows.toLocaleString('en-US')} rows, bare undici Pool client`, `${r(publish.bareRowsPerSec)} rows/s`, 'csv-parse + JSON.stringify + Pool(64)']);
     rows.push(['publish ratio listings / bare', x(publish.ratio), `ratio of medians ${round(publish.ratio.ofMedians, 2)}`]);
+    if (publish.cpuRatio) {
+      rows.push(['publish CPU time per row, listings / bare', x(publish.cpuRatio), `${r(publish.listingsCpuUsPerRow)} vs ${r(publish.bareCpuUsPerRow)} us (user + system)`]);
+    }
   }
   if (validate) {
     for (const format of ['csv', 'ndjson']) {
@@ -65,6 +69,7 @@ export function figureRows(results) {
       rows.push([`validate ${format.toUpperCase()} ${validate.rows.toLocaleString('en-US')} rows, listings`, `${r(v.listingsRowsPerSec)} rows/s`, `peak RSS ${mb(v.listingsPeakRssMb)}`]);
       rows.push([`validate ${format.toUpperCase()}, bare ${v.bare}`, `${r(v.bareRowsPerSec)} rows/s`, '']);
       rows.push([`validate ${format.toUpperCase()} ratio listings / bare`, x(v.ratio), `ratio of medians ${round(v.ratio.ofMedians, 2)}`]);
+      if (v.cpuRatio) rows.push([`validate ${format.toUpperCase()} CPU time per row, bare / listings`, x(inverse(v.cpuRatio)), `${r(v.listingsCpuUsPerRow)} vs ${r(v.bareCpuUsPerRow)} us`]);
     }
   }
   if (memory) {

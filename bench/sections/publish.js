@@ -14,7 +14,17 @@ export async function publishOnce(responder, catalog, rows, { concurrency = 64, 
   if (result.code !== 0) throw failure('listings publish', result);
   const sent = (await responder.posts()) - before;
   if (sent !== rows) throw new Error(`listings publish exited 0 but the responder received ${sent} of ${rows} rows`);
-  return { wallMs: result.wallMs, rowsPerSec: (rows / result.wallMs) * 1000, maxRssKb: result.maxRssKb };
+  return runFigures(result, rows);
+}
+
+/** Rate, peak RSS and CPU time per row (user + system: less sensitive than wall time to a busy machine). */
+export function runFigures(result, rows) {
+  return {
+    wallMs: result.wallMs,
+    rowsPerSec: (rows / result.wallMs) * 1000,
+    maxRssKb: result.maxRssKb,
+    cpuUsPerRow: result.cpuMs === undefined ? undefined : (result.cpuMs * 1000) / rows,
+  };
 }
 
 export async function bareOnce(responder, catalog, rows, { concurrency = 64 } = {}) {
@@ -23,7 +33,7 @@ export async function bareOnce(responder, catalog, rows, { concurrency = 64 } = 
   if (result.code !== 0) throw failure('bare client', result);
   const sent = (await responder.posts()) - before;
   if (sent !== rows) throw new Error(`the bare client received answers for ${sent} of ${rows} rows`);
-  return { wallMs: result.wallMs, rowsPerSec: (rows / result.wallMs) * 1000, maxRssKb: result.maxRssKb };
+  return runFigures(result, rows);
 }
 
 export async function benchPublish(ctx, responder, catalog, rows) {
@@ -34,7 +44,7 @@ export async function benchPublish(ctx, responder, catalog, rows) {
     for (const who of order) {
       const run = who === 'listings' ? await publishOnce(responder, catalog, rows) : await bareOnce(responder, catalog, rows);
       runs[who].push(run);
-      log(`  publish ${i + 1}/${ctx.repeats} ${who.padEnd(8)} ${round(run.rowsPerSec).toLocaleString('en-US')} rows/s, peak RSS ${round(run.maxRssKb / 1024)} MB`);
+      log(`  publish ${i + 1}/${ctx.repeats} ${who.padEnd(8)} ${round(run.rowsPerSec).toLocaleString('en-US')} rows/s, ${round(run.cpuUsPerRow)} CPU-us/row, peak RSS ${round(run.maxRssKb / 1024)} MB`);
     }
   }
   const rate = (list) => list.map((r) => r.rowsPerSec);
@@ -46,5 +56,17 @@ export async function benchPublish(ctx, responder, catalog, rows) {
     ratio: pairedRatio(rate(runs.listings), rate(runs.bare)),
     listingsPeakRssMb: summary(runs.listings.map((r) => r.maxRssKb / 1024)),
     barePeakRssMb: summary(runs.bare.map((r) => r.maxRssKb / 1024)),
+    ...cpuFigures(runs.listings, runs.bare),
+  };
+}
+
+/** CPU time per row of each side and their ratio, where GNU time measured it. */
+export function cpuFigures(listings, bare) {
+  if (listings.some((r) => r.cpuUsPerRow === undefined) || bare.some((r) => r.cpuUsPerRow === undefined)) return {};
+  const cpu = (list) => list.map((r) => r.cpuUsPerRow);
+  return {
+    listingsCpuUsPerRow: summary(cpu(listings)),
+    bareCpuUsPerRow: summary(cpu(bare)),
+    cpuRatio: pairedRatio(cpu(listings), cpu(bare)),
   };
 }

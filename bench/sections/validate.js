@@ -3,11 +3,12 @@ import { join } from 'node:path';
 import { BENCH_DIR, NODE, failure, log, runListings } from '../lib/context.js';
 import { measure } from '../lib/proc.js';
 import { pairedRatio, round, summary } from '../lib/stats.js';
+import { cpuFigures, runFigures } from './publish.js';
 
 export async function validateOnce(catalog, rows) {
   const result = await runListings(['validate', catalog]);
   if (result.code !== 0) throw failure(`listings validate ${catalog}`, result);
-  return { wallMs: result.wallMs, rowsPerSec: (rows / result.wallMs) * 1000, maxRssKb: result.maxRssKb };
+  return runFigures(result, rows);
 }
 
 async function bareOnce(format, catalog, rows) {
@@ -15,7 +16,7 @@ async function bareOnce(format, catalog, rows) {
   if (result.code !== 0) throw failure('bare read', result);
   const counted = JSON.parse(result.stdout.trim().split('\n').at(-1)).rows;
   if (counted !== rows) throw new Error(`bare ${format} loop read ${counted} of ${rows} rows`);
-  return { wallMs: result.wallMs, rowsPerSec: (rows / result.wallMs) * 1000, maxRssKb: result.maxRssKb };
+  return runFigures(result, rows);
 }
 
 export async function benchValidate(ctx, catalogs, rows) {
@@ -37,6 +38,7 @@ export async function benchValidate(ctx, catalogs, rows) {
       bareRowsPerSec: summary(rate(runs.bare)),
       ratio: pairedRatio(rate(runs.listings), rate(runs.bare)),
       listingsPeakRssMb: summary(runs.listings.map((r) => r.maxRssKb / 1024)),
+      ...cpuFigures(runs.listings, runs.bare),
     };
   }
   return figures;
