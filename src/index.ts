@@ -1,0 +1,38 @@
+/**
+ * The typed client library of the Listing Publication Service, and the catalog pipeline the CLI is built on.
+ * Nothing here prints, colours or exits.
+ */
+export * from './contract/index.js';
+export * from './client/index.js';
+export {
+  ListingsError,
+  ApiError,
+  NetworkError,
+  TimeoutError,
+  SourceError,
+  ConfigError,
+  UsageError,
+  formatLocation,
+  type Location,
+} from './errors.js';
+export { redact, registerSecret, maskSecret } from './secrets.js';
+export { VERSION } from './version.js';
+
+export { OPTIONS, resolveSettings, type Settings, type SettingKey, type SettingSource, type ResolvedSettings } from './config/index.js';
+
+export * from './catalog/index.js';
+export { createPreparer, prepareCatalog, type ListingDefaults, type PreparedRow } from './prepare/index.js';
+
+export { publishRows, PublishRun } from './publish/engine.js';
+export type { PublishOptions, PublishEnd, ListingSender, EngineStats } from './publish/engine-types.js';
+export { OUTCOMES, type OutcomeKind, type RowOutcome } from './publish/outcome.js';
+export { DEFAULT_RETRY_POLICY, decideRetry, type RetryPolicy } from './publish/retry-policy.js';
+export { parseRetryAfter } from './publish/retry-after.js';
+export { RetryBudget } from './publish/retry-budget.js';
+export { idempotencyKey, contentHash } from './publish/idempotency.js';
+export { parseShard, inShard, type Shard } from './publish/shard.js';
+export { publishCatalog, type PublishCatalogOptions } from './publish-catalog.js';
+
+export { openReport, SummaryCounter, type ReportWriter, type RunSummary } from './report/index.js';
+
+export { startSandbox, type Sandbox, type SandboxOptions, type SandboxStats } from './sandbox/index.js';
