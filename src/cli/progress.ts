@@ -1,15 +1,26 @@
 import type { Ora } from 'ora';
 import type { ReadProgress } from '../catalog/types.js';
 import type { RowOutcome } from '../publish/outcome.js';
-import { err, paint } from './output.js';
+import { err, isInteractive, paint } from './output.js';
 
 /** `spinner`: an ora line on a terminal; `plain`: a line every few seconds (CI, pipes); `off`: --quiet. */
 export type ProgressMode = 'spinner' | 'plain' | 'off';
+
+/**
+ * The mode for stderr: a spinner only on an interactive terminal that reports its width (a pseudo-terminal of
+ * width 0 would make every redraw erase "lines" without end).
+ */
+export function progressMode(quiet: boolean): ProgressMode {
+  if (quiet) return 'off';
+  return isInteractive() && (process.stderr.columns ?? 0) > 0 ? 'spinner' : 'plain';
+}
 
 export interface ProgressOptions {
   mode: ProgressMode;
   /** How far reading has got, for a byte-based percent when the row total is unknown. */
   readProgress: () => ReadProgress;
+  /** Rows read so far (ahead of the rows done by what the engine holds), to scale the byte-based percent. */
+  rowsRead?: () => number;
   /** Rows expected, when known in advance. */
   total?: number;
   /** Between plain lines. Default 5,000 ms. */
@@ -86,7 +97,11 @@ export class ProgressDisplay {
       head = `${count(this.#done)}/${count(total)} rows`;
     } else {
       const read = this.#options.readProgress();
-      if (read.totalBytes !== undefined && read.totalBytes > 0) fraction = Math.min(1, read.bytesRead / read.totalBytes);
+      if (read.totalBytes !== undefined && read.totalBytes > 0) {
+        // Reading runs ahead of the rows done (the engine holds thousands); scale the bytes by the rows done of those read.
+        const rowsRead = this.#options.rowsRead?.() ?? this.#done;
+        fraction = Math.min(1, (read.bytesRead / read.totalBytes) * (rowsRead > 0 ? Math.min(1, this.#done / rowsRead) : 0));
+      }
       head = `${count(this.#done)} rows`;
     }
     const parts = [head];
@@ -104,8 +119,9 @@ export function count(value: number): string {
   return value.toLocaleString('en-US');
 }
 
-/** 83_000 ms -> `1m 23s`; under a minute in seconds; above an hour in hours and minutes. */
+/** 83_000 ms -> `1m 23s`; under ten seconds with a tenth; above an hour in hours and minutes. */
 export function duration(ms: number): string {
+  if (ms < 9_950) return `${(ms / 1000).toFixed(1)}s`;
   const seconds = Math.round(ms / 1000);
   if (seconds < 60) return `${seconds}s`;
   const minutes = Math.floor(seconds / 60);

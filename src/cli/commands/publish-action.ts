@@ -16,8 +16,8 @@ import type { Sandbox } from '../../sandbox/types.js';
 import { UsageError } from '../../errors.js';
 import { registerSecret } from '../../secrets.js';
 import { EXIT, ExitError } from '../exit-codes.js';
-import { err, isInteractive } from '../output.js';
-import { ProgressDisplay } from '../progress.js';
+import { err } from '../output.js';
+import { ProgressDisplay, progressMode } from '../progress.js';
 import { trapSignals } from '../signals.js';
 import { printRunEnd, printSummary, ROW_ERRORS_SHOWN } from '../summary.js';
 import type { LoadedSettings } from '../settings.js';
@@ -115,7 +115,7 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
       ...(journal === undefined ? {} : { journal }),
     };
     const run = publishRows(catalog.drafts, options, createPreparer(loaded.defaults));
-    progress = await ProgressDisplay.start({ mode: flags.quiet ? 'off' : isInteractive() ? 'spinner' : 'plain', readProgress: () => catalog.progress() });
+    progress = await ProgressDisplay.start({ mode: progressMode(flags.quiet === true), readProgress: () => catalog.progress(), rowsRead: () => run.stats().read });
     const counter = new SummaryCounter();
     const rowErrors: RowOutcome[] = [];
     let sourceError: unknown;
