@@ -48,7 +48,7 @@ export function printSummary(summary: RunSummary, options: { json: boolean; dryR
 }
 
 /** Why a run stopped early, with what to do next. */
-export function printRunEnd(end: PublishEnd, summary: RunSummary): void {
+export function printRunEnd(end: PublishEnd, summary: RunSummary, resumable: boolean): void {
   const left = `${count(summary.not_attempted)} ${summary.not_attempted === 1 ? 'row' : 'rows'} not attempted`;
   switch (end.kind) {
     case 'systemic': {
@@ -62,7 +62,7 @@ export function printRunEnd(end: PublishEnd, summary: RunSummary): void {
       err(`${paint.red('stopped')} after ${count(end.failed)} failed rows (--max-errors); ${left}`);
       return;
     case 'interrupted':
-      err(`${paint.yellow('interrupted')}: ${left}; run again with --resume to continue where this run stopped`);
+      err(`${paint.yellow('interrupted')}: ${left}; ${resumable ? 'run again with --resume to continue where this run stopped' : 'no journal was kept: --retry-failed REPORT sends the rest again'}`);
       return;
     default:
   }

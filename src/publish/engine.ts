@@ -83,6 +83,11 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
   #head = 0;
   #read = 0;
   #sourceDone = false;
+  /**
+   * After a systemic failure or --max-errors the rest of the input is still read, each row `not_attempted`, so the
+   * report lists every row (and `--retry-failed` finds them all); an interrupt stops reading at once.
+   */
+  #draining = false;
   /** A row read that waits for room in the window (reading pauses meanwhile). */
   #pending: Task | undefined;
   readonly #retries = new DueQueue<Task>();
@@ -99,7 +104,10 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
   #timerAt = Infinity;
   #wake: (() => void) | undefined;
   #started = false;
-  readonly #onStop = (): void => this.#stop({ kind: 'interrupted' });
+  readonly #onStop = (): void => {
+    this.#draining = false;
+    this.#stop({ kind: 'interrupted' });
+  };
   readonly #onAbandon = (): void => {
     this.#stop({ kind: 'interrupted' });
     // Cutting the connections ends every request in flight at once, at no cost per request while none is cut.
@@ -166,7 +174,7 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
           this.#head++;
           yield outcome;
         }
-        const readingOver = this.#sourceDone || this.#stopping !== undefined;
+        const readingOver = this.#sourceDone || (this.#stopping !== undefined && !this.#draining);
         if (readingOver && this.#head === this.#read) break;
         if (!readingOver && this.#pending === undefined && this.#read - this.#head < this.#capacity) {
           let next: IteratorResult<unknown>;
@@ -174,8 +182,8 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
             next = await source.next();
           } catch (error) {
             this.#sourceDone = true;
-            // An aborted read is how a stopped source ends, not a failure.
-            if (this.#stopping === undefined) {
+            // A read aborted by the stop signal is how a stopped source ends, not a failure.
+            if (this.#options.stop?.aborted !== true) {
               sourceError = error;
               this.#stop({ kind: 'source', error });
             }
@@ -396,7 +404,10 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
 
   /** End the run early: nothing more is read or sent; in-flight requests finish unless abandoned. */
   #stop(end: Exclude<PublishEnd, { kind: 'completed' }>): void {
-    if (this.#stopping === undefined) this.#stopping = end;
+    if (this.#stopping === undefined) {
+      this.#stopping = end;
+      this.#draining = end.kind === 'systemic' || end.kind === 'max-errors';
+    }
     const reason = REASON[this.#stopping.kind];
     const pending = this.#pending;
     if (pending !== undefined) {

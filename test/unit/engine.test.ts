@@ -132,10 +132,32 @@ describe('publishRows', () => {
     const run = publishRows(rowsOf(500), { sender: client });
     const outcomes = await collect(run);
     expect(seen).toHaveLength(1);
-    expect(outcomes).toHaveLength(outcomes[outcomes.length - 1]!.index + 1);
+    expectInOrder(outcomes, 500);
     expect(outcomes[0]).toMatchObject({ outcome: 'failed', httpStatus: 401, reason: 'API key rejected' });
     expect(outcomes.slice(1).every((o) => o.outcome === 'not_attempted' && o.reason === 'service unusable')).toBe(true);
     expect(run.end.kind).toBe('systemic');
+  });
+
+  it('stops reading at once when interrupted while it reads the rest after a systemic failure', async () => {
+    const { client } = await startServer(() => ({ status: 403 }));
+    const stop = new AbortController();
+    let read = 0;
+    async function* slow() {
+      for (let i = 0; i < 10_000; i++) {
+        read++;
+        if (i > 0) await new Promise((resolve) => setTimeout(resolve, 1));
+        yield readyRow(i);
+      }
+    }
+    const run = publishRows(slow(), { sender: client, stop: stop.signal });
+    const outcomes: RowOutcome[] = [];
+    for await (const outcome of run) {
+      outcomes.push(outcome);
+      if (outcomes.length === 20) stop.abort();
+    }
+    expect(run.end.kind).toBe('systemic');
+    expect(read).toBeLessThan(100);
+    expect(outcomes).toHaveLength(read);
   });
 
   it('stops once maxErrors rows have failed', async () => {
@@ -160,7 +182,9 @@ describe('publishRows', () => {
     const firstAttempts = new Set(seen.map((s) => s.sku)).size;
     expect(seen.length - firstAttempts).toBeLessThanOrEqual(10 + Math.floor(0.1 * firstAttempts));
     expect(run.end.kind).toBe('systemic');
-    expect(outcomes.length).toBeLessThan(400);
+    // The rest of the input is still read, each row not_attempted, so the outcomes cover the whole input.
+    expectInOrder(outcomes, 400);
+    expect(countBy(outcomes).not_attempted).toBeGreaterThan(200);
     expect(countBy(outcomes).published).toBeUndefined();
   });
 

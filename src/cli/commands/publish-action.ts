@@ -142,7 +142,7 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
     journal = undefined;
     if (state !== undefined && !dryRun) await saveState(statePath, state);
     printSummary(summary, { json: flags.json === true, dryRun, rowErrors });
-    printRunEnd(run.end, summary);
+    printRunEnd(run.end, summary, flags.journal !== false && !dryRun);
     if (sourceError !== undefined) throw sourceError as Error;
     if (signals.received() !== undefined) throw new ExitError(EXIT.interrupted);
     if (run.end.kind === 'systemic') throw new ExitError(EXIT.service);
