@@ -10,7 +10,7 @@ import { validateOnce } from './validate.js';
  */
 export async function benchMemory(ctx, responder, small, large) {
   const runs = { publish: [], validate: [] };
-  const times = Math.min(ctx.repeats, 3);
+  const times = ctx.memoryRepeats;
   for (let i = 0; i < times; i++) {
     runs.publish.push((await publishOnce(responder, small.csv, small.rows)).maxRssKb / 1024);
     runs.validate.push((await validateOnce(small.csv, small.rows)).maxRssKb / 1024);
