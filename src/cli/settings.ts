@@ -12,7 +12,7 @@ export function addSettingsOptions(command: Command): Command {
   for (const option of OPTIONS) {
     if (option.flag === undefined) continue;
     command.option(option.flag, `${option.description} (env ${option.env})`);
-    if (!option.flag.includes('<')) command.option(option.flag.replace('--', '--no-'), `not ${option.description}`);
+    if (!option.flag.includes('<')) command.option(option.flag.replace('--', '--no-'), `set ${option.key} to false (overrides env and profile)`);
   }
   command.option('--allow-insecure-http', 'allow plain http to a host that is not loopback (the key crosses the network in clear)');
   return command;
