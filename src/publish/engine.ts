@@ -1,6 +1,7 @@
 import { ApiError } from '../errors.js';
 import { isRetryable, isSystemic } from '../client/classify.js';
 import type { PreparedRow } from '../prepare/types.js';
+import type { CreateListingResult } from '../client/listings-client.js';
 import type { OutcomeKind, RowOutcome } from './outcome.js';
 import { AdaptiveWindow } from './adaptive-window.js';
 import { RateLimiter } from './rate-limiter.js';
@@ -103,6 +104,8 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
   #timer: unknown;
   #timerAt = Infinity;
   #wake: (() => void) | undefined;
+  /** An error thrown where no row could carry it; iteration rethrows it. */
+  #fatal: unknown;
   #started = false;
   readonly #onStop = (): void => {
     this.#draining = false;
@@ -116,7 +119,11 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
   readonly #onTimer = (): void => {
     this.#timer = undefined;
     this.#timerAt = Infinity;
-    this.#dispatch();
+    try {
+      this.#dispatch();
+    } catch (error) {
+      this.#crash(error);
+    }
     this.#notify();
   };
 
@@ -132,10 +139,8 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
     const concurrency = options.concurrency ?? 16;
     this.#window = new AdaptiveWindow(concurrency);
     this.#limiter = options.rate === undefined ? undefined : new RateLimiter(options.rate, this.#clock.now);
-    let capacity = 1;
-    while (capacity < (options.reorderBuffer ?? Math.max(4096, concurrency * 256))) capacity *= 2;
-    this.#capacity = capacity;
-    this.#slots = new Array<RowOutcome | undefined>(capacity).fill(undefined);
+    this.#capacity = Math.max(1, options.reorderBuffer ?? Math.max(4096, concurrency * 256));
+    this.#slots = new Array<RowOutcome | undefined>(this.#capacity).fill(undefined);
   }
 
   /** Why the run ended; `completed` until it has been stopped. */
@@ -164,13 +169,13 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
     if (abandon?.aborted) this.#onAbandon();
     else if (stop?.aborted) this.#onStop();
     const source = this.#rows[Symbol.asyncIterator]();
-    const mask = this.#capacity - 1;
     let sourceError: unknown;
     try {
       for (;;) {
+        if (this.#fatal !== undefined) throw this.#fatal as Error;
         let outcome: RowOutcome | undefined;
-        while (this.#head < this.#read && (outcome = this.#slots[this.#head & mask]) !== undefined) {
-          this.#slots[this.#head & mask] = undefined;
+        while (this.#head < this.#read && (outcome = this.#slots[this.#head % this.#capacity]) !== undefined) {
+          this.#slots[this.#head % this.#capacity] = undefined;
           this.#head++;
           yield outcome;
         }
@@ -262,7 +267,7 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
   }
 
   #finish(index: number, outcome: RowOutcome): void {
-    this.#slots[index & (this.#capacity - 1)] = outcome;
+    this.#slots[index % this.#capacity] = outcome;
   }
 
   /** Send what may be sent now: due retries first (they hold up the reorder buffer), then the pending row. */
@@ -308,10 +313,34 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
     } else {
       this.#retriesSent++;
     }
-    sender.postListingJson(task.body, { idempotencyKey: task.key }).then(
-      (result) => this.#succeeded(task, result.status, result.listing.status, result.listing.title),
-      (error: unknown) => this.#failedAttempt(task, error),
+    let answer: Promise<CreateListingResult>;
+    try {
+      answer = sender.postListingJson(task.body, { idempotencyKey: task.key });
+    } catch (error) {
+      answer = Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    answer.then(
+      (result) => {
+        try {
+          this.#succeeded(task, result.status, result.listing.status, result.listing.title);
+        } catch (error) {
+          this.#crash(error);
+        }
+      },
+      (error: unknown) => {
+        try {
+          this.#failedAttempt(task, error);
+        } catch (crash) {
+          this.#crash(crash);
+        }
+      },
     );
+  }
+
+  /** A bug (or a journal that throws) in a callback: the row can never finish, so the run ends with the error. */
+  #crash(error: unknown): void {
+    this.#fatal ??= error;
+    this.#stop({ kind: 'interrupted' });
   }
 
   #succeeded(task: Task, status: number, listingStatus: string, title: string): void {

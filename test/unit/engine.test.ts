@@ -292,6 +292,16 @@ describe('publishRows', () => {
     expect(countBy(again)).toEqual({ skipped: 4, failed: 1 });
   });
 
+  it('ends the run with the error when recording a finished row throws, instead of waiting for ever', async () => {
+    const { client } = await startServer(() => ({ status: 201 }));
+    const journal = {
+      record(): void {
+        throw new Error('journal is closed');
+      },
+    };
+    await expect(collect(publishRows(rowsOf(50), { sender: client, journal }))).rejects.toThrow('journal is closed');
+  });
+
   it('reports the rows read before a source fails, then throws its error', async () => {
     async function* broken() {
       yield await Promise.resolve(readyRow(0));
