@@ -53,6 +53,34 @@ describe('interrupt and resume', () => {
   }
 });
 
+describe('a second Ctrl-C', () => {
+  it('abandons the requests in flight: exit 130 at once, those rows failed as interrupted, and --resume still creates no duplicates', async () => {
+    const sandbox = await startSandboxProcess(['--latency', '1000']);
+    const dir = tempDir();
+    const catalog = writeCatalog(dir, 6);
+    const child = spawnCli(['publish', catalog, '--concurrency', '4', '--report', join(dir, 'first.csv')], { cwd: dir, env: publishEnv(sandbox.url) });
+    let stderr = '';
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.stdout?.resume();
+    const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+    for (let waited = 0; (await sandbox.stats()).requests === 0 && waited < 10_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    child.kill('SIGINT');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const abandonedAt = Date.now();
+    child.kill('SIGINT');
+    const [code] = await exited;
+    expect(Date.now() - abandonedAt).toBeLessThan(2_000);
+    expect(code, stderr).toBe(130);
+    expect(stderr).toContain('abandoning');
+    const rows = readCsvReport(join(dir, 'first.csv'));
+    expect(rows.filter((row) => row.outcome === 'failed' && row.reason === 'interrupted').length).toBeGreaterThanOrEqual(1);
+    expect(rows.some((row) => row.outcome === 'published')).toBe(false);
+    const second = await runCli(['publish', catalog, '--resume', '--concurrency', '16'], { cwd: dir, env: publishEnv(sandbox.url), timeoutMs: 60_000 });
+    expect(second.code, second.stderr).toBe(0);
+    expect(await sandbox.stats()).toMatchObject({ created: 6, duplicates: 0 });
+  });
+});
+
 describe('publish only what is needed', () => {
   it('--changed-only sends nothing the second time, and only the 3 edited rows after an edit', async () => {
     const sandbox = await startSandboxProcess();
