@@ -197,6 +197,18 @@ describe('publishRows', () => {
     expect(seen.slice(1).every((s) => s.at - first >= 990)).toBe(true);
   });
 
+  it('keeps to --rate: requests started per second never exceed it beyond the burst', async () => {
+    const { client, seen } = await startServer(() => ({ status: 201 }));
+    const started = Date.now();
+    const outcomes = await collect(publishRows(rowsOf(40), { sender: client, concurrency: 16, rate: 50 }));
+    expect(countBy(outcomes)).toEqual({ published: 40 });
+    // A burst of 5 (a tenth of a second), then 50 a second: the 40th request leaves after about 0.7 s.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(650);
+    const first = seen[0]!.at;
+    const inFirstHalfSecond = seen.filter((s) => s.at - first < 500).length;
+    expect(inFirstHalfSecond).toBeLessThanOrEqual(5 + 26);
+  });
+
   it('on stop: reads no more, lets in-flight requests finish, and reports rows read but not sent as not_attempted', async () => {
     const { client, seen } = await startServer(() => ({ status: 201, delayMs: 30 }));
     const stop = new AbortController();
