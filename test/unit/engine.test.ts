@@ -8,6 +8,7 @@ import type { RowOutcome } from '../../src/publish/outcome.js';
 import type { PreparedRow } from '../../src/prepare/types.js';
 import { RetryBudget } from '../../src/publish/retry-budget.js';
 import { contentHash } from '../../src/publish/idempotency.js';
+import { ApiError } from '../../src/errors.js';
 import { inShard } from '../../src/publish/shard.js';
 
 /** What the test server answers to one request: a status, optional headers, and a delay; or 'hang'. */
@@ -207,6 +208,42 @@ describe('publishRows', () => {
     const first = seen[0]!.at;
     const inFirstHalfSecond = seen.filter((s) => s.at - first < 500).length;
     expect(inFirstHalfSecond).toBeLessThanOrEqual(5 + 26);
+  });
+
+  it('sends nothing for the Retry-After of a 429 (fake clock): the retry leaves 2 s later, not before', async () => {
+    let now = 1_000_000;
+    const timers: { at: number; run: () => void }[] = [];
+    const clock = {
+      now: () => now,
+      setTimeout: (run: () => void, ms: number) => timers.push({ at: now + ms, run }),
+      clearTimeout: () => undefined,
+      random: () => 0.5,
+    };
+    const sent: { sku: string; at: number }[] = [];
+    const sender = {
+      postListingJson(body: string) {
+        const sku = (JSON.parse(body) as { sku: string }).sku;
+        sent.push({ sku, at: now });
+        if (sent.length === 1) return Promise.reject(new ApiError(429, 'HTTP 429 Too Many Requests', {}, '2'));
+        return Promise.resolve({ status: 201, listing: { sku, status: 'ready', title: sku, item_specifics: [] } });
+      },
+    };
+    const run = collect(publishRows(rowsOf(2), { sender, clock }));
+    const settle = () => new Promise((resolve) => setImmediate(resolve));
+    for (let i = 0; i < 5; i++) await settle();
+    expect(sent).toEqual([{ sku: 'SKU-0', at: 1_000_000 }]);
+    // Nothing else was sent while the service asked to wait (the other row too); the one timer is the pause.
+    const timer = timers.at(-1)!;
+    expect(timer.at - 1_000_000).toBeGreaterThanOrEqual(2_000);
+    now = timer.at;
+    timer.run();
+    const outcomes = await run;
+    expect(sent.map((s) => s.at - 1_000_000)).toEqual([0, timer.at - 1_000_000, timer.at - 1_000_000]);
+    expect(outcomes.map((o) => [o.sku, o.outcome, o.attempts])).toEqual([
+      ['SKU-0', 'published', 2],
+      ['SKU-1', 'published', 1],
+    ]);
+    expect(outcomes[0]!.durationMs).toBeGreaterThanOrEqual(2_000);
   });
 
   it('on stop: reads no more, lets in-flight requests finish, and reports rows read but not sent as not_attempted', async () => {
