@@ -1,5 +1,5 @@
 import type { CreateListingResult, RequestOptions } from '../client/listings-client.js';
-import type { OutcomeKind } from './outcome.js';
+import type { JournalEntry } from './journal.js';
 import type { PreparedRow } from '../prepare/types.js';
 import type { RetryBudget } from './retry-budget.js';
 import type { RetryPolicy } from './retry-policy.js';
@@ -10,15 +10,6 @@ export interface ListingSender {
   postListingJson(body: string, options: RequestOptions): Promise<CreateListingResult>;
   /** End every request in flight (on abandon); without it, abandon only stops the run. */
   destroy?(): Promise<void>;
-}
-
-/** One line of the resume journal: a row that reached the service (published or failed). */
-export interface JournalEntry {
-  index: number;
-  sku: string;
-  hash: string;
-  outcome: OutcomeKind;
-  status?: number;
 }
 
 /** Where the engine records each row that reached the service, as it finishes. */
@@ -60,7 +51,7 @@ export interface PublishOptions {
    * service accepts; the caller saves it.
    */
   changedOnly?: Map<string, string>;
-  /** `--resume`: `${sku}\u0000${hash}` of rows already published; such rows are `skipped` (`already published`). */
+  /** `--resume`: the `publishedKey(sku, hash)` of rows already published; such rows are `skipped` (`already published`). */
   alreadyPublished?: ReadonlySet<string>;
   /** `--retry-failed`: true for the rows to send again; every other row is `skipped` (`not selected for retry`). */
   retryOnly?: (row: PreparedRow) => boolean;

@@ -10,6 +10,7 @@ import { DEFAULT_RETRY_POLICY, decideRetry, type RetryPolicy } from './retry-pol
 import { parseRetryAfter } from './retry-after.js';
 import { contentHash, idempotencyKeyForHash } from './idempotency.js';
 import { inShard } from './shard.js';
+import { publishedKey } from './journal.js';
 import { DueQueue } from './due-queue.js';
 import type { EngineClock, EngineStats, ListingSender, PublishEnd, PublishOptions } from './engine-types.js';
 
@@ -112,7 +113,7 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
     this.#stop({ kind: 'interrupted' });
   };
   readonly #onAbandon = (): void => {
-    this.#stop({ kind: 'interrupted' });
+    this.#onStop();
     // Cutting the connections ends every request in flight at once, at no cost per request while none is cut.
     this.#sender?.destroy?.().catch(() => undefined);
   };
@@ -239,7 +240,7 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
     const needsHash = !this.#options.dryRun || alreadyPublished !== undefined || changedOnly !== undefined;
     const body = needsHash ? JSON.stringify(row.request) : '';
     const hash = needsHash ? contentHash(body) : '';
-    if (alreadyPublished?.has(`${row.sku}\u0000${hash}`)) {
+    if (alreadyPublished?.has(publishedKey(row.sku, hash))) {
       this.#skip(index, row, 'already published');
       return;
     }
