@@ -6,8 +6,42 @@ function quoted(value: string): string {
   return JSON.stringify(value.length > 80 ? `${value.slice(0, 77)}...` : value);
 }
 
+/** Where the host starts when `value` begins with `http://` or `https://` in lower case; 0 otherwise. */
+function plainSchemeEnd(value: string): number {
+  if (value.charCodeAt(0) !== 0x68 || value.charCodeAt(1) !== 0x74 || value.charCodeAt(2) !== 0x74 || value.charCodeAt(3) !== 0x70) return 0;
+  const colon = value.charCodeAt(4) === 0x73 ? 5 : 4;
+  return value.charCodeAt(colon) === 0x3a && value.charCodeAt(colon + 1) === 0x2f && value.charCodeAt(colon + 2) === 0x2f ? colon + 3 : 0;
+}
+
+/**
+ * True when the host at `start` is a plain DNS name the URL parser takes as it is: labels of lower-case letters,
+ * digits and single hyphens, the last beginning with a letter (so it cannot be read as an IPv4 address), ended by
+ * the end of the value or by `/`, `?` or `#`. What follows (path, query, fragment) can never make parsing fail.
+ */
+function isPlainHost(value: string, start: number): boolean {
+  let label = start;
+  let i = start;
+  for (; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if ((code >= 0x61 && code <= 0x7a) || (code >= 0x30 && code <= 0x39)) continue;
+    // `--` can mark a punycode label (`xn--`), which the parser decodes and may refuse.
+    if (code === 0x2d && value.charCodeAt(i - 1) !== 0x2d) continue;
+    if (code === 0x2e && i > label) {
+      label = i + 1;
+      continue;
+    }
+    if (code === 0x2f || code === 0x3f || code === 0x23) break;
+    return false;
+  }
+  const first = value.charCodeAt(label);
+  return i > label && first >= 0x61 && first <= 0x7a;
+}
+
 /** http:// or https:// with a host; `http:/x` and `//x` are not taken, though URL parsing would repair them. */
 export function isAbsoluteHttpUrl(value: string): boolean {
+  // Most catalog URLs are plainly fine; the URL parser (costly, and it throws) is asked about the rest.
+  const host = plainSchemeEnd(value);
+  if (host > 0 && isPlainHost(value, host)) return true;
   if (!/^https?:\/\//i.test(value)) return false;
   try {
     return new URL(value).hostname !== '';
@@ -16,12 +50,12 @@ export function isAbsoluteHttpUrl(value: string): boolean {
   }
 }
 
-export function imageIssues(images: readonly string[]): FieldIssue[] {
-  const issues: FieldIssue[] = [];
-  images.forEach((url, index) => {
-    if (!isAbsoluteHttpUrl(url)) issues.push({ path: `images_source[${index}]`, message: `not an absolute http(s) URL: ${quoted(url)}` });
-  });
-  return issues;
+/** Appends an issue for each image that is not an absolute http(s) URL. */
+export function addImageIssues(images: readonly string[], issues: FieldIssue[]): void {
+  for (let index = 0; index < images.length; index++) {
+    const url = images[index];
+    if (url !== undefined && !isAbsoluteHttpUrl(url)) issues.push({ path: `images_source[${index}]`, message: `not an absolute http(s) URL: ${quoted(url)}` });
+  }
 }
 
 /**

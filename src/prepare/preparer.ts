@@ -4,11 +4,16 @@ import type { FieldIssue } from '../contract/issues.js';
 import { issuesFromZod } from '../contract/issues.js';
 import { DEFAULTABLE_FIELDS, requestSchemaFor, type ListingRequest } from '../contract/schemas.js';
 import { formatLocation } from '../errors.js';
-import { imageIssues, marketplaceFor } from './checks.js';
+import { addImageIssues, marketplaceFor } from './checks.js';
+import { isCleanFlatRequest, isCleanWrappedRequest } from './clean-request.js';
+import { isFlatMarketplace, isWrappedMarketplace } from '../contract/marketplace.js';
 import { SkuRegistry } from './sku-registry.js';
 
 /** Turns one draft into a request ready to send, or the issues that keep it from the network. */
 export type Preparer = (draft: Draft) => PreparedRow;
+
+/** The row's marketplace (or the default) in the shape's form; a missing or unusable one adds its issue. */
+type MarketplaceResolver = (values: DraftValues, issues: FieldIssue[]) => string | undefined;
 
 function flag(field: string): string {
   return `--${field.replace(/_/g, '-')}`;
@@ -19,56 +24,71 @@ function required(field: string, savedDefaultsMatter: boolean): FieldIssue {
   return { path: field, message: savedDefaultsMatter ? `is required (no saved defaults; ${where})` : `is required (${where})` };
 }
 
-function resolveMarketplace(values: DraftValues, defaults: ListingDefaults, issues: FieldIssue[]): string | undefined {
-  const value = values.marketplace ?? defaults.marketplace;
-  if (value === undefined) {
-    issues.push(required('marketplace', false));
-    return undefined;
-  }
-  return marketplaceFor(defaults.shape, value, issues);
-}
-
 /** The flat body: the row's values over the defaults; the location key and policy ids per rules 1 and 2. */
-function flatBody(values: DraftValues, defaults: ListingDefaults, issues: FieldIssue[]): Record<string, unknown> {
+function flatBody(values: DraftValues, defaults: ListingDefaults, resolveMarketplace: MarketplaceResolver, issues: FieldIssue[]): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   if (values.images_source !== undefined) {
-    issues.push(...imageIssues(values.images_source));
+    addImageIssues(values.images_source, issues);
     body.images_source = values.images_source;
   }
   if (values.sku !== undefined) body.sku = values.sku;
-  const marketplace = resolveMarketplace(values, defaults, issues);
+  const marketplace = resolveMarketplace(values, issues);
   if (marketplace !== undefined) body.marketplace = marketplace;
   for (const field of DEFAULTABLE_FIELDS) {
     const value = values[field] ?? defaults[field];
     if (value !== undefined) body[field] = value;
     else if (!defaults.saved_defaults) issues.push(required(field, true));
   }
-  const overrides = { ...values.overrides };
-  if (overrides.condition === undefined && defaults.condition !== undefined) overrides.condition = defaults.condition;
-  if (Object.keys(overrides).length > 0) body.overrides = overrides;
+  const overrides = overridesOf(values.overrides, defaults.condition);
+  if (overrides !== undefined) body.overrides = overrides;
   return body;
+}
+
+function hasKeys(object: object): boolean {
+  for (const key in object) if (Object.hasOwn(object, key)) return true;
+  return false;
+}
+
+/**
+ * The row's overrides with the default condition when the row has none; undefined when that leaves nothing. The
+ * schema's output puts `condition` first, so an added condition goes first here too (then a clean body needs no
+ * parse). A plain object is used as it is when nothing is added; anything else is copied, as it always was.
+ */
+function overridesOf(own: Record<string, unknown> | undefined, condition: string | undefined): Record<string, unknown> | undefined {
+  const plain = own === undefined || Object.getPrototypeOf(own) === Object.prototype;
+  if (condition !== undefined && (own === undefined || (plain && !Object.hasOwn(own, 'condition')))) return { condition, ...own };
+  if (own === undefined) return undefined;
+  if (!plain) {
+    const copy = { ...own };
+    if (copy.condition === undefined && condition !== undefined) copy.condition = condition;
+    return Object.keys(copy).length > 0 ? copy : undefined;
+  }
+  if (own.condition === undefined && condition !== undefined) return { ...own, condition };
+  return hasKeys(own) ? own : undefined;
 }
 
 /**
  * The wrapped body: `{marketplace, payload: {sku, title}}`, the only fields the contract shows for this shape (so no
  * images, overrides, location key or policy ids are sent with it).
  */
-function wrappedBody(values: DraftValues, defaults: ListingDefaults, issues: FieldIssue[]): Record<string, unknown> {
+function wrappedBody(values: DraftValues, marketplace: string | undefined): Record<string, unknown> {
   const payload: Record<string, unknown> = {};
   if (values.sku !== undefined) payload.sku = values.sku;
   if (values.title !== undefined) payload.title = values.title;
-  const marketplace = resolveMarketplace(values, defaults, issues);
-  return { ...(marketplace === undefined ? {} : { marketplace }), payload };
+  return marketplace === undefined ? { payload } : { marketplace, payload };
 }
 
 function invalid(draft: Draft, issues: FieldIssue[]): PreparedRow {
-  return {
-    kind: 'invalid',
-    location: draft.location,
-    ...(draft.values.sku === undefined ? {} : { sku: draft.values.sku }),
-    issues,
-    ...(draft.rows === undefined ? {} : { rows: draft.rows }),
-  };
+  const sku = draft.values.sku;
+  const row: PreparedRow =
+    sku === undefined ? { kind: 'invalid', location: draft.location, issues } : { kind: 'invalid', location: draft.location, sku, issues };
+  if (draft.rows !== undefined) row.rows = draft.rows;
+  return row;
+}
+
+function unreadable(issues: readonly FieldIssue[]): boolean {
+  for (const issue of issues) if (issue.path === '(record)') return true;
+  return false;
 }
 
 /**
@@ -80,27 +100,66 @@ function invalid(draft: Draft, issues: FieldIssue[]): PreparedRow {
 export function createPreparer(defaults: ListingDefaults): Preparer {
   const skus = new SkuRegistry();
   const schema = requestSchemaFor(defaults.shape, defaults.saved_defaults);
+  const wrapped = defaults.shape === 'wrapped';
+  // The last marketplace value seen and its form for the shape (a catalog rarely has more than a few).
+  let seenMarketplace: string | undefined;
+  let shapedMarketplace = '';
+  let shapedIsRight = false;
+
+  const resolveMarketplace: MarketplaceResolver = (values, issues) => {
+    const value = values.marketplace ?? defaults.marketplace;
+    if (value === undefined) {
+      issues.push(required('marketplace', false));
+      return undefined;
+    }
+    if (value === seenMarketplace) return shapedMarketplace;
+    const before = issues.length;
+    const shaped = marketplaceFor(defaults.shape, value, issues);
+    // Only a value that gave no issue is remembered, so that every row with it is told.
+    if (issues.length === before) {
+      seenMarketplace = value;
+      shapedMarketplace = shaped;
+      shapedIsRight = wrapped ? isWrappedMarketplace(shaped) : isFlatMarketplace(shaped);
+    }
+    return shaped;
+  };
+
+  function isClean(body: Record<string, unknown>): boolean {
+    // A marketplace already known to have the shape's form spares the regex on every row.
+    const known = body.marketplace === shapedMarketplace && shapedIsRight ? shapedMarketplace : undefined;
+    return wrapped ? isCleanWrappedRequest(body, known) : isCleanFlatRequest(body, defaults.saved_defaults, known);
+  }
+
   return (draft) => {
     // An unreadable record has no values to check.
-    if (draft.issues.some((issue) => issue.path === '(record)')) return invalid(draft, draft.issues);
-    const issues = [...draft.issues];
+    if (draft.issues.length > 0 && unreadable(draft.issues)) return invalid(draft, draft.issues);
+    const issues = draft.issues.slice();
     const { values } = draft;
-    const body = defaults.shape === 'wrapped' ? wrappedBody(values, defaults, issues) : flatBody(values, defaults, issues);
-    const parsed = schema.safeParse(body);
-    if (!parsed.success) {
-      const reported = new Set(issues.map((issue) => issue.path));
-      for (const issue of issuesFromZod(parsed.error)) {
-        // The catalog names the wrapped payload's fields plainly.
-        const path = issue.path.replace(/^payload\./, '');
-        if (!reported.has(path)) issues.push({ path, message: issue.message });
-      }
-    }
+    const body = wrapped ? wrappedBody(values, resolveMarketplace(values, issues)) : flatBody(values, defaults, resolveMarketplace, issues);
+    let request: ListingRequest | undefined;
+    // A clean body is what the schema would output for it; only the others are parsed (which also words the issues).
+    if (issues.length === 0 && isClean(body)) request = body as ListingRequest;
+    else request = parse(schema, body, issues);
     if (values.sku !== undefined) {
       const first = skus.firstSeen(values.sku, draft.location);
       if (first !== undefined) issues.push({ path: 'sku', message: `duplicate SKU; first seen at ${formatLocation(first)}` });
     }
-    if (issues.length > 0 || !parsed.success || values.sku === undefined) return invalid(draft, issues);
-    const request: ListingRequest = parsed.data;
-    return { kind: 'ready', location: draft.location, sku: values.sku, request, ...(draft.rows === undefined ? {} : { rows: draft.rows }) };
+    if (issues.length > 0 || request === undefined || values.sku === undefined) return invalid(draft, issues);
+    const row: PreparedRow = { kind: 'ready', location: draft.location, sku: values.sku, request };
+    if (draft.rows !== undefined) row.rows = draft.rows;
+    return row;
   };
+}
+
+/** The schema's output for `body`, or undefined after adding its issues (those not already reported for the field). */
+function parse(schema: ReturnType<typeof requestSchemaFor>, body: Record<string, unknown>, issues: FieldIssue[]): ListingRequest | undefined {
+  const parsed = schema.safeParse(body);
+  if (parsed.success) return parsed.data;
+  const reported = new Set(issues.map((issue) => issue.path));
+  for (const issue of issuesFromZod(parsed.error)) {
+    // The catalog names the wrapped payload's fields plainly.
+    const path = issue.path.replace(/^payload\./, '');
+    if (!reported.has(path)) issues.push({ path, message: issue.message });
+  }
+  return undefined;
 }
