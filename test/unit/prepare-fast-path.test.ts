@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createPreparer } from '../../src/prepare/preparer.js';
 import { isAbsoluteHttpUrl } from '../../src/prepare/checks.js';
+import { SkuRegistry } from '../../src/prepare/sku-registry.js';
 import { requestSchemaFor } from '../../src/contract/schemas.js';
+import type { Location } from '../../src/errors.js';
 import type { Draft, DraftValues } from '../../src/catalog/types.js';
 import type { ListingDefaults } from '../../src/prepare/types.js';
 
@@ -62,6 +64,41 @@ describe('isAbsoluteHttpUrl', () => {
       }
     }
     expect(fast).toBeGreaterThan(500);
+  });
+});
+
+describe('SkuRegistry', () => {
+  it('agrees with a Map on a run with duplicates, unicode, long SKUs, several sources and large numbers', () => {
+    const registry = new SkuRegistry();
+    const reference = new Map<string, Location>();
+    let state = 42;
+    const next = (): number => {
+      state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+      return state;
+    };
+    const kinds: Array<(source: string, n: number) => Location> = [
+      (source, n) => ({ source, line: n }),
+      (source, n) => ({ source, record: n }),
+      (source) => ({ source }),
+      (source, n) => ({ source, line: 2 ** 32 + n }),
+    ];
+    let duplicates = 0;
+    const wrong: unknown[] = [];
+    for (let i = 0; i < 150_000; i++) {
+      const n = next();
+      const pick = n % 1000;
+      const sku = pick < 5 ? `ÆØÅ-${n % 300}` : pick < 7 ? `L${'x'.repeat(250 + (n % 20))}${n % 50}` : `SKU-${n % 120_000}`;
+      const source = `part-${Math.floor(i / 20_000)}.csv`;
+      const location = kinds[i < 100_000 ? Math.floor(i / 40_000) % 2 : (n >>> 8) % 4]!(source, i + 2);
+      const expected = reference.get(sku);
+      if (expected === undefined) reference.set(sku, location);
+      else duplicates++;
+      const got = registry.firstSeen(sku, location);
+      if (got?.source !== expected?.source || got?.line !== expected?.line || got?.record !== expected?.record) wrong.push([sku, got, expected]);
+    }
+    expect(wrong).toEqual([]);
+    expect(registry.size).toBe(reference.size);
+    expect(duplicates).toBeGreaterThan(10_000);
   });
 });
 
