@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
@@ -49,6 +49,14 @@ describe('interrupt and resume', () => {
       const skipped = rows.filter((row) => row.outcome === 'skipped' && row.reason === 'already published').length;
       expect(skipped).toBeGreaterThan(0);
       expect(skipped + rows.filter((row) => row.outcome === 'published').length).toBe(400);
+      const journal = join(dir, '.listings', readdirSync(join(dir, '.listings')).find((name) => name.startsWith('journal-'))!);
+      expect(readFileSync(journal, 'utf8').match(/"journal":1/g)).toHaveLength(2);
+      if (signal === 'SIGINT') {
+        // A run without --resume starts the journal afresh (and the service answers the repeats from their keys).
+        expect((await runCli(['publish', catalog, '--concurrency', '32'], { cwd: dir, env: publishEnv(sandbox.url) })).code).toBe(0);
+        expect(readFileSync(journal, 'utf8').match(/"journal":1/g)).toHaveLength(1);
+        expect(await sandbox.stats()).toMatchObject({ created: 400, duplicates: 0 });
+      }
     });
   }
 });

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { rm } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { ListingsClient } from '../../client/listings-client.js';
 import { openCatalogs } from '../../catalog/open-catalog.js';
@@ -97,7 +98,12 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
       flags.retryFailed === undefined ? undefined : readRetryRows(flags.retryFailed),
     ]);
     reports = await openReports(flags.report);
-    if (!dryRun && flags.journal !== false) journal = await JournalWriter.open(journalPath, { source: sourceKey, startedAt: new Date().toISOString() });
+    if (!dryRun && flags.journal !== false) {
+      // A run that does not resume starts a fresh journal, so nightly runs do not grow it without end; what an
+      // earlier run published and this one sends again is answered from the Idempotency-Key, not created twice.
+      if (!flags.resume) await rm(journalPath, { force: true });
+      journal = await JournalWriter.open(journalPath, { source: sourceKey, startedAt: new Date().toISOString() });
+    }
     const options: PublishOptions = {
       concurrency,
       retryPolicy: { ...DEFAULT_RETRY_POLICY, maxAttempts: flags.maxAttempts },
