@@ -32,9 +32,9 @@ function checkFlags(flags: PublishFlags): void {
   for (const path of flags.report) reportFormatOf(path);
 }
 
-/** `.listings/state-<hash>.json` beside the journal of the same source. */
+/** `.listings/state-<hash>.ndjson` beside the journal of the same source. */
 function defaultStatePath(source: string, cwd: string): string {
-  return defaultJournalPath(source, cwd).replace(/journal-([0-9a-f]+)\.ndjson$/, 'state-$1.json');
+  return defaultJournalPath(source, cwd).replace(/journal-([0-9a-f]+)\.ndjson$/, 'state-$1.ndjson');
 }
 
 interface Endpoint {

@@ -57,7 +57,7 @@ export function registerPublish(program: Command): void {
     .option('--max-errors <n>', 'stop once this many rows have failed (the rest are not_attempted)', whole(1, Number.MAX_SAFE_INTEGER))
     .option('--dry-run', 'everything but the network: rows that would be sent are "validated"')
     .option('--changed-only', 'send only rows that are new or changed since the last run (see --state)')
-    .option('--state <file>', 'the --changed-only state file (default .listings/state-<source hash>.json)')
+    .option('--state <file>', 'the --changed-only state file (default .listings/state-<source hash>.ndjson)')
     .option('--shard <K/N>', 'publish only the rows whose SKU hashes to shard K of N (CI matrix jobs)')
     .option('--journal <file>', 'the resume journal (default .listings/journal-<source hash>.ndjson)')
     .option('--no-journal', 'keep no resume journal')
