@@ -53,7 +53,7 @@ export function registerPublish(program: Command): void {
   addCatalogOptions(command)
     .option('--rate <n>', 'at most this many requests per second', perSecond)
     .option('--max-attempts <n>', 'attempts per row, the first included', whole(1, 100), 5)
-    .option('--timeout <ms>', 'time limit of one request', whole(100, 600_000))
+    .option('--timeout <ms>', 'time limit of one request (default 30000)', whole(100, 600_000))
     .option('--max-errors <n>', 'stop once this many rows have failed (the rest are not_attempted)', whole(1, Number.MAX_SAFE_INTEGER))
     .option('--dry-run', 'everything but the network: rows that would be sent are "validated"')
     .option('--changed-only', 'send only rows that are new or changed since the last run (see --state)')
