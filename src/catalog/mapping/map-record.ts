@@ -70,34 +70,75 @@ function planFor(columns: readonly string[], map: FieldMap): ColumnPlan {
 }
 
 function mapOverrides(fields: Record<string, unknown>, plan: ColumnPlan, issues: FieldIssue[]): Record<string, unknown> | undefined {
-  const overrides: Record<string, unknown> = {};
+  let overrides: Record<string, unknown> | undefined;
   const whole = lookup(fields, plan.overridesObject);
   if (typeof whole === 'object' && whole !== null && !Array.isArray(whole)) {
     for (const [key, raw] of Object.entries(whole)) {
       const value = toOverrideValue(raw);
-      if (value !== undefined) overrides[key] = value;
+      if (value !== undefined) (overrides ??= {})[key] = value;
     }
   } else if (whole !== undefined && whole !== null && whole !== '') {
     issues.push({ path: 'overrides', message: 'must be an object of override values, e.g. {"condition": "NEW"}' });
   }
-  for (const [key, column] of plan.overrideKeys) {
-    const value = toOverrideValue(lookup(fields, column));
-    if (value !== undefined) overrides[key] = value;
+  const keys = plan.overrideKeys;
+  for (let i = 0; i < keys.length; i++) {
+    const entry = keys[i]!;
+    const value = toOverrideValue(lookup(fields, entry[1]));
+    if (value !== undefined) (overrides ??= {})[entry[0]] = value;
   }
-  return Object.keys(overrides).length > 0 ? overrides : undefined;
+  // A `__proto__` key sets the prototype rather than adding a key: such an object still counts as empty.
+  return overrides !== undefined && hasOwnKey(overrides) ? overrides : undefined;
+}
+
+function hasOwnKey(object: object): boolean {
+  for (const key in object) if (Object.hasOwn(object, key)) return true;
+  return false;
+}
+
+/** Appends the trimmed, non-empty parts of a list cell (the common case of appendList, without its arrays). */
+function appendCell(cell: string, separator: string, into: string[]): void {
+  if (cell.indexOf(separator) < 0) {
+    const value = cell.trim();
+    if (value !== '') into.push(value);
+    return;
+  }
+  const parts = cell.split(separator);
+  for (let i = 0; i < parts.length; i++) {
+    const value = parts[i]!.trim();
+    if (value !== '') into.push(value);
+  }
+}
+
+/** A text field's value from its column: trimmed, absent when empty; a value of another kind is an issue. */
+function textOf(fields: Record<string, unknown>, column: string, field: TextField, issues: FieldIssue[]): string | undefined {
+  const raw = lookup(fields, column);
+  // Text cells are most of what is read: trimmed here without toText's result object.
+  if (typeof raw === 'string') {
+    const value = raw.trim();
+    return value === '' ? undefined : value;
+  }
+  const coerced = toText(raw);
+  if (coerced.issue !== undefined) issues.push({ path: field, message: coerced.issue });
+  return coerced.value;
 }
 
 function draftFrom(record: CatalogRecord, plan: ColumnPlan, separator: string): Draft {
   const { fields } = record;
   const values: DraftValues = {};
   const issues: FieldIssue[] = [];
-  for (const [field, column] of plan.text) {
-    const text = toText(lookup(fields, column));
-    if (text.issue !== undefined) issues.push({ path: field, message: text.issue });
-    else if (text.value !== undefined) values[field] = text.value;
+  const text = plan.text;
+  for (let i = 0; i < text.length; i++) {
+    const field = text[i]![0];
+    const value = textOf(fields, text[i]![1], field, issues);
+    if (value !== undefined) values[field] = value;
   }
   const images: string[] = [];
-  for (const column of plan.list) appendList(lookup(fields, column), separator, images, issues, LIST_FIELD);
+  const list = plan.list;
+  for (let i = 0; i < list.length; i++) {
+    const raw = lookup(fields, list[i]!);
+    if (typeof raw === 'string') appendCell(raw, separator, images);
+    else appendList(raw, separator, images, issues, LIST_FIELD);
+  }
   if (images.length > 0) values.images_source = images;
   const overrides = mapOverrides(fields, plan, issues);
   if (overrides !== undefined) values.overrides = overrides;
@@ -108,11 +149,27 @@ function draftFrom(record: CatalogRecord, plan: ColumnPlan, separator: string): 
 export function createRecordMapper(options: MappingOptions = {}): (record: CatalogRecord) => Draft {
   const map = options.map ?? {};
   const separator = options.listSeparator ?? '|';
-  let fixed: ColumnPlan | undefined;
+  if (options.fixedColumns) {
+    let fixed: ColumnPlan | undefined;
+    return (record) => draftFrom(record, (fixed ??= planFor(Object.keys(record.fields), map)), separator);
+  }
+  // A plan depends only on the numbered list columns and the dotted overrides columns, which most JSON records do
+  // not have: for those the plan is made once; for the others, again when those columns change.
+  const listPrefix = `${map[LIST_FIELD] ?? LIST_FIELD}.`;
+  const plain = planFor([], map);
+  let lastKey = '';
+  let last = plain;
   return (record) => {
-    let plan: ColumnPlan;
-    if (options.fixedColumns) plan = fixed ??= planFor(Object.keys(record.fields), map);
-    else plan = planFor(Object.keys(record.fields), map);
-    return draftFrom(record, plan, separator);
+    let key = '';
+    for (const column in record.fields) {
+      if (!Object.hasOwn(record.fields, column)) continue;
+      if (column.startsWith(listPrefix) || column.startsWith(OVERRIDES_PREFIX)) key += `${column.length}:${column}`;
+    }
+    if (key === '') return draftFrom(record, plain, separator);
+    if (key !== lastKey) {
+      last = planFor(Object.keys(record.fields), map);
+      lastKey = key;
+    }
+    return draftFrom(record, last, separator);
   };
 }
