@@ -36,6 +36,7 @@ export class ProgressDisplay {
   #done = 0;
   #failed = 0;
   #invalid = 0;
+  #total: number | undefined;
   #spinner: Ora | undefined;
   #timer: ReturnType<typeof setInterval> | undefined;
 
@@ -43,6 +44,12 @@ export class ProgressDisplay {
     this.#options = options;
     this.#now = options.now ?? (() => performance.now());
     this.#started = this.#now();
+    this.#total = options.total;
+  }
+
+  /** The rows expected, once known (a count of a local file finishes after the run has started). */
+  setTotal(total: number | undefined): void {
+    this.#total = total;
   }
 
   /** Start drawing; ora is loaded only when a spinner is wanted. */
@@ -89,11 +96,12 @@ export class ProgressDisplay {
   line(): string {
     const elapsedMs = Math.max(1, this.#now() - this.#started);
     const rate = (this.#done / elapsedMs) * 1000;
-    const { total } = this.#options;
+    const total = this.#total;
     let fraction: number | undefined;
     let head: string;
     if (total !== undefined && total > 0) {
-      fraction = Math.min(1, this.#done / total);
+      // The total of a local file is a line count: an estimate, so the percent stays below 100 until the end.
+      fraction = Math.min(0.99, this.#done / total);
       head = `${count(this.#done)}/${count(total)} rows`;
     } else {
       const read = this.#options.readProgress();

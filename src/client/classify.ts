@@ -11,9 +11,11 @@ export function isRetryable(error: unknown): boolean {
 }
 
 /**
- * True when the failure says the service cannot be used by this run at all (key rejected, wrong endpoint),
- * so sending further rows would only repeat it.
+ * True when the failure says the service cannot be used by this run at all (key rejected, wrong endpoint, or a
+ * redirect, which is never followed with the key), so sending further rows would only repeat it.
  */
 export function isSystemic(error: unknown): boolean {
-  return error instanceof ApiError && (error.status === 401 || error.status === 403 || error.status === 404 || error.status === 405);
+  if (!(error instanceof ApiError)) return false;
+  const { status } = error;
+  return status === 401 || status === 403 || status === 404 || status === 405 || (status >= 300 && status < 400);
 }

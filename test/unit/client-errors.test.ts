@@ -38,7 +38,7 @@ describe('classification', () => {
     [new TimeoutError(10), true, false],
     ...[408, 425, 429, 500, 502, 503, 504].map((s): [unknown, boolean, boolean] => [new ApiError(s, 'x', null), true, false]),
     ...[400, 409, 413, 415, 422].map((s): [unknown, boolean, boolean] => [new ApiError(s, 'x', null), false, false]),
-    ...[401, 403, 404].map((s): [unknown, boolean, boolean] => [new ApiError(s, 'x', null), false, true]),
+    ...[401, 403, 404, 405, 301, 307, 308].map((s): [unknown, boolean, boolean] => [new ApiError(s, 'x', null), false, true]),
     [new ConfigError('x'), false, false],
     [new UsageError('x'), false, false],
     [new Error('x'), false, false],

@@ -39,5 +39,10 @@ describe('publish output', () => {
     now = 3_000;
     // 60% of the bytes read, half of the rows read done: 30%.
     expect(bytes.line()).toBe('200 rows · 30% · 67 rows/s · ETA 7.0s');
+    // A total counted after the start replaces the byte estimate; an estimate never shows 100% before the end.
+    bytes.setTotal(200);
+    expect(bytes.line()).toBe('200/200 rows · 99% · 67 rows/s · ETA 0.0s');
+    bytes.setTotal(800);
+    expect(bytes.line()).toBe('200/800 rows · 25% · 67 rows/s · ETA 9.0s');
   });
 });

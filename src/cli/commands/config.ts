@@ -4,7 +4,7 @@ import { didYouMean } from '../../config/did-you-mean.js';
 import { ConfigError, UsageError } from '../../errors.js';
 import { maskSecret } from '../../secrets.js';
 import { EXIT, ExitError } from '../exit-codes.js';
-import { err, out, paint } from '../output.js';
+import { err, out, paint, paintOut } from '../output.js';
 import { addSettingsOptions, loadSettings } from '../settings.js';
 
 function optionFor(key: string): OptionSpec {
@@ -91,7 +91,7 @@ export function registerConfig(program: Command): void {
     err(paint.dim(`profile ${loaded.profile} (${loaded.store.path})`));
     const width = Math.max(...rows.map((r) => r.key.length));
     for (const row of rows) {
-      out(`${row.key.padEnd(width)}  ${row.value ?? paint.dim('-')}  ${paint.dim(`(${row.source})`)}`);
+      out(`${row.key.padEnd(width)}  ${row.value ?? paintOut.dim('-')}  ${paintOut.dim(`(${row.source})`)}`);
     }
   });
 

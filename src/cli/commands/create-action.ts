@@ -6,7 +6,7 @@ import { idempotencyKey } from '../../publish/idempotency.js';
 import type { Draft } from '../../catalog/types.js';
 import type { ListingResponse } from '../../contract/schemas.js';
 import { EXIT, ExitError } from '../exit-codes.js';
-import { err, out, paint } from '../output.js';
+import { err, out, paint, paintOut } from '../output.js';
 import type { LoadedSettings } from '../settings.js';
 
 function draftFrom(sku: string, opts: Record<string, unknown>): Draft {
@@ -17,7 +17,7 @@ function draftFrom(sku: string, opts: Record<string, unknown>): Draft {
 }
 
 function printListing(listing: ListingResponse, status: number): void {
-  out(`${paint.green('✔')} ${listing.sku}  ${paint.bold(listing.status)}  (HTTP ${status})`);
+  out(`${paintOut.green('✔')} ${listing.sku}  ${paintOut.bold(listing.status)}  (HTTP ${status})`);
   out(`  title           ${listing.title}`);
   out(`  item specifics  ${listing.item_specifics.length > 0 ? listing.item_specifics.join(', ') : '-'}`);
   for (const [key, value] of Object.entries(listing)) {

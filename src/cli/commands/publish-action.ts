@@ -3,6 +3,7 @@ import { rm } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { ListingsClient } from '../../client/listings-client.js';
 import { openCatalogs } from '../../catalog/open-catalog.js';
+import { estimateRowCount } from '../../catalog/count-rows.js';
 import { createPreparer } from '../../prepare/preparer.js';
 import { publishRows } from '../../publish/engine.js';
 import type { PublishOptions } from '../../publish/engine-types.js';
@@ -122,6 +123,10 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
     };
     const run = publishRows(catalog.drafts, options, createPreparer(loaded.defaults));
     progress = await ProgressDisplay.start({ mode: progressMode(flags.quiet === true), readProgress: () => catalog.progress(), rowsRead: () => run.stats().read });
+    const display = progress;
+    if (progressMode(flags.quiet === true) !== 'off') {
+      estimateRowCount(sources, catalogOptions).then((total) => display.setTotal(total), () => undefined);
+    }
     const counter = new SummaryCounter();
     const rowErrors: RowOutcome[] = [];
     let sourceError: unknown;
