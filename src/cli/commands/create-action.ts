@@ -11,7 +11,7 @@ import type { LoadedSettings } from '../settings.js';
 
 function draftFrom(sku: string, opts: Record<string, unknown>): Draft {
   const values: Draft['values'] = { sku };
-  if (Array.isArray(opts.image)) values.images_source = opts.image as string[];
+  if (Array.isArray(opts.image) && opts.image.length > 0) values.images_source = opts.image as string[];
   if (typeof opts.title === 'string') values.title = opts.title;
   return { location: { source: 'command line' }, values, issues: [] };
 }

@@ -2,10 +2,7 @@ import type { Command } from 'commander';
 import { addSettingsOptions, loadSettings } from '../settings.js';
 import { parseInteger } from '../../config/options.js';
 import { UsageError } from '../../errors.js';
-
-function collect(value: string, previous: string[] = []): string[] {
-  return [...previous, value];
-}
+import { collect } from '../catalog-options.js';
 
 function timeout(raw: string): number {
   try {
@@ -20,7 +17,7 @@ export function registerCreate(program: Command): void {
     program
       .command('create <sku>')
       .description('create or update the listing of one SKU')
-      .option('--image <url>', 'image URL (repeat for several)', collect)
+      .option('--image <url>', 'image URL (repeat for several)', collect, [])
       .option('--title <title>', 'item title (wrapped shape)')
       .option('--timeout <ms>', 'time limit of the request', timeout)
       .option('--json', 'print the listing the service answered as JSON'),

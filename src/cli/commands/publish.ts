@@ -1,7 +1,7 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { parseInteger } from '../../config/options.js';
 import { addSettingsOptions, loadSettings } from '../settings.js';
-import { addCatalogOptions, type CatalogFlags } from './validate.js';
+import { addCatalogOptions, type CatalogFlags } from '../catalog-options.js';
 
 /** The flags of `listings publish`, as commander collects them. */
 export interface PublishFlags extends CatalogFlags {

@@ -1,28 +1,13 @@
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { Option, InvalidArgumentError, type Command } from 'commander';
-import { FORMATS, type CatalogOptions, type Format } from '../../catalog/types.js';
 import type { FieldIssue } from '../../contract/issues.js';
 import type { PreparedRow } from '../../prepare/types.js';
 import { formatLocation, UsageError, type Location } from '../../errors.js';
 import { addSettingsOptions, loadSettings } from '../settings.js';
+import { addCatalogOptions, catalogOptionsFrom, type CatalogFlags } from '../catalog-options.js';
 import { EXIT, ExitError } from '../exit-codes.js';
 import { err, out, paint } from '../output.js';
-
-const PRESET_NAMES = ['shopify', 'woocommerce'] as const;
-
-/** The catalog-reading flags, as commander collects them (shared by every command that reads a catalog). */
-export interface CatalogFlags {
-  format?: Format;
-  delimiter?: string;
-  jsonPath?: string;
-  listSeparator?: string;
-  map: string[];
-  mapping?: string;
-  preset?: (typeof PRESET_NAMES)[number];
-  sourceHeader: string[];
-  s3Endpoint?: string;
-}
 
 interface ValidateFlags extends CatalogFlags {
   maxErrors: number;
@@ -30,60 +15,11 @@ interface ValidateFlags extends CatalogFlags {
   out?: string;
 }
 
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
-
 function maxErrors(raw: string): number {
   if (raw === 'all') return Infinity;
   const value = Number(raw);
   if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(value)) throw new InvalidArgumentError('expected a whole number or "all"');
   return value;
-}
-
-/** Adds the flags that say how to read a catalog: format, delimiter, mapping, preset, source access. */
-export function addCatalogOptions(command: Command): Command {
-  return command
-    .addOption(new Option('--format <format>', 'catalog format (default: from the extension or Content-Type; required for stdin when it cannot be sniffed)').choices(FORMATS))
-    .option('--delimiter <char>', 'CSV delimiter (default: sniffed among , ; tab |); "tab" or "\\t" for a tab')
-    .option('--json-path <key>', 'for JSON: the key of the array of records, e.g. products for {"products": [...]}')
-    .option('--list-separator <text>', 'separator of list values inside one cell (images_source)', '|')
-    .option('--map <field=Column>', 'take a listing field from a column of another name (repeatable)', collect, [])
-    .option('--mapping <file>', 'a JSON file of field -> column renames, e.g. {"sku": "Variant SKU"}')
-    .addOption(new Option('--preset <name>', "read a shop system's product export").choices(PRESET_NAMES))
-    .option('--source-header <header>', "'Name: value' header for http(s) sources (repeatable; not sent to other origins)", collect, [])
-    .option('--s3-endpoint <url>', 'endpoint of an S3-compatible store (env AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL)');
-}
-
-/** The catalog options of the flags; the mapping file is read and every renamed field checked here, before any source. */
-export async function catalogOptionsFrom(flags: CatalogFlags): Promise<CatalogOptions> {
-  const { parseMapFlags, parseMappingJson } = await import('../../catalog/mapping/fields.js');
-  let map: Record<string, string> = {};
-  if (flags.mapping !== undefined) {
-    const { readFile } = await import('node:fs/promises');
-    let text: string;
-    try {
-      text = await readFile(flags.mapping, 'utf8');
-    } catch (error) {
-      throw new UsageError(`--mapping ${flags.mapping}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-    }
-    map = parseMappingJson(text, flags.mapping);
-  }
-  map = { ...map, ...parseMapFlags(flags.map) };
-  if (flags.listSeparator === '') throw new UsageError('--list-separator must not be empty');
-  const options: CatalogOptions = {
-    ...(flags.format === undefined ? {} : { format: flags.format }),
-    ...(flags.delimiter === undefined ? {} : { delimiter: flags.delimiter }),
-    ...(flags.jsonPath === undefined ? {} : { jsonPath: flags.jsonPath }),
-    ...(flags.listSeparator === undefined ? {} : { listSeparator: flags.listSeparator }),
-    ...(Object.keys(map).length === 0 ? {} : { map }),
-    ...(flags.preset === undefined ? {} : { preset: flags.preset }),
-    ...(flags.sourceHeader.length === 0 ? {} : { sourceHeaders: flags.sourceHeader }),
-    ...(flags.s3Endpoint === undefined ? {} : { s3Endpoint: flags.s3Endpoint }),
-  };
-  const { checkCatalogOptions } = await import('../../catalog/open-catalog.js');
-  checkCatalogOptions(options);
-  return options;
 }
 
 /** One error as `--json` shows it; a JSON source's record index goes in `record`, with `line` null. */
