@@ -23,21 +23,28 @@ export interface JournalEntry {
   status?: number;
 }
 
-/** Past this many pending characters a write is issued at once instead of at the end of the event-loop turn. */
+/** Past this many pending characters a write is issued at once instead of waiting for the timer. */
 const FLUSH_AT = 64 * 1024;
+/** Lines wait at most this long before they are handed to the OS. */
+const FLUSH_AFTER_MS = 50;
 
 /**
  * The resume journal: an append-only NDJSON file, one line per finished row, plus one header line per run
  * (`{"journal":1,"source":...,"startedAt":...}`). Runs of the same source append to the same file.
  *
- * Lines recorded in one event-loop turn are handed to the OS together at the end of that turn (one write instead of
- * one per row: ~0.8 µs a row against ~1.3 µs), so a kill -9 loses at most the rows finished in the last turn, and
- * nothing the OS already holds.
+ * Lines are handed to the OS together every 50 ms, or as soon as 64 KiB are pending: one write per thousand rows
+ * instead of one per event-loop turn (which cost ~2.5 s of CPU per 100k rows). A kill -9 loses at most the rows
+ * finished in the last 50 ms, and nothing the OS already holds; `--resume` sends those again with the same
+ * Idempotency-Key, so the service does not create them twice.
  */
 export class JournalWriter {
   readonly #stream: WriteStream;
   #pending = '';
-  #scheduled = false;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  readonly #onTimer = (): void => {
+    this.#timer = undefined;
+    this.#flush();
+  };
   #error: Error | undefined;
   #closed = false;
 
@@ -59,12 +66,12 @@ export class JournalWriter {
     return writer;
   }
 
-  /** Note one finished row. Cheap; the line reaches the file at the end of this event-loop turn. */
+  /** Note one finished row. Cheap; the line reaches the file within 50 ms. */
   record(entry: JournalEntry): void {
     if (this.#closed) throw new Error('journal is closed');
-    const line: JournalEntry = { index: entry.index, sku: entry.sku, hash: entry.hash, outcome: entry.outcome };
-    if (entry.status !== undefined) line.status = entry.status;
-    this.#append(`${JSON.stringify(line)}\n`);
+    // The text JSON.stringify gives for these keys in this order, without building an object per row.
+    const status = entry.status === undefined ? '' : `,"status":${JSON.stringify(entry.status)}`;
+    this.#append(`{"index":${JSON.stringify(entry.index)},"sku":${JSON.stringify(entry.sku)},"hash":${JSON.stringify(entry.hash)},"outcome":${JSON.stringify(entry.outcome)}${status}}\n`);
   }
 
   /** Write what is pending and close the file; rejects with the first write error, if any. */
@@ -82,14 +89,16 @@ export class JournalWriter {
   #append(text: string): void {
     this.#pending += text;
     if (this.#pending.length >= FLUSH_AT) this.#flush();
-    else if (!this.#scheduled) {
-      this.#scheduled = true;
-      setImmediate(() => this.#flush());
+    else if (this.#timer === undefined) {
+      this.#timer = setTimeout(this.#onTimer, FLUSH_AFTER_MS);
     }
   }
 
   #flush(): void {
-    this.#scheduled = false;
+    if (this.#timer !== undefined) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
     if (this.#pending === '' || this.#error) return;
     this.#stream.write(this.#pending);
     this.#pending = '';
