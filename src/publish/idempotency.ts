@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * The content hash of a request body: the first 40 hex digits (160 bits) of its SHA-256. The same body always
@@ -6,7 +6,8 @@ import { createHash } from 'node:crypto';
  * state file (`--changed-only`), where 40 characters per SKU instead of 64 matter at a million rows.
  */
 export function contentHash(body: string): string {
-  return createHash('sha256').update(body).digest('hex').slice(0, 40);
+  // The one-shot crypto.hash: no Hash object per row, about twice as fast as createHash for bodies this small.
+  return hash('sha256', body, 'hex').slice(0, 40);
 }
 
 /** The `Idempotency-Key` header for a body whose {@link contentHash} is already known. */
