@@ -23,13 +23,23 @@ export class Utf8Watch extends Transform {
   #carry: Buffer | undefined;
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    if (!this.invalid) this.#check(chunk);
+    this.see(chunk);
     callback(null, chunk);
   }
 
   override _flush(callback: TransformCallback): void {
-    if (this.#carry !== undefined) this.invalid = true;
+    this.seeEnd();
     callback();
+  }
+
+  /** Checks the next chunk (for a reader that takes the bytes itself rather than through this stream). */
+  see(chunk: Buffer): void {
+    if (!this.invalid) this.#check(chunk);
+  }
+
+  /** The bytes have ended: an incomplete character left at the end makes them invalid. */
+  seeEnd(): void {
+    if (this.#carry !== undefined) this.invalid = true;
   }
 
   #check(chunk: Buffer): void {

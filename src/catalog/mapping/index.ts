@@ -2,6 +2,7 @@ import type { Draft } from '../types.js';
 import { isRecordError, type RecordError, type RecordItem } from '../read-records.js';
 import { createRecordMapper, type MappingOptions } from './map-record.js';
 import { checkHeader } from './header.js';
+import { hasBatches } from '../formats/batches.js';
 
 export * from './fields.js';
 export { createRecordMapper, type MappingOptions } from './map-record.js';
@@ -16,15 +17,18 @@ export function unreadableDraft(item: RecordError): Draft {
 export async function* mapRecords(records: AsyncIterable<RecordItem>, options: MappingOptions = {}): AsyncIterable<Draft> {
   const toDraft = createRecordMapper(options);
   let checked = !options.fixedColumns;
-  for await (const item of records) {
-    if (isRecordError(item)) {
-      yield unreadableDraft(item);
-      continue;
-    }
+  const draftOf = (item: RecordItem): Draft => {
+    if (isRecordError(item)) return unreadableDraft(item);
     if (!checked) {
       checkHeader(Object.keys(item.fields), options.map ?? {}, item.location.source);
       checked = true;
     }
-    yield toDraft(item);
+    return toDraft(item);
+  };
+  // In batches where the reader gives them: one await per input chunk instead of one per record.
+  if (hasBatches(records)) {
+    for await (const batch of records.batches()) for (const item of batch) yield draftOf(item);
+  } else {
+    for await (const item of records) yield draftOf(item);
   }
 }

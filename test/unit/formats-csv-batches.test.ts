@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { csvRecords } from '../../src/catalog/formats/csv.js';
+import { hasBatches } from '../../src/catalog/formats/batches.js';
+import { mapRecords } from '../../src/catalog/mapping/index.js';
+import type { RecordItem } from '../../src/catalog/read-records.js';
+import type { Draft } from '../../src/catalog/types.js';
+import { brief, bytes, collect } from '../helpers/sources-collect.js';
+
+async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
+/** The same records without the batches, as another reader would give them. */
+async function* oneByOne(records: AsyncIterable<RecordItem>): AsyncIterable<RecordItem> {
+  yield* records;
+}
+
+const TEXT = ['sku,title,images_source', ...Array.from({ length: 3000 }, (_, i) => (i === 1500 ? 'bad,"x"y,z' : `S${i},"T, ${i}",https://x/${i}.jpg`)), ''].join('\n');
+
+describe('CSV records in batches', () => {
+  it('gives the same records in chunk-sized arrays as one by one', async () => {
+    const batches = await all(csvRecords(bytes(TEXT, 4096), { source: 'c.csv', delimiter: ',' }).batches());
+    expect(batches.length).toBeGreaterThan(10);
+    expect(batches.every((batch) => batch.length > 0)).toBe(true);
+    const single = await collect(csvRecords(bytes(TEXT, 4096), { source: 'c.csv', delimiter: ',' }));
+    expect(brief(batches.flat())).toEqual(brief(single));
+    expect(brief(single)[1500]).toEqual([1502, 'error: a quote inside the quoted value (column "title") must be doubled ("")']);
+  });
+
+  it('ends a batch at a fatal item and reads no further', async () => {
+    const text = `a,b\n1,2\n"open,3\n${'x,y\n'.repeat(10)}`;
+    const batches = await all(csvRecords(bytes(text), { source: 'c.csv', delimiter: ',' }).batches());
+    expect(brief(batches.flat())).toEqual(brief(await collect(csvRecords(bytes(text), { source: 'c.csv', delimiter: ',' }))));
+    expect(batches.flat().at(-1)).toMatchObject({ error: expect.stringContaining('never closed') as string });
+  });
+
+  it('maps batched records to the same drafts as records read one by one', async () => {
+    const records = csvRecords(bytes(TEXT, 1000), { source: 'c.csv', delimiter: ',' });
+    expect(hasBatches(records)).toBe(true);
+    const batched: Draft[] = await all(mapRecords(records, { fixedColumns: true }));
+    const plain = oneByOne(csvRecords(bytes(TEXT, 1000), { source: 'c.csv', delimiter: ',' }));
+    expect(hasBatches(plain)).toBe(false);
+    expect(batched).toEqual(await all(mapRecords(plain, { fixedColumns: true })));
+    // The bad row is one draft, and csv-parse reads the row after it as part of it.
+    expect(batched).toHaveLength(2999);
+  });
+});
