@@ -174,26 +174,28 @@ function post(pool: Pool, options: Dispatcher.DispatchOptions, signal: AbortSign
 class AnswerHandler implements Dispatcher.DispatchHandler {
   #statusCode = 0;
   #rawHeaders: Buffer[] = [];
-  readonly #chunks: Buffer[] = [];
+  #chunks: Buffer[] | undefined;
   #size = 0;
   #abort: ((error?: Error) => void) | undefined;
   #reason: Error | undefined;
-  readonly #signal: AbortSignal | undefined;
-  readonly #onAbort = (): void => {
-    const signal = this.#signal as AbortSignal;
-    this.#reason = signal.reason instanceof Error ? signal.reason : new undiciErrors.RequestAbortedError();
-    this.#abort?.(this.#reason);
-  };
+  /** Only with a signal: most requests carry none and pay for no listener. */
+  #stopListening: (() => void) | undefined;
 
   constructor(
     private readonly resolve: (answer: RawAnswer) => void,
     private readonly reject: (error: unknown) => void,
     signal: AbortSignal | undefined,
   ) {
-    this.#signal = signal;
     if (signal === undefined) return;
-    if (signal.aborted) this.#onAbort();
-    else signal.addEventListener('abort', this.#onAbort, { once: true });
+    const onAbort = (): void => {
+      this.#reason = signal.reason instanceof Error ? signal.reason : new undiciErrors.RequestAbortedError();
+      this.#abort?.(this.#reason);
+    };
+    if (signal.aborted) onAbort();
+    else {
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.#stopListening = () => signal.removeEventListener('abort', onAbort);
+    }
   }
 
   onConnect(abort: (error?: Error) => void): void {
@@ -212,15 +214,15 @@ class AnswerHandler implements Dispatcher.DispatchHandler {
   onData(chunk: Buffer): boolean {
     const success = this.#statusCode >= 200 && this.#statusCode < 300;
     if (success || this.#size < MAX_ERROR_BODY) {
-      this.#chunks.push(chunk);
+      (this.#chunks ??= []).push(chunk);
       this.#size += chunk.length;
     }
     return true;
   }
 
   onComplete(): void {
-    this.#signal?.removeEventListener('abort', this.#onAbort);
-    const chunks = this.#chunks;
+    this.#stopListening?.();
+    const chunks = this.#chunks ?? [];
     const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
     const success = this.#statusCode >= 200 && this.#statusCode < 300;
     const text = (success ? body : body.subarray(0, MAX_ERROR_BODY)).toString('utf8');
@@ -228,7 +230,7 @@ class AnswerHandler implements Dispatcher.DispatchHandler {
   }
 
   onError(error: Error): void {
-    this.#signal?.removeEventListener('abort', this.#onAbort);
+    this.#stopListening?.();
     this.reject(error);
   }
 }
