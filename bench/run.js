@@ -6,7 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ensureCatalog, DEFAULT_DATA_DIR } from './generate.js';
-import { BENCH_DIR, log, machine } from './lib/context.js';
+import { BENCH_DIR, log, machine, useSnapshot } from './lib/context.js';
 import { formatProfile } from './lib/cpuprofile.js';
 import { hasGnuTime } from './lib/proc.js';
 import { judgeTargets, markdown, terminalTable } from './lib/report.js';
@@ -32,6 +32,7 @@ const { values } = parseArgs({
     'load-seconds': { type: 'string' },
     only: { type: 'string' },
     profile: { type: 'boolean', default: false },
+    snapshot: { type: 'boolean', default: false },
     out: { type: 'string' },
     'data-dir': { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
@@ -40,7 +41,7 @@ const { values } = parseArgs({
 
 if (values.help) {
   console.log(`usage: npm run bench -- [--quick] [--rows N] [--repeats N] [--startup-repeats N] [--latency-rows N]
-       [--peer-rows N] [--load-seconds N] [--only ${SECTIONS.join(',')}] [--profile] [--out DIR] [--data-dir DIR]
+       [--peer-rows N] [--load-seconds N] [--only ${SECTIONS.join(',')}] [--profile] [--snapshot] [--out DIR] [--data-dir DIR]
   full run: 1,000,000 rows, 5 repeats; --quick: 100,000 rows, 3 repeats. Writes DIR/results.json and DIR/RESULTS.md
   (DIR defaults to bench/). Catalogs are generated once under bench/data/.`);
   process.exit(0);
@@ -81,10 +82,13 @@ for (const name of only) {
 const outDir = values.out ? resolve(values.out) : BENCH_DIR;
 const dataDir = values['data-dir'] ? resolve(values['data-dir']) : DEFAULT_DATA_DIR;
 
+// A private copy of the build, when others may rebuild the working tree during the run.
+const snapshot = values.snapshot ? useSnapshot() : undefined;
+
 const results = {
   command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
   mode: quick ? 'quick' : values.rows ? 'custom' : 'full',
-  machine: { ...machine(), peakRssFrom: hasGnuTime ? '/usr/bin/time %M' : '/proc/<pid>/status VmHWM, polled' },
+  machine: { ...machine(), peakRssFrom: hasGnuTime ? '/usr/bin/time %M' : '/proc/<pid>/status VmHWM, polled', ...(snapshot ? { measured: 'a snapshot of dist/ taken at the start' } : {}) },
   config: ctx,
   figures: {},
   errors: {},

@@ -1,6 +1,6 @@
 /** What every section needs: paths, options, the runner of the listings binary, and progress lines on stderr. */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { cpus, freemem, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,7 +8,8 @@ import { measure } from './proc.js';
 
 export const BENCH_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const ROOT = resolve(BENCH_DIR, '..');
-export const BIN = join(ROOT, 'bin', 'listings.js');
+/** The `listings` binary measured; {@link useSnapshot} points it at a private copy of the build. */
+export let BIN = join(ROOT, 'bin', 'listings.js');
 export const NODE = process.execPath;
 /** The key the benchmark sends; not a secret (the responder accepts anything, the sandbox is told this one). */
 export const BENCH_KEY = 'bench-key';
@@ -91,4 +92,18 @@ export function machine() {
 export function failure(what, result) {
   const text = `${result.stderr}\n${result.stdout}`.trim().split('\n').slice(-3).join(' | ');
   return new Error(`${what} exited with ${result.signal ?? result.code}: ${text.slice(0, 400)}`);
+}
+
+/**
+ * Copies the built tool (bin/, dist/, package.json; node_modules linked) to bench/tmp/snapshot and measures that
+ * copy, so that a rebuild in the working tree during a long run cannot change the program halfway through.
+ */
+export function useSnapshot() {
+  const dir = join(BENCH_DIR, 'tmp', 'snapshot');
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  for (const name of ['bin', 'dist', 'package.json']) cpSync(join(ROOT, name), join(dir, name), { recursive: true });
+  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  BIN = join(dir, 'bin', 'listings.js');
+  return dir;
 }
