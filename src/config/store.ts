@@ -1,5 +1,8 @@
-import { ConfigError } from '../errors.js';
+import { readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import envPaths from 'env-paths';
 import type Conf from 'conf';
+import { ConfigError } from '../errors.js';
 import type { SettingKey, SettingValue } from './options.js';
 
 /** What the config file holds: named profiles and which one is in use. */
@@ -10,73 +13,105 @@ interface StoreData {
 
 export const DEFAULT_PROFILE = 'default';
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+const PROJECT = 'listings';
+const FILE = 'config.json';
 
-type ConfInstance = Conf<StoreData>;
+/** The directory of the config file: LISTINGS_CONFIG_DIR, else the user's config directory (as conf places it). */
+function configDir(env: Record<string, string | undefined>): string {
+  return env.LISTINGS_CONFIG_DIR || envPaths(PROJECT, { suffix: '' }).config;
+}
 
 /**
- * The profiles file on `conf`. The directory comes from LISTINGS_CONFIG_DIR when set, so tests and CI never touch
- * the real home. The file is always written 0600: a profile may hold a raw key.
+ * The profiles file. Reading is a plain JSON read (every command reads settings, and conf with its JSON-schema
+ * machinery costs ~16 MB and start-up time); writing goes through `conf`, loaded only by the commands that write,
+ * which keeps the file's atomic writes and its 0600 mode (a profile may hold a raw key). The directory comes from
+ * LISTINGS_CONFIG_DIR when set, so tests and CI never touch the real home.
  */
 export class ProfileStore {
-  private constructor(private readonly conf: ConfInstance) {}
+  #data: StoreData;
+  #conf: Conf<StoreData> | undefined;
 
-  /** conf (and its JSON-schema machinery) loads here, not at start-up. */
-  static async open(env: Record<string, string | undefined> = process.env): Promise<ProfileStore> {
-    const { default: ConfClass } = await import('conf');
-    const dir = env.LISTINGS_CONFIG_DIR;
-    try {
-      const conf = new ConfClass<StoreData>({
-        projectName: 'listings',
-        projectSuffix: '',
-        configName: 'config',
-        configFileMode: 0o600,
-        defaults: { profiles: {} },
-        ...(dir ? { cwd: dir } : {}),
-      });
-      return new ProfileStore(conf);
-    } catch (error) {
-      throw new ConfigError(`cannot read the config file: ${(error as Error).message}`, { cause: error });
-    }
+  private constructor(readonly path: string, data: StoreData) {
+    this.#data = data;
   }
 
-  get path(): string {
-    return this.conf.path;
+  static async open(env: Record<string, string | undefined> = process.env): Promise<ProfileStore> {
+    const path = join(configDir(env), FILE);
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new ProfileStore(path, { profiles: {} });
+      throw new ConfigError(`cannot read the config file ${path}: ${(error as Error).message}`, { cause: error });
+    }
+    let data: unknown;
+    try {
+      data = text.trim() === '' ? {} : JSON.parse(text);
+    } catch (error) {
+      throw new ConfigError(`the config file ${path} is not valid JSON`, { cause: error, hint: 'fix it, or remove it to start afresh' });
+    }
+    if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new ConfigError(`the config file ${path} does not hold an object`);
+    const record = data as Partial<StoreData>;
+    return new ProfileStore(path, { ...record, profiles: record.profiles ?? {} });
   }
 
   /** The active profile: the explicit name, else LISTINGS_PROFILE, else the one chosen by `config use`. */
   activeProfile(explicit?: string, env: Record<string, string | undefined> = process.env): string {
-    return explicit ?? (env.LISTINGS_PROFILE || undefined) ?? this.conf.get('current_profile') ?? DEFAULT_PROFILE;
+    return explicit ?? (env.LISTINGS_PROFILE || undefined) ?? this.#data.current_profile ?? DEFAULT_PROFILE;
   }
 
   profileNames(): string[] {
-    const names = new Set(Object.keys(this.conf.get('profiles')));
+    const names = new Set(Object.keys(this.#data.profiles));
     names.add(DEFAULT_PROFILE);
     return [...names].sort();
   }
 
   values(profile: string): Partial<Record<SettingKey, SettingValue>> {
-    return { ...(this.conf.get('profiles')[profile] ?? {}) };
+    return { ...(this.#data.profiles[profile] ?? {}) };
   }
 
-  set(profile: string, key: SettingKey, value: SettingValue): void {
+  async set(profile: string, key: SettingKey, value: SettingValue): Promise<void> {
     checkProfileName(profile);
-    const profiles = this.conf.get('profiles');
+    const conf = await this.#writer();
+    const profiles = conf.get('profiles');
     profiles[profile] = { ...(profiles[profile] ?? {}), [key]: value };
-    this.conf.set('profiles', profiles);
+    conf.set('profiles', profiles);
+    this.#data = conf.store;
   }
 
-  unset(profile: string, key: SettingKey): boolean {
-    const profiles = this.conf.get('profiles');
+  async unset(profile: string, key: SettingKey): Promise<boolean> {
+    const conf = await this.#writer();
+    const profiles = conf.get('profiles');
     const values = profiles[profile];
     if (!values || !(key in values)) return false;
     delete values[key];
-    this.conf.set('profiles', profiles);
+    conf.set('profiles', profiles);
+    this.#data = conf.store;
     return true;
   }
 
-  use(profile: string): void {
+  async use(profile: string): Promise<void> {
     checkProfileName(profile);
-    this.conf.set('current_profile', profile);
+    const conf = await this.#writer();
+    conf.set('current_profile', profile);
+    this.#data = conf.store;
+  }
+
+  async #writer(): Promise<Conf<StoreData>> {
+    if (this.#conf) return this.#conf;
+    const { default: ConfClass } = await import('conf');
+    try {
+      this.#conf = new ConfClass<StoreData>({
+        projectName: PROJECT,
+        cwd: dirname(this.path),
+        configName: FILE.replace(/\.json$/, ''),
+        configFileMode: 0o600,
+        defaults: { profiles: {} },
+      });
+    } catch (error) {
+      throw new ConfigError(`cannot write the config file ${this.path}: ${(error as Error).message}`, { cause: error });
+    }
+    return this.#conf;
   }
 }
 

@@ -43,7 +43,7 @@ export function registerConfig(program: Command): void {
         throw new ConfigError(`${key}: ${(error as Error).message}`);
       }
       const { store, profile } = await openStore(opts);
-      store.set(profile, option.key, parsed);
+      await store.set(profile, option.key, parsed);
       if (option.secret) err(`${paint.yellow('warning')} storing a raw API key in ${store.path} (mode 0600); prefer an environment variable named by api_key_env`);
       err(`${key} = ${show(option, parsed)} (profile ${profile})`);
     });
@@ -69,7 +69,7 @@ export function registerConfig(program: Command): void {
     .action(async (key: string, opts: Record<string, unknown>) => {
       const option = optionFor(key);
       const { store, profile } = await openStore(opts);
-      const removed = store.unset(profile, option.key);
+      const removed = await store.unset(profile, option.key);
       err(removed ? `${key} removed from profile ${profile}` : `${key} was not set in profile ${profile}`);
     });
 
@@ -108,7 +108,7 @@ export function registerConfig(program: Command): void {
     .description('make a profile the active one')
     .action(async (name: string) => {
       const { store } = await openStore({});
-      store.use(name);
+      await store.use(name);
       err(`using profile ${name}`);
     });
 
