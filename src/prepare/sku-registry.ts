@@ -1,20 +1,28 @@
 import type { Location } from '../errors.js';
 
 const CHUNK = 1024 * 1024;
-/** Longer SKUs (rare) go to a plain Map rather than into the chunks (the length is one byte). */
+/** Longer SKUs (rare) go to a plain Map rather than into the chunks (lengths are one byte). */
 const MAX_PACKED = 255;
-/** Offsets are 32-bit: beyond 4 GiB of SKUs (never within the memory budget) the Map takes over. */
+/** The most an entry takes: shared and suffix lengths, the bytes, a number (u32 or a varint of up to 5 bytes). */
+const MAX_ENTRY = 2 + MAX_PACKED + 5;
+/** Group offsets are 32-bit: beyond 4 GiB of SKUs (never within the memory budget) the Map takes over. */
 const MAX_CHUNKS = 2 ** 32 / CHUNK - 1;
+/** Entries per group: each group starts with a whole entry, the others are written against the one before. */
+const GROUP = 16;
+/** A slot holds (group + 1) << 8 | tag, so at most 2^24 - 1 groups; past them the Map takes over. */
+const MAX_GROUPS = 2 ** 24 - 1;
 const MIN_SLOTS = 1 << 16;
+/** The table's ceiling (far beyond any memory budget); past it, new SKUs go to the Map. */
+const MAX_SLOTS = 2 ** 28;
 const KIND_NONE = 0;
 const KIND_LINE = 1;
 const KIND_RECORD = 2;
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
 
-function fnv1a(bytes: Uint8Array, start: number, end: number): number {
+function fnv1a(bytes: Uint8Array, length: number): number {
   let hash = FNV_OFFSET;
-  for (let i = start; i < end; i++) hash = Math.imul(hash ^ bytes[i]!, FNV_PRIME);
+  for (let i = 0; i < length; i++) hash = Math.imul(hash ^ bytes[i]!, FNV_PRIME);
   return hash >>> 0;
 }
 
@@ -22,6 +30,23 @@ function fnv1a(bytes: Uint8Array, start: number, end: number): number {
 function tagOf(hash: number): number {
   return hash & 0xff;
 }
+
+/** The slot where a hash's probe starts: its high bits scaled to the table (which need not be a power of two). */
+function slotOf(hash: number, slots: number): number {
+  // Rounding may reach `slots` for a hash near 2^32; the answer only has to be the same for the same hash.
+  return Math.min(Math.floor((hash * slots) / 2 ** 32), slots - 1);
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array, length: number): boolean {
+  for (let i = 0; i < length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** ES2024's resizable ArrayBuffer (Node 20 has it; the ES2023 lib this project compiles against does not type it). */
+interface ResizableArrayBuffer extends ArrayBuffer {
+  resize(byteLength: number): void;
+}
+const ResizableArrayBuffer = ArrayBuffer as unknown as new (byteLength: number, options: { maxByteLength: number }) => ResizableArrayBuffer;
 
 /** A run of entries from one source with one kind of location, from `start` (an entry offset) on. */
 interface Segment {
@@ -32,24 +57,46 @@ interface Segment {
 
 /**
  * The SKUs seen in a run, each with where it was first seen, kept compactly: a 1M-row catalog must be checked for
- * duplicates within the memory budget, and a Map of 1M strings costs about 90 MB of heap. Here each SKU costs its
- * UTF-8 bytes plus 5 (in 1 MiB chunks outside the heap) plus 5 bytes per hash slot at most 3/4 full: about 25 MB
- * for 1M eleven-character SKUs, with no garbage-collection work. Exact: a matching tag is confirmed byte by byte.
+ * duplicates within the memory budget (a Map of 1M strings costs about 90 MB of heap), and the registry is what
+ * grows with the catalog. Exact: a SKU is found only by comparing its bytes.
  *
- * Entry layout in a chunk: u8 length, the SKU's UTF-8 bytes, u32 line or record number. Entries are only appended,
- * so the source and kind of each entry's location are kept once per run of entries that share them (a segment).
+ * Entries are appended to 1 MiB chunks outside the heap, in groups of 16. The first entry of a group holds the
+ * whole SKU and its line or record number (u32); each other entry holds how many leading bytes it shares with the
+ * entry before it, the rest of its bytes, and its number as a varint of the difference from the one before (rows
+ * are read in order, so that is mostly 1). Catalogs' SKUs often share prefixes row after row (`SKU-0000001`,
+ * `SKU-0000002`): then an entry takes 4 or 5 bytes; 2 + length + 1 at worst, plus a group's first. A hash table of
+ * 4 bytes per slot (the entry's group and 8 bits of its hash, at most 3/4 full) points at the groups; a group whose
+ * tag matches is decoded and searched. The source and kind of the locations are kept once per run of entries sharing
+ * them (a segment, which starts a new group). For 1M catalog rows this is about 12 MB.
  */
 export class SkuRegistry {
   private readonly chunks: Buffer[] = [Buffer.allocUnsafe(CHUNK)];
   /** Bytes used in each chunk but the last (whose use is `used`). */
   private readonly chunkEnds: number[] = [];
   private used = 0;
-  /** Slot -> entry offset + 1 (0 = empty); offset = chunk index * CHUNK + position. Linear probing. */
-  private offsets = new Uint32Array(MIN_SLOTS);
-  /** 8 bits of each slot's hash, so that most probes end without reading the chunk. */
-  private tags = new Uint8Array(MIN_SLOTS);
+  /**
+   * The table lives in a resizable buffer that grows in place: a grown table is rebuilt from the entries, so the
+   * old one is not needed, and none is left behind as garbage (which the collector would free only much later).
+   */
+  private readonly tableBuffer = new ResizableArrayBuffer(MIN_SLOTS * 4, { maxByteLength: MAX_SLOTS * 4 });
+  /** Slot -> (group + 1) << 8 | tag, 0 when empty. Linear probing. */
+  private readonly table = new Uint32Array(this.tableBuffer);
   private count = 0;
-  /** SKUs too long to pack, and SKUs whose location does not fit the entry (a number beyond 32 bits). */
+  /** Offset (chunk index * CHUNK + position) of each group's first entry, in order. */
+  private restarts = new Uint32Array(1024);
+  private groups = 0;
+  /** Entries in the current group (a full group makes the next entry start one). */
+  private inGroup = GROUP;
+  /** The last entry written, which the next is written against. */
+  private readonly previous = Buffer.allocUnsafe(MAX_PACKED);
+  private previousLength = 0;
+  private previousNumber = 0;
+  /** The SKU being looked up, as UTF-8. */
+  private readonly probe = Buffer.allocUnsafe(MAX_PACKED);
+  /** An entry being decoded: its bytes so far, and its number. */
+  private readonly decoded = Buffer.allocUnsafe(MAX_PACKED);
+  private decodedNumber = 0;
+  /** SKUs too long to pack, and SKUs whose location does not fit an entry (a number beyond 32 bits). */
   private readonly long = new Map<string, Location>();
   private readonly segments: Segment[] = [];
   private last: Segment | undefined;
@@ -61,60 +108,36 @@ export class SkuRegistry {
   /** Records `sku` at `location`; when it was seen before, returns where it was first seen instead. */
   firstSeen(sku: string, location: Location): Location | undefined {
     if (sku.length > MAX_PACKED) return this.seenLong(sku, location);
-    let chunk = this.chunks[this.chunks.length - 1]!;
-    // With every chunk full (4 GiB), the bytes are written aside only to look the SKU up.
-    let full = false;
-    if (this.used + 1 + sku.length * 3 + 4 > CHUNK) {
-      if (this.chunks.length < MAX_CHUNKS) {
-        chunk = Buffer.allocUnsafe(CHUNK);
-        this.chunkEnds.push(this.used);
-        this.chunks.push(chunk);
-        this.used = 0;
-      } else {
-        chunk = Buffer.allocUnsafe(1 + MAX_PACKED * 3 + 4);
-        full = true;
-      }
-    }
-    // Write the SKU's bytes after the length byte first; the entry is kept only if the SKU is new.
-    const start = full ? 1 : this.used + 1;
-    let end = start;
+    const probe = this.probe;
+    let length = 0;
     let hash = FNV_OFFSET;
     for (let i = 0; i < sku.length; i++) {
       const code = sku.charCodeAt(i);
       if (code >= 0x80) {
-        end = -1;
+        length = -1;
         break;
       }
-      chunk[end++] = code;
+      probe[length++] = code;
       hash = Math.imul(hash ^ code, FNV_PRIME);
     }
-    if (end < 0) {
+    if (length < 0) {
       if (Buffer.byteLength(sku) > MAX_PACKED) return this.seenLong(sku, location);
-      end = start + chunk.write(sku, start, 'utf8');
-      hash = fnv1a(chunk, start, end);
+      length = probe.write(sku, 0, 'utf8');
+      hash = fnv1a(probe, length);
     }
     hash >>>= 0;
     const tag = tagOf(hash);
-    const slots = this.offsets.length;
-    for (let slot = this.slotOf(hash, slots); ; slot = slot + 1 === slots ? 0 : slot + 1) {
-      const stored = this.offsets[slot]!;
-      if (stored === 0) {
-        if (this.long.size > 0) {
-          const earlier = this.long.get(sku);
-          if (earlier !== undefined) return earlier;
+    const table = this.table;
+    const slots = table.length;
+    for (let slot = slotOf(hash, slots); ; slot = slot + 1 === slots ? 0 : slot + 1) {
+      const stored = table[slot]!;
+      if (stored === 0) return this.add(sku, location, length, slot, tag);
+      if ((stored & 0xff) === tag) {
+        const group = (stored >>> 8) - 1;
+        if (this.walk(group, (decodedLength) => decodedLength === length && sameBytes(this.decoded, probe, length))) {
+          return this.locationAt(this.restarts[group]!, this.decodedNumber);
         }
-        const number = location.line ?? location.record ?? 0;
-        if (full || !(number >= 0 && number <= 0xffffffff && Number.isInteger(number))) return this.seenLong(sku, location);
-        this.noteSegment(location);
-        chunk[this.used] = end - start;
-        chunk.writeUInt32LE(number, end);
-        this.offsets[slot] = (this.chunks.length - 1) * CHUNK + this.used + 1;
-        this.tags[slot] = tag;
-        this.used = end + 4;
-        if (++this.count * 4 > slots * 3) this.grow();
-        return undefined;
       }
-      if (this.tags[slot] === tag && this.sameSku(stored - 1, chunk, start, end)) return this.locationAt(stored - 1);
     }
   }
 
@@ -125,60 +148,132 @@ export class SkuRegistry {
     return undefined;
   }
 
-  /** The slot where a hash's probe starts: its high bits scaled to the table (which need not be a power of two). */
-  private slotOf(hash: number, slots: number): number {
-    // Rounding may reach `slots` for a hash near 2^32; the answer only has to be the same for the same hash.
-    return Math.min(Math.floor((hash * slots) / 2 ** 32), slots - 1);
+  /** Appends the entry for the probe's `length` bytes and points `slot` at its group (or keeps it in the Map). */
+  private add(sku: string, location: Location, length: number, slot: number, tag: number): Location | undefined {
+    if (this.long.size > 0) {
+      const earlier = this.long.get(sku);
+      if (earlier !== undefined) return earlier;
+    }
+    const number = location.line ?? location.record ?? 0;
+    if (!(Number.isInteger(number) && number >= 0 && number <= 0xffffffff)) return this.seenLong(sku, location);
+    if ((this.count + 1) * 4 > MAX_SLOTS * 3) return this.seenLong(sku, location);
+    let chunk = this.chunks[this.chunks.length - 1]!;
+    if (this.used + MAX_ENTRY > CHUNK) {
+      if (this.chunks.length >= MAX_CHUNKS) return this.seenLong(sku, location);
+      chunk = Buffer.allocUnsafe(CHUNK);
+      this.chunkEnds.push(this.used);
+      this.chunks.push(chunk);
+      this.used = 0;
+      this.inGroup = GROUP;
+    }
+    const offset = (this.chunks.length - 1) * CHUNK + this.used;
+    const kind = location.line !== undefined ? KIND_LINE : location.record !== undefined ? KIND_RECORD : KIND_NONE;
+    const newSegment = this.last === undefined || this.last.source !== location.source || this.last.kind !== kind;
+    const restart = this.inGroup >= GROUP || newSegment || number < this.previousNumber;
+    if (restart && this.groups >= MAX_GROUPS) return this.seenLong(sku, location);
+    if (newSegment) {
+      this.last = { start: offset, source: location.source, kind };
+      this.segments.push(this.last);
+    }
+    const probe = this.probe;
+    const previous = this.previous;
+    let at = this.used;
+    if (restart) {
+      this.startGroup(offset);
+      chunk[at++] = 0;
+      chunk[at++] = length;
+      for (let i = 0; i < length; i++) chunk[at++] = previous[i] = probe[i]!;
+      chunk.writeUInt32LE(number, at);
+      at += 4;
+    } else {
+      const common = Math.min(length, this.previousLength);
+      let shared = 0;
+      while (shared < common && previous[shared] === probe[shared]) shared++;
+      chunk[at++] = shared;
+      chunk[at++] = length - shared;
+      for (let i = shared; i < length; i++) chunk[at++] = previous[i] = probe[i]!;
+      for (let delta = number - this.previousNumber; ; delta = Math.floor(delta / 128)) {
+        if (delta < 128) {
+          chunk[at++] = delta;
+          break;
+        }
+        chunk[at++] = (delta % 128) | 0x80;
+      }
+      this.inGroup++;
+    }
+    this.used = at;
+    this.previousLength = length;
+    this.previousNumber = number;
+    this.table[slot] = ((this.groups << 8) | tag) >>> 0;
+    if (++this.count * 4 > this.table.length * 3 && this.table.length < MAX_SLOTS) this.grow();
+    return undefined;
   }
 
-  /** True when the entry at `offset` holds bytes start..end of `chunk`. */
-  private sameSku(offset: number, chunk: Buffer, start: number, end: number): boolean {
-    const entryChunk = this.chunks[Math.floor(offset / CHUNK)]!;
-    let at = offset % CHUNK;
-    if (entryChunk[at++] !== end - start) return false;
-    for (let i = start; i < end; i++, at++) if (entryChunk[at] !== chunk[i]) return false;
-    return true;
+  private startGroup(offset: number): void {
+    if (this.groups === this.restarts.length) {
+      const restarts = new Uint32Array(this.restarts.length * 2);
+      restarts.set(this.restarts);
+      this.restarts = restarts;
+    }
+    this.restarts[this.groups++] = offset;
+    this.inGroup = 1;
   }
 
   /**
-   * Grows the table by half: each entry is hashed again from its bytes, read in the order they were written (one
-   * pass through the chunks, not a jump into them per slot).
+   * Decodes the entries of `group` in order, each into `decoded` and `decodedNumber`, calling `visit` with its
+   * length; stops at the first entry for which `visit` answers true, and answers whether there was one.
    */
-  private grow(): void {
-    const slots = Math.ceil((this.offsets.length * 3) / 2);
-    const offsets = new Uint32Array(slots);
-    const tags = new Uint8Array(slots);
-    for (let index = 0; index < this.chunks.length; index++) {
-      const chunk = this.chunks[index]!;
-      const used = index < this.chunkEnds.length ? this.chunkEnds[index]! : this.used;
-      for (let at = 0; at < used; ) {
-        const start = at + 1;
-        const end = start + chunk[at]!;
-        const hash = fnv1a(chunk, start, end);
-        let slot = this.slotOf(hash, slots);
-        while (offsets[slot] !== 0) slot = slot + 1 === slots ? 0 : slot + 1;
-        offsets[slot] = index * CHUNK + at + 1;
-        tags[slot] = tagOf(hash);
-        at = end + 4;
+  private walk(group: number, visit: (length: number) => boolean): boolean {
+    const start = this.restarts[group]!;
+    const index = Math.floor(start / CHUNK);
+    const chunk = this.chunks[index]!;
+    // A group ends where the next begins, or at its chunk's end (no group crosses chunks).
+    const next = group + 1 < this.groups ? this.restarts[group + 1]! : -1;
+    const end = next >= 0 && Math.floor(next / CHUNK) === index ? next % CHUNK : index < this.chunkEnds.length ? this.chunkEnds[index]! : this.used;
+    const decoded = this.decoded;
+    let number = 0;
+    for (let at = start % CHUNK, first = true; at < end; first = false) {
+      const shared = chunk[at++]!;
+      const length = shared + chunk[at++]!;
+      for (let i = shared; i < length; i++) decoded[i] = chunk[at++]!;
+      if (first) {
+        number = chunk.readUInt32LE(at);
+        at += 4;
+      } else {
+        let delta = 0;
+        for (let scale = 1; ; scale *= 128) {
+          const byte = chunk[at++]!;
+          delta += (byte & 0x7f) * scale;
+          if (byte < 0x80) break;
+        }
+        number += delta;
       }
+      this.decodedNumber = number;
+      if (visit(length)) return true;
     }
-    this.offsets = offsets;
-    this.tags = tags;
+    return false;
   }
 
-  private noteSegment(location: Location): void {
-    const kind = location.line !== undefined ? KIND_LINE : location.record !== undefined ? KIND_RECORD : KIND_NONE;
-    const last = this.last;
-    if (last !== undefined && last.source === location.source && last.kind === kind) return;
-    this.last = { start: (this.chunks.length - 1) * CHUNK + this.used, source: location.source, kind };
-    this.segments.push(this.last);
+  /** Grows the table by half, in place: each entry is decoded and hashed again, group by group. */
+  private grow(): void {
+    const table = this.table;
+    table.fill(0);
+    const slots = Math.min(Math.ceil((table.length * 3) / 2), MAX_SLOTS);
+    this.tableBuffer.resize(slots * 4);
+    for (let group = 0; group < this.groups; group++) {
+      const value = (group + 1) << 8;
+      this.walk(group, (length) => {
+        const hash = fnv1a(this.decoded, length);
+        let slot = slotOf(hash, slots);
+        while (table[slot] !== 0) slot = slot + 1 === slots ? 0 : slot + 1;
+        table[slot] = (value | tagOf(hash)) >>> 0;
+        return false;
+      });
+    }
   }
 
-  /** The location of the entry at `offset`: its number from the entry, its source and kind from its segment. */
-  private locationAt(offset: number): Location {
-    const chunk = this.chunks[Math.floor(offset / CHUNK)]!;
-    const at = offset % CHUNK;
-    const number = chunk.readUInt32LE(at + 1 + chunk[at]!);
+  /** The location of an entry of the group at `offset` with `number`: its source and kind from its segment. */
+  private locationAt(offset: number, number: number): Location {
     let low = 0;
     let high = this.segments.length - 1;
     while (low < high) {

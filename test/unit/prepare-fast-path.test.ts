@@ -102,6 +102,30 @@ describe('SkuRegistry', () => {
   });
 });
 
+describe('SkuRegistry encoding', () => {
+  it('is exact for prefixes of each other, backward and far jumps of numbers, and across chunk boundaries', () => {
+    const registry = new SkuRegistry();
+    const reference = new Map<string, Location>();
+    const wrong: unknown[] = [];
+    const see = (sku: string, location: Location): void => {
+      const expected = reference.get(sku);
+      if (expected === undefined) reference.set(sku, location);
+      const got = registry.firstSeen(sku, location);
+      if (JSON.stringify(got) !== JSON.stringify(expected)) wrong.push([sku, got, expected]);
+    };
+    const lines = [1, 2, 3, 2, 200, 20_000, 3_000_000, 4_000_000_000, 5, 0, 4_294_967_295];
+    let n = 0;
+    for (const sku of ['A', 'AB', 'ABC', '', 'AB', 'ABD', 'B', 'ABC', 'A', 'ü', 'üü', 'ü']) see(sku, { source: 'p.csv', line: lines[n++ % lines.length]! });
+    // About 6 MB of entries sharing little: several chunks, each starting a new group.
+    for (let i = 0; i < 30_000; i++) see(`${(i * 7919) % 30_011}-${'x'.repeat(150 + (i % 90))}`, { source: 'big.csv', line: lines[i % lines.length]! + i });
+    for (let i = 0; i < 30_000; i += 7) see(`${(i * 7919) % 30_011}-${'x'.repeat(150 + (i % 90))}`, { source: 'again.csv', line: i });
+    for (let i = 0; i < 5_000; i++) see(`SKU-${String(i).padStart(7, '0')}`, i % 100 === 0 ? { source: `s${i}.json`, record: i } : { source: 'seq.csv', line: i + 2 });
+    for (let i = 0; i < 5_000; i += 3) see(`SKU-${String(i).padStart(7, '0')}`, { source: 'x', line: 1 });
+    expect(wrong).toEqual([]);
+    expect(registry.size).toBe(reference.size);
+  });
+});
+
 describe('preparer fast path', () => {
   let line = 1;
   const draft = (values: DraftValues): Draft => ({ location: { source: 'c.csv', line: ++line }, values, issues: [] });
