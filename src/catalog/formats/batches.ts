@@ -10,3 +10,18 @@ export interface BatchedRecords extends AsyncIterable<RecordItem> {
 export function hasBatches(records: AsyncIterable<RecordItem>): records is BatchedRecords {
   return typeof (records as Partial<BatchedRecords>).batches === 'function';
 }
+
+/** Records read once, one by one or in batches, from a generator of batches (made when first asked for). */
+export function batchedRecords(make: () => AsyncGenerator<RecordItem[]>): BatchedRecords {
+  let batches: AsyncGenerator<RecordItem[]> | undefined;
+  let records: AsyncGenerator<RecordItem> | undefined;
+  const batched = (): AsyncGenerator<RecordItem[]> => (batches ??= make());
+  return {
+    batches: batched,
+    [Symbol.asyncIterator]: () => (records ??= flatten(batched())),
+  };
+}
+
+async function* flatten(batches: AsyncIterable<RecordItem[]>): AsyncGenerator<RecordItem> {
+  for await (const batch of batches) yield* batch;
+}

@@ -2,7 +2,7 @@ import { Parser, type CsvError } from 'csv-parse';
 import type { Readable } from 'node:stream';
 import type { RecordItem } from '../read-records.js';
 import { readFailure } from '../sources/read-failure.js';
-import type { BatchedRecords } from './batches.js';
+import { batchedRecords, type BatchedRecords } from './batches.js';
 import { CsvRecordBuilder } from './csv-record-builder.js';
 import { MAX_RECORD_BYTES } from './limits.js';
 import { Utf8Watch } from './utf8-watch.js';
@@ -35,17 +35,7 @@ function noop(): void {}
  * hide a row split by an unquoted line break. The records can be read once, one by one or in batches.
  */
 export function csvRecords(input: Readable, options: CsvReadOptions): BatchedRecords {
-  let batches: AsyncGenerator<RecordItem[]> | undefined;
-  let records: AsyncGenerator<RecordItem> | undefined;
-  const batched = (): AsyncGenerator<RecordItem[]> => (batches ??= csvBatches(input, options));
-  return {
-    batches: batched,
-    [Symbol.asyncIterator]: () => (records ??= flatten(batched())),
-  };
-}
-
-async function* flatten(batches: AsyncIterable<RecordItem[]>): AsyncGenerator<RecordItem> {
-  for await (const batch of batches) yield* batch;
+  return batchedRecords(() => csvBatches(input, options));
 }
 
 /**

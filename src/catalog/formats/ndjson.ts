@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
 import type { RecordItem } from '../read-records.js';
+import { batchedRecords, type BatchedRecords } from './batches.js';
 import { readFailure } from '../sources/read-failure.js';
 import { describeJson, isJsonObject } from './json-values.js';
 import { MAX_RECORD_BYTES } from './limits.js';
@@ -39,9 +40,14 @@ export function ndjsonLine(bytes: Buffer, line: number, source: string): RecordI
 
 /**
  * Reads NDJSON (JSON Lines): one object per line, blank lines skipped, every line's problem reported at its line
- * and reading going on. A line over the size limit is reported without being held in memory.
+ * and reading going on. A line over the size limit is reported without being held in memory. The records can be
+ * read once, one by one or in batches (those of one input chunk).
  */
-export async function* ndjsonRecords(input: Readable, options: NdjsonReadOptions): AsyncGenerator<RecordItem> {
+export function ndjsonRecords(input: Readable, options: NdjsonReadOptions): BatchedRecords {
+  return batchedRecords(() => ndjsonBatches(input, options));
+}
+
+async function* ndjsonBatches(input: Readable, options: NdjsonReadOptions): AsyncGenerator<RecordItem[]> {
   const source = options.source;
   const tooLong = (line: number): RecordItem => ({ location: { source, line }, error: 'the line is longer than 1 MiB' });
   let line = 0;
@@ -50,6 +56,7 @@ export async function* ndjsonRecords(input: Readable, options: NdjsonReadOptions
   let oversized = false;
   try {
     for await (const chunk of input as AsyncIterable<Buffer>) {
+      const items: RecordItem[] = [];
       let start = 0;
       for (;;) {
         const newline = chunk.indexOf(0x0a, start);
@@ -79,13 +86,14 @@ export async function* ndjsonRecords(input: Readable, options: NdjsonReadOptions
           item = ndjsonLine(bytes, line, source);
         }
         start = newline + 1;
-        if (item !== null) yield item;
+        if (item !== null) items.push(item);
       }
+      if (items.length > 0) yield items;
     }
-    if (oversized) yield tooLong(line + 1);
+    if (oversized) yield [tooLong(line + 1)];
     else if (partLength > 0) {
       const item = ndjsonLine(Buffer.concat(parts), line + 1, source);
-      if (item !== null) yield item;
+      if (item !== null) yield [item];
     }
   } catch (error) {
     throw readFailure(error, source);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { csvRecords } from '../../src/catalog/formats/csv.js';
+import { ndjsonRecords } from '../../src/catalog/formats/ndjson.js';
 import { hasBatches } from '../../src/catalog/formats/batches.js';
 import { mapRecords } from '../../src/catalog/mapping/index.js';
 import type { RecordItem } from '../../src/catalog/read-records.js';
@@ -45,5 +46,21 @@ describe('CSV records in batches', () => {
     expect(batched).toEqual(await all(mapRecords(plain, { fixedColumns: true })));
     // The bad row is one draft, and csv-parse reads the row after it as part of it.
     expect(batched).toHaveLength(2999);
+  });
+});
+
+describe('NDJSON records in batches', () => {
+  const lines = Array.from({ length: 2000 }, (_, i) => (i === 700 ? '{"sku": ' : i === 900 ? '' : JSON.stringify({ sku: `S${i}`, images_source: [`https://x/${i}.jpg`] })));
+  const text = `${lines.join('\n')}\n{"sku": "last"}`;
+
+  it('gives the same records, and the same drafts, in batches as one by one', async () => {
+    const batches = await all(ndjsonRecords(bytes(text, 3000), { source: 'c.ndjson' }).batches());
+    expect(batches.length).toBeGreaterThan(10);
+    const single = await collect(ndjsonRecords(bytes(text, 3000), { source: 'c.ndjson' }));
+    expect(brief(batches.flat())).toEqual(brief(single));
+    expect(single).toHaveLength(2000);
+    const batched = await all(mapRecords(ndjsonRecords(bytes(text, 3000), { source: 'c.ndjson' })));
+    expect(batched).toEqual(await all(mapRecords(oneByOne(ndjsonRecords(bytes(text, 3000), { source: 'c.ndjson' })))));
+    expect(batched.at(-1)?.values).toEqual({ sku: 'last' });
   });
 });
