@@ -135,12 +135,13 @@ try {
   if (values.profile) {
     log('profile ...');
     try {
-      results.profile = await benchProfile(responder, catalogs.large);
+      results.profile = await benchProfile(responder, values.quick || rows <= 100_000 ? catalogs.large : catalogs.small);
     } catch (error) {
       results.errors.profile = error instanceof Error ? error.message : String(error);
     }
   }
 } finally {
+  results.responderRestarts = responder.restarts;
   await responder.stop();
 }
 
@@ -151,7 +152,7 @@ writeFileSync(join(outDir, 'results.json'), `${JSON.stringify(results, null, 2)}
 let md = markdown(results);
 if (results.profile) {
   md += ['', '## Where the time goes (node --cpu-prof, one run each)', '', ...['publish', 'validate'].flatMap((what) => [
-    `### listings ${what}, ${rows.toLocaleString('en-US')} rows (${results.profile[what].wallMs} ms wall)`,
+    `### listings ${what}, ${results.profile.rows.toLocaleString('en-US')} rows (${results.profile[what].wallMs} ms wall)`,
     '',
     '```',
     ...formatProfile(results.profile[what]),

@@ -29,6 +29,7 @@ export async function benchPeer(ctx, responder, ndjson, rows) {
     const script =
       `xargs -P 16 -d '\\n' -I{} curl -s -o /dev/null -w '%{http_code}\\n' -X POST ` +
       `-H 'content-type: application/json' -H 'authorization: Bearer bench-key' --data-binary {} "$URL/v1/listings" < "$BODIES"`;
+    await responder.ensure();
     const before = await responder.posts();
     const result = await measure('sh', ['-c', script], { env: { ...process.env, URL: responder.url, BODIES: bodies } });
     const sent = (await responder.posts()) - before;

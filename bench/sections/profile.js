@@ -19,11 +19,12 @@ async function profiled(args, top) {
 
 export async function benchProfile(responder, catalogs, top = 20) {
   log('  profiling listings publish ...');
+  await responder.ensure();
   const publish = await profiled(
     (dir) => ['publish', catalogs.csv, '--concurrency', '64', '--report', join(dir, 'report.csv'), '--base-url', responder.url],
     top,
   );
   log('  profiling listings validate ...');
   const validate = await profiled(['validate', catalogs.csv], top);
-  return { publish, validate };
+  return { rows: catalogs.rows, publish, validate };
 }

@@ -4,8 +4,32 @@ import { BENCH_DIR, NODE, failure, log, runListings } from '../lib/context.js';
 import { measure } from '../lib/proc.js';
 import { pairedRatio, round, summary } from '../lib/stats.js';
 
+/**
+ * Runs `once` against the responder; when the responder was ended from outside during the run (seen on shared
+ * machines), starts a new one and runs again, once. Any other failure stands.
+ */
+async function withResponder(responder, once) {
+  await responder.ensure();
+  try {
+    return await once();
+  } catch (error) {
+    if (responder.alive()) throw error;
+    log(`  the responder was ended from outside during the run: starting a new one and running again`);
+    await responder.ensure();
+    return once();
+  }
+}
+
 /** One `listings publish` run as a user runs it: report and journal on. Checks every row reached the server. */
-export async function publishOnce(responder, catalog, rows, { concurrency = 64, nodeArgs = [] } = {}) {
+export function publishOnce(responder, catalog, rows, options = {}) {
+  return withResponder(responder, () => publishRun(responder, catalog, rows, options));
+}
+
+export function bareOnce(responder, catalog, rows, options = {}) {
+  return withResponder(responder, () => bareRun(responder, catalog, rows, options));
+}
+
+async function publishRun(responder, catalog, rows, { concurrency = 64, nodeArgs = [] } = {}) {
   const before = await responder.posts();
   const result = await runListings(
     (dir) => ['publish', catalog, '--concurrency', String(concurrency), '--report', join(dir, 'report.csv'), '--base-url', responder.url],
@@ -27,7 +51,7 @@ export function runFigures(result, rows) {
   };
 }
 
-export async function bareOnce(responder, catalog, rows, { concurrency = 64 } = {}) {
+async function bareRun(responder, catalog, rows, { concurrency = 64 } = {}) {
   const before = await responder.posts();
   const result = await measure(NODE, [join(BENCH_DIR, 'bare-client.js'), catalog, responder.url, '--concurrency', String(concurrency)]);
   if (result.code !== 0) throw failure('bare client', result);

@@ -29,10 +29,28 @@ async function getJson(url) {
   return res.body.json();
 }
 
-/** Starts bench/responder.js; `posts()` reads how many POSTs it has answered. */
+/**
+ * Starts bench/responder.js; `posts()` reads how many POSTs it has answered. `ensure()` starts a new one (a new
+ * URL) when the process has gone, e.g. ended from outside on a shared machine; `restarts` counts those.
+ */
 export async function startResponder(args = []) {
-  const server = await startServer(NODE, [join(BENCH_DIR, 'responder.js'), '--port', '0', ...args]);
-  return { ...server, posts: async () => (await getJson(`${server.url}/__stats`)).posts };
+  const start = () => startServer(NODE, [join(BENCH_DIR, 'responder.js'), '--port', '0', ...args]);
+  let server = await start();
+  const responder = {
+    restarts: 0,
+    get url() {
+      return server.url;
+    },
+    posts: async () => (await getJson(`${server.url}/__stats`)).posts,
+    alive: () => server.child.exitCode === null && server.child.signalCode === null,
+    ensure: async () => {
+      if (responder.alive()) return;
+      responder.restarts++;
+      server = await start();
+    },
+    stop: () => server.stop(),
+  };
+  return responder;
 }
 
 /** Starts `listings sandbox --port 0 ...args` with a clean config home; `stats()` reads /_sandbox/stats. */
