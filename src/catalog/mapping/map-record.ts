@@ -73,8 +73,11 @@ function mapOverrides(fields: Record<string, unknown>, plan: ColumnPlan, issues:
   let overrides: Record<string, unknown> | undefined;
   const whole = lookup(fields, plan.overridesObject);
   if (typeof whole === 'object' && whole !== null && !Array.isArray(whole)) {
-    for (const [key, raw] of Object.entries(whole)) {
-      const value = toOverrideValue(raw);
+    const object = whole as Record<string, unknown>;
+    // Its own enumerable keys, in Object.keys order, without an array per entry.
+    for (const key in object) {
+      if (!Object.hasOwn(object, key)) continue;
+      const value = toOverrideValue(object[key]);
       if (value !== undefined) (overrides ??= {})[key] = value;
     }
   } else if (whole !== undefined && whole !== null && whole !== '') {
@@ -112,6 +115,7 @@ function appendCell(cell: string, separator: string, into: string[]): void {
 /** A text field's value from its column: trimmed, absent when empty; a value of another kind is an issue. */
 function textOf(fields: Record<string, unknown>, column: string, field: TextField, issues: FieldIssue[]): string | undefined {
   const raw = lookup(fields, column);
+  if (raw === undefined || raw === null) return undefined;
   // Text cells are most of what is read: trimmed here without toText's result object.
   if (typeof raw === 'string') {
     const value = raw.trim();
@@ -156,13 +160,17 @@ export function createRecordMapper(options: MappingOptions = {}): (record: Catal
   // A plan depends only on the numbered list columns and the dotted overrides columns, which most JSON records do
   // not have: for those the plan is made once; for the others, again when those columns change.
   const listPrefix = `${map[LIST_FIELD] ?? LIST_FIELD}.`;
+  const listFirst = listPrefix.charCodeAt(0);
+  const overridesFirst = OVERRIDES_PREFIX.charCodeAt(0);
   const plain = planFor([], map);
   let lastKey = '';
   let last = plain;
   return (record) => {
+    // (An inherited key may join the key; the plan is still made from the own keys, and lookups take only those.)
     let key = '';
     for (const column in record.fields) {
-      if (!Object.hasOwn(record.fields, column)) continue;
+      const first = column.charCodeAt(0);
+      if (first !== listFirst && first !== overridesFirst) continue;
       if (column.startsWith(listPrefix) || column.startsWith(OVERRIDES_PREFIX)) key += `${column.length}:${column}`;
     }
     if (key === '') return draftFrom(record, plain, separator);
