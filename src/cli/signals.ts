@@ -1,4 +1,3 @@
-import { setMaxListeners } from 'node:events';
 import { EXIT } from './exit-codes.js';
 
 const ECHO_MS = 250;
@@ -22,8 +21,6 @@ export interface RunSignals {
 export function trapSignals(onSignal: (count: number, signal: NodeJS.Signals) => void): RunSignals {
   const stop = new AbortController();
   const abandon = new AbortController();
-  // Every request in flight listens to `abandon`: thousands of listeners are expected, not a leak.
-  setMaxListeners(0, abandon.signal);
   let count = 0;
   let first: NodeJS.Signals | undefined;
   let last = -Infinity;

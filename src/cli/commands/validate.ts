@@ -8,6 +8,7 @@ import { addSettingsOptions, loadSettings } from '../settings.js';
 import { addCatalogOptions, catalogOptionsFrom, type CatalogFlags } from '../catalog-options.js';
 import { EXIT, ExitError } from '../exit-codes.js';
 import { err, out, paint } from '../output.js';
+import { count } from '../progress.js';
 
 interface ValidateFlags extends CatalogFlags {
   maxErrors: number;
@@ -46,7 +47,6 @@ export function errorLine(location: Location, issue: FieldIssue): string {
   return issue.path === '(record)' ? `${formatLocation(location)}: ${issue.message}` : `${formatLocation(location)}: ${issue.path}: ${issue.message}`;
 }
 
-const count = (n: number): string => n.toLocaleString('en-US');
 
 /** The counts of a validation run, and the first errors up to the limit. */
 class Tally {
