@@ -3,9 +3,7 @@ import { SourceError, UsageError, type Location } from '../errors.js';
 import { csvRecords } from './formats/csv.js';
 import { normalizeDelimiter, sniffDelimiter } from './formats/delimiter.js';
 import { formatFromContentType, formatFromName, sniffFormat } from './formats/detect.js';
-import { jsonRecords } from './formats/json.js';
 import { MAX_RECORD_BYTES, SNIFF_BYTES } from './formats/limits.js';
-import { ndjsonRecords } from './formats/ndjson.js';
 import { peek, type Peeked } from './formats/peek.js';
 import { decompressed } from './sources/decompress.js';
 import { openSource } from './sources/open-source.js';
@@ -56,15 +54,20 @@ interface Part {
   records: AsyncIterable<RecordItem>;
 }
 
-function recordsOf(format: Format, stream: Readable, head: Buffer, source: string, options: CatalogOptions, delimiter: string | undefined): AsyncIterable<RecordItem> {
+/** The format's reader; the JSON and NDJSON ones (stream-json among them) are loaded only for such a source. */
+async function recordsOf(format: Format, stream: Readable, head: Buffer, source: string, options: CatalogOptions, delimiter: string | undefined): Promise<AsyncIterable<RecordItem>> {
   switch (format) {
     case 'csv':
     case 'tsv':
       return csvRecords(stream, { source, delimiter: delimiter ?? (format === 'tsv' ? '\t' : sniffDelimiter(head)) });
-    case 'json':
+    case 'json': {
+      const { jsonRecords } = await import('./formats/json.js');
       return jsonRecords(stream, { source, ...(options.jsonPath === undefined ? {} : { jsonPath: options.jsonPath }) });
-    case 'ndjson':
+    }
+    case 'ndjson': {
+      const { ndjsonRecords } = await import('./formats/ndjson.js');
       return ndjsonRecords(stream, { source });
+    }
   }
 }
 
@@ -74,7 +77,7 @@ async function readPart(part: ByteSource, options: CatalogOptions, delimiter: st
     let peeked = await peek(await decompressed(part), SNIFF_BYTES);
     let format = options.format ?? formatFromName(part.path) ?? formatFromContentType(part.contentType);
     if (format === undefined) ({ format, peeked } = await sniff(peeked, part.name));
-    return { format, records: recordsOf(format, peeked.stream, peeked.head, part.name, options, delimiter) };
+    return { format, records: await recordsOf(format, peeked.stream, peeked.head, part.name, options, delimiter) };
   } catch (error) {
     part.stream.destroy();
     throw readFailure(error, part.name);

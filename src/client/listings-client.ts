@@ -1,6 +1,7 @@
-import { Pool, errors as undiciErrors, util as undiciUtil, type Dispatcher } from 'undici';
+import type { Dispatcher, Pool } from 'undici';
+import { parseHeaders, PoolClass, undiciErrors } from './undici.js';
 import { ApiError, NetworkError, TimeoutError } from '../errors.js';
-import { listingResponseSchema, type ListingRequest, type ListingResponse } from '../contract/schemas.js';
+import { contractSchemas, type ListingRequest, type ListingResponse } from '../contract/schemas.js';
 import { listingsEndpoint, type Endpoint } from './endpoint.js';
 import { errorMessage, parseErrorBody } from './error-message.js';
 import { registerSecret, redact } from '../secrets.js';
@@ -50,7 +51,7 @@ export class ListingsClient {
     registerSecret(options.apiKey);
     this.endpoint = listingsEndpoint(options.baseUrl, { allowInsecureHttp: options.allowInsecureHttp ?? false });
     this.timeoutMs = options.timeoutMs ?? 30_000;
-    this.pool = new Pool(this.endpoint.origin, {
+    this.pool = new PoolClass(this.endpoint.origin, {
       connections: options.connections ?? 16,
       pipelining: 1,
       keepAliveTimeout: 30_000,
@@ -86,7 +87,7 @@ export class ListingsClient {
     const { statusCode } = answer;
     if (statusCode >= 200 && statusCode < 300) return { status: statusCode, listing: parseListing(statusCode, answer.text) };
     const raw = answer.text;
-    const responseHeaders = undiciUtil.parseHeaders(answer.rawHeaders);
+    const responseHeaders = parseHeaders(answer.rawHeaders);
     const parsed = parseErrorBody(redact(raw));
     const retryAfter = headerValue(responseHeaders['retry-after']);
     let message = redact(errorMessage(statusCode, parsed));
@@ -136,7 +137,7 @@ function parseListing(status: number, text: string): ListingResponse {
   }
   // The common case, checked by hand: the zod parse of every answer cost more than the rest of the client.
   if (isListing(json)) return json;
-  const result = listingResponseSchema.safeParse(json);
+  const result = contractSchemas().listingResponseSchema.safeParse(json);
   if (!result.success) {
     const fields = result.error.issues.map((issue) => issue.path.join('.') || '(body)').join(', ');
     throw new ApiError(status, `HTTP ${status}: the answer does not match the listing contract (${fields})`, json);

@@ -1,4 +1,5 @@
-import { z } from 'zod';
+import type { z } from 'zod';
+import { loadZod } from './zod.js';
 import { FLAT_MARKETPLACE, WRAPPED_MARKETPLACE } from './marketplace.js';
 
 /** The one documented operation, relative to the base URL. */
@@ -17,57 +18,74 @@ export const DEFAULTABLE_FIELDS = [
 ] as const;
 export type DefaultableField = (typeof DEFAULTABLE_FIELDS)[number];
 
-const text = z.string().trim().min(1, 'must not be empty');
+/** The contract's zod schemas; built by contractSchemas() on first use. */
+function buildSchemas() {
+  const { z } = loadZod();
+  const text = z.string().trim().min(1, 'must not be empty');
 
-/** `overrides`: only `condition` is shown; other keys are kept as they are. */
-export const overridesSchema = z.looseObject({
-  condition: text.optional(),
-});
+  /** `overrides`: only `condition` is shown; other keys are kept as they are. */
+  const overridesSchema = z.looseObject({
+    condition: text.optional(),
+  });
 
-/**
- * Flat request, as the service accepts it when the workspace has saved Marketplace configurations
- * (the location key and the policy ids may be omitted).
- */
-export const flatRequestSchema = z.strictObject({
-  images_source: z.array(text).optional(),
-  sku: text,
-  marketplace: z.string().regex(FLAT_MARKETPLACE, 'must be upper case with a region suffix, e.g. EBAY_US'),
-  merchant_location_key: text.optional(),
-  fulfillment_policy_id: text.optional(),
-  payment_policy_id: text.optional(),
-  return_policy_id: text.optional(),
-  overrides: overridesSchema.optional(),
-});
-export type FlatListingRequest = z.infer<typeof flatRequestSchema>;
-
-/** Flat request when no defaults are saved: the location key and the three policy ids are given (rule 2). */
-export const flatRequestWithoutSavedDefaultsSchema = flatRequestSchema.extend({
-  merchant_location_key: text,
-  fulfillment_policy_id: text,
-  payment_policy_id: text,
-  return_policy_id: text,
-});
-
-/** Wrapped request: `{ marketplace, payload: { sku, title, ... } }`. */
-export const wrappedRequestSchema = z.strictObject({
-  marketplace: z.string().regex(WRAPPED_MARKETPLACE, 'must be lower case without a region, e.g. ebay'),
-  payload: z.looseObject({
+  /**
+   * Flat request, as the service accepts it when the workspace has saved Marketplace configurations
+   * (the location key and the policy ids may be omitted).
+   */
+  const flatRequestSchema = z.strictObject({
+    images_source: z.array(text).optional(),
     sku: text,
-    title: text,
-  }),
-});
-export type WrappedListingRequest = z.infer<typeof wrappedRequestSchema>;
+    marketplace: z.string().regex(FLAT_MARKETPLACE, 'must be upper case with a region suffix, e.g. EBAY_US'),
+    merchant_location_key: text.optional(),
+    fulfillment_policy_id: text.optional(),
+    payment_policy_id: text.optional(),
+    return_policy_id: text.optional(),
+    overrides: overridesSchema.optional(),
+  });
 
+  /** Flat request when no defaults are saved: the location key and the three policy ids are given (rule 2). */
+  const flatRequestWithoutSavedDefaultsSchema = flatRequestSchema.extend({
+    merchant_location_key: text,
+    fulfillment_policy_id: text,
+    payment_policy_id: text,
+    return_policy_id: text,
+  });
+
+  /** Wrapped request: `{ marketplace, payload: { sku, title, ... } }`. */
+  const wrappedRequestSchema = z.strictObject({
+    marketplace: z.string().regex(WRAPPED_MARKETPLACE, 'must be lower case without a region, e.g. ebay'),
+    payload: z.looseObject({
+      sku: text,
+      title: text,
+    }),
+  });
+
+  /** The listing the service answers with. The four shown fields are required; other fields are kept. */
+  const listingResponseSchema = z.looseObject({
+    sku: z.string(),
+    status: z.string(),
+    title: z.string(),
+    item_specifics: z.array(z.string()),
+  });
+
+  return { overridesSchema, flatRequestSchema, flatRequestWithoutSavedDefaultsSchema, wrappedRequestSchema, listingResponseSchema };
+}
+
+/** The contract's zod schemas, by name. */
+export type ContractSchemas = ReturnType<typeof buildSchemas>;
+
+let schemas: ContractSchemas | undefined;
+
+/** The contract's zod schemas; zod is loaded and the schemas built on the first call, then the same objects return. */
+export function contractSchemas(): ContractSchemas {
+  return (schemas ??= buildSchemas());
+}
+
+export type FlatListingRequest = z.infer<ContractSchemas['flatRequestSchema']>;
+export type WrappedListingRequest = z.infer<ContractSchemas['wrappedRequestSchema']>;
 export type ListingRequest = FlatListingRequest | WrappedListingRequest;
-
-/** The listing the service answers with. The four shown fields are required; other fields are kept. */
-export const listingResponseSchema = z.looseObject({
-  sku: z.string(),
-  status: z.string(),
-  title: z.string(),
-  item_specifics: z.array(z.string()),
-});
-export type ListingResponse = z.infer<typeof listingResponseSchema>;
+/** The listing the service answers with: `sku`, `status`, `title`, `item_specifics`, and any other field. */
+export type ListingResponse = z.infer<ContractSchemas['listingResponseSchema']>;
 
 export function isWrappedRequest(request: ListingRequest): request is WrappedListingRequest {
   return 'payload' in request;
@@ -75,6 +93,7 @@ export function isWrappedRequest(request: ListingRequest): request is WrappedLis
 
 /** The schema a request of this shape must satisfy, given whether defaults are saved on the server. */
 export function requestSchemaFor(shape: Shape, savedDefaults: boolean) {
+  const { wrappedRequestSchema, flatRequestSchema, flatRequestWithoutSavedDefaultsSchema } = contractSchemas();
   if (shape === 'wrapped') return wrappedRequestSchema;
   return savedDefaults ? flatRequestSchema : flatRequestWithoutSavedDefaultsSchema;
 }

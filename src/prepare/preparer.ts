@@ -9,6 +9,8 @@ import { isCleanFlatRequest, isCleanWrappedRequest } from './clean-request.js';
 import { isFlatMarketplace, isWrappedMarketplace } from '../contract/marketplace.js';
 import { SkuRegistry } from './sku-registry.js';
 
+type RequestSchema = ReturnType<typeof requestSchemaFor>;
+
 /** Turns one draft into a request ready to send, or the issues that keep it from the network. */
 export type Preparer = (draft: Draft) => PreparedRow;
 
@@ -99,7 +101,8 @@ function unreadable(issues: readonly FieldIssue[]): boolean {
  */
 export function createPreparer(defaults: ListingDefaults): Preparer {
   const skus = new SkuRegistry();
-  const schema = requestSchemaFor(defaults.shape, defaults.saved_defaults);
+  // Only a row that fails the hand-written check needs the schema, and so zod; a clean catalog never loads it.
+  let schema: RequestSchema | undefined;
   const wrapped = defaults.shape === 'wrapped';
   // The last marketplace value seen and its form for the shape (a catalog rarely has more than a few).
   let seenMarketplace: string | undefined;
@@ -139,7 +142,7 @@ export function createPreparer(defaults: ListingDefaults): Preparer {
     let request: ListingRequest | undefined;
     // A clean body is what the schema would output for it; only the others are parsed (which also words the issues).
     if (issues.length === 0 && isClean(body)) request = body as ListingRequest;
-    else request = parse(schema, body, issues);
+    else request = parse((schema ??= requestSchemaFor(defaults.shape, defaults.saved_defaults)), body, issues);
     if (values.sku !== undefined) {
       const first = skus.firstSeen(values.sku, draft.location);
       if (first !== undefined) issues.push({ path: 'sku', message: `duplicate SKU; first seen at ${formatLocation(first)}` });
@@ -152,7 +155,7 @@ export function createPreparer(defaults: ListingDefaults): Preparer {
 }
 
 /** The schema's output for `body`, or undefined after adding its issues (those not already reported for the field). */
-function parse(schema: ReturnType<typeof requestSchemaFor>, body: Record<string, unknown>, issues: FieldIssue[]): ListingRequest | undefined {
+function parse(schema: RequestSchema, body: Record<string, unknown>, issues: FieldIssue[]): ListingRequest | undefined {
   const parsed = schema.safeParse(body);
   if (parsed.success) return parsed.data;
   const reported = new Set(issues.map((issue) => issue.path));

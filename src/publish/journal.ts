@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import type { WriteStream } from 'node:fs';
 
 /** The first line of each run's part of a journal. */
@@ -125,6 +124,8 @@ export function publishedKey(sku: string, hash: string): string {
  */
 export async function readPublished(path: string): Promise<Set<string>> {
   const keys = new Set<string>();
+  // Only a resumed run reads a journal: readline is not loaded for the others.
+  const { createInterface } = await import('node:readline');
   let stream;
   try {
     const handle = await open(path, 'r');

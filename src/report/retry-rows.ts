@@ -1,10 +1,10 @@
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import type Pick from 'stream-json/filters/Pick.js';
+import type StreamArray from 'stream-json/streamers/StreamArray.js';
 import { pipeline } from 'node:stream/promises';
-import { createInterface } from 'node:readline';
 import { parse } from 'csv-parse';
-import Pick from 'stream-json/filters/Pick.js';
-import StreamArray from 'stream-json/streamers/StreamArray.js';
 import { ConfigError, UsageError, type Location } from '../errors.js';
 import { reportFormatOf } from './report-writer.js';
 
@@ -66,6 +66,8 @@ async function readCsv(path: string, take: (row: unknown) => void): Promise<void
 }
 
 async function readNdjson(path: string, take: (row: unknown) => void): Promise<void> {
+  // Loaded here: only --retry-failed with an NDJSON report reads one.
+  const { createInterface } = await import('node:readline');
   let lineNumber = 0;
   for await (const line of createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity })) {
     lineNumber++;
@@ -79,8 +81,11 @@ async function readNdjson(path: string, take: (row: unknown) => void): Promise<v
 }
 
 async function readJson(path: string, take: (row: unknown) => void): Promise<void> {
-  // Streamed: a million-row report is never held whole.
-  await pipeline(createReadStream(path), Pick.withParser({ filter: 'rows' }), StreamArray.streamArray(), async (items: AsyncIterable<{ value: unknown }>) => {
+  // Streamed: a million-row report is never held whole. stream-json is loaded only when a JSON report is read.
+  const require = createRequire(import.meta.url);
+  const { withParser } = require('stream-json/filters/Pick.js') as typeof Pick;
+  const { streamArray } = require('stream-json/streamers/StreamArray.js') as typeof StreamArray;
+  await pipeline(createReadStream(path), withParser({ filter: 'rows' }), streamArray(), async (items: AsyncIterable<{ value: unknown }>) => {
     for await (const item of items) take(item.value);
   });
 }

@@ -1,14 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import {
-  flatRequestSchema,
-  flatRequestWithoutSavedDefaultsSchema,
-  listingResponseSchema,
-  requestSchemaFor,
-  wrappedRequestSchema,
-  skuOf,
-} from '../../src/contract/schemas.js';
+import { contractSchemas, requestSchemaFor, skuOf } from '../../src/contract/schemas.js';
 import { toFlatMarketplace, toWrappedMarketplace, isFlatMarketplace, isWrappedMarketplace } from '../../src/contract/marketplace.js';
 import { issuesFromZod } from '../../src/contract/issues.js';
+
+const { flatRequestSchema, flatRequestWithoutSavedDefaultsSchema, listingResponseSchema, wrappedRequestSchema } = contractSchemas();
 
 const flat = {
   images_source: ['https://img.example.com/1.jpg'],
@@ -66,6 +61,9 @@ describe('wrapped request', () => {
     expect(requestSchemaFor('wrapped', false)).toBe(wrappedRequestSchema);
     expect(requestSchemaFor('flat', true)).toBe(flatRequestSchema);
     expect(requestSchemaFor('flat', false)).toBe(flatRequestWithoutSavedDefaultsSchema);
+  });
+  it('are built once: every call gives the same objects', () => {
+    expect(contractSchemas()).toBe(contractSchemas());
   });
 });
 

@@ -27,6 +27,12 @@ describe('publish output', () => {
     expect(count(1_234_567)).toBe('1,234,567');
   });
 
+  it('groups thousands as en-US does, without ICU', () => {
+    const values = [0, 7, 999, 1_000, 12_345, 999_999, 1_234_567, 1e15, -1, -1_000, -1_234_567, 0.5, 1_234.5, 1_234.5678, 0.0004, -0.0004, -2.25];
+    expect(values.map(count)).toEqual(values.map((value) => value.toLocaleString('en-US')));
+    expect([count(0), count(999), count(1_000), count(1_234_567), count(-1_234.5)]).toEqual(['0', '999', '1,000', '1,234,567', '-1,234.5']);
+  });
+
   it('draws done/total, percent, rate, failures and ETA; without a total, a byte percent scaled by rows done', async () => {
     let now = 0;
     const withTotal = await ProgressDisplay.start({ mode: 'off', readProgress: () => ({ bytesRead: 0 }), total: 1_000, now: () => now });

@@ -1,10 +1,15 @@
 import { pipeline, type Readable } from 'node:stream';
-import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
+import type * as Zlib from 'node:zlib';
 import { SourceError } from '../../errors.js';
 import { peek } from '../formats/peek.js';
 import type { ByteSource } from './types.js';
 
 function noop(): void {}
+
+/** node:zlib, loaded only for compressed content: a plain catalog does without it. */
+function zlib(): Promise<typeof Zlib> {
+  return import('node:zlib');
+}
 
 function isGzip(head: Buffer): boolean {
   return head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
@@ -18,8 +23,8 @@ function isGzip(head: Buffer): boolean {
 export async function decompressed(part: ByteSource): Promise<Readable> {
   let stream = part.stream;
   const encoding = (part.contentEncoding ?? '').trim().toLowerCase();
-  if (encoding === 'deflate') stream = pipeline(stream, createInflate(), noop);
-  else if (encoding === 'br') stream = pipeline(stream, createBrotliDecompress(), noop);
+  if (encoding === 'deflate') stream = pipeline(stream, (await zlib()).createInflate(), noop);
+  else if (encoding === 'br') stream = pipeline(stream, (await zlib()).createBrotliDecompress(), noop);
   else if (!['', 'identity', 'gzip', 'x-gzip'].includes(encoding)) {
     throw new SourceError({ source: part.name }, `the content is encoded as ${JSON.stringify(encoding)}, which cannot be read`);
   }
@@ -28,7 +33,7 @@ export async function decompressed(part: ByteSource): Promise<Readable> {
     const peeked = await peek(stream, 2);
     stream = peeked.stream;
     if (!isGzip(peeked.head)) break;
-    stream = pipeline(stream, createGunzip(), noop);
+    stream = pipeline(stream, (await zlib()).createGunzip(), noop);
   }
   return stream;
 }
