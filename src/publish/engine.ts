@@ -90,8 +90,15 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
    * report lists every row (and `--retry-failed` finds them all); an interrupt stops reading at once.
    */
   #draining = false;
-  /** A row read that waits for room in the window (reading pauses meanwhile). */
-  #pending: Task | undefined;
+  /**
+   * Rows read and prepared ahead, waiting for room in the window (reading pauses while it is full). When an answer
+   * frees a slot, the next request leaves at once; reading and preparing rows happens after the answers at hand
+   * are handled, off the path between an answer and the next request.
+   */
+  readonly #ready: Task[] = [];
+  #readyHead = 0;
+  readonly #readAhead: number;
+  #wakeScheduled = false;
   readonly #retries = new DueQueue<Task>();
   #inFlight = 0;
   #requests = 0;
@@ -139,6 +146,7 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
     this.#budget = options.retryBudget ?? new RetryBudget();
     const concurrency = options.concurrency ?? 16;
     this.#window = new AdaptiveWindow(concurrency);
+    this.#readAhead = concurrency;
     this.#limiter = options.rate === undefined ? undefined : new RateLimiter(options.rate, this.#clock.now);
     this.#capacity = Math.max(1, options.reorderBuffer ?? Math.max(4096, concurrency * 256));
     this.#slots = new Array<RowOutcome | undefined>(this.#capacity).fill(undefined);
@@ -182,7 +190,7 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
         }
         const readingOver = this.#sourceDone || (this.#stopping !== undefined && !this.#draining);
         if (readingOver && this.#head === this.#read) break;
-        if (!readingOver && this.#pending === undefined && this.#read - this.#head < this.#capacity) {
+        if (!readingOver && this.#readyCount() < this.#readAhead && this.#read - this.#head < this.#capacity) {
           let next: IteratorResult<unknown>;
           try {
             next = await source.next();
@@ -259,7 +267,7 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
       this.#finish(index, outcome);
       return;
     }
-    this.#pending = { index, row, body, hash, key: idempotencyKeyForHash(hash), reason, attempts: 0, startedAt: 0, dueAt: 0, lastError: undefined };
+    this.#ready.push({ index, row, body, hash, key: idempotencyKeyForHash(hash), reason, attempts: 0, startedAt: 0, dueAt: 0, lastError: undefined });
     this.#dispatch();
   }
 
@@ -277,7 +285,7 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
     const now = this.#clock.now();
     while (this.#inFlight < this.#window.limit) {
       const retry = this.#retries.peekDue(now);
-      if (retry === undefined && this.#pending === undefined) break;
+      if (retry === undefined && this.#readyCount() === 0) break;
       if (this.#pauseUntil > now) {
         this.#armTimer(this.#pauseUntil);
         return;
@@ -294,9 +302,7 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
         this.#retries.pop();
         this.#send(retry, now);
       } else {
-        const task = this.#pending as Task;
-        this.#pending = undefined;
-        this.#send(task, now);
+        this.#send(this.#takeReady(), now);
         this.#notify();
       }
     }
@@ -439,10 +445,9 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
       this.#draining = end.kind === 'systemic' || end.kind === 'max-errors';
     }
     const reason = REASON[this.#stopping.kind];
-    const pending = this.#pending;
-    if (pending !== undefined) {
-      this.#pending = undefined;
-      this.#finish(pending.index, unsent(pending.index, pending.row, 'not_attempted', reason));
+    while (this.#readyCount() > 0) {
+      const task = this.#takeReady();
+      this.#finish(task.index, unsent(task.index, task.row, 'not_attempted', reason));
     }
     // Rows waiting for a retry were sent and failed: they end as failed, with their last error.
     for (let task = this.#retries.pop(); task !== undefined; task = this.#retries.pop()) this.#fail(task, reason);
@@ -463,12 +468,37 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
     this.#timerAt = Infinity;
   }
 
+  /**
+   * Wakes the reading loop after the I/O callbacks at hand (setImmediate), not in each answer's microtasks: when
+   * answers arrive together, each one's next request leaves before any row is read, prepared or reported.
+   */
   #notify(): void {
+    if (this.#wake === undefined || this.#wakeScheduled) return;
+    this.#wakeScheduled = true;
+    setImmediate(this.#wakeNow);
+  }
+
+  readonly #wakeNow = (): void => {
+    this.#wakeScheduled = false;
     const wake = this.#wake;
     if (wake !== undefined) {
       this.#wake = undefined;
       wake();
     }
+  };
+
+  #readyCount(): number {
+    return this.#ready.length - this.#readyHead;
+  }
+
+  #takeReady(): Task {
+    const task = this.#ready[this.#readyHead] as Task;
+    this.#ready[this.#readyHead++] = undefined as unknown as Task;
+    if (this.#readyHead === this.#ready.length) {
+      this.#ready.length = 0;
+      this.#readyHead = 0;
+    }
+    return task;
   }
 }
 

@@ -309,6 +309,53 @@ describe('publishRows', () => {
     expect(count).toBe(5000);
   });
 
+  it('answers that arrive together each send the next request before any row is read (reading is off that path)', async () => {
+    let read = 0;
+    async function* counted() {
+      for (let i = 0; i < 40; i++) {
+        read++;
+        yield await Promise.resolve(readyRow(i));
+      }
+    }
+    const answers: (() => void)[] = [];
+    const readAtSend: number[] = [];
+    const sender = {
+      postListingJson(body: string) {
+        readAtSend.push(read);
+        const sku = (JSON.parse(body) as { sku: string }).sku;
+        return new Promise<{ status: number; listing: { sku: string; status: string; title: string; item_specifics: string[] } }>((resolve) =>
+          answers.push(() => resolve({ status: 201, listing: { sku, status: 'ready', title: sku, item_specifics: [] } })),
+        );
+      },
+    };
+    const run = collect(publishRows(counted(), { sender, concurrency: 8 }));
+    const settle = async () => {
+      for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+    };
+    // Slow start to a full window of 8.
+    for (let round = 0; round < 4; round++) {
+      await settle();
+      for (const answer of answers.splice(0)) answer();
+    }
+    await settle();
+    expect(answers).toHaveLength(8);
+    const before = readAtSend.length;
+    // Eight answers in one go: eight new requests, all sent from rows read ahead of time.
+    for (const answer of answers.splice(0)) answer();
+    await Promise.resolve();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    const burst = readAtSend.slice(before);
+    expect(burst).toHaveLength(8);
+    expect(new Set(burst).size).toBe(1);
+    while (answers.length > 0 || readAtSend.length < 40) {
+      await settle();
+      for (const answer of answers.splice(0)) answer();
+    }
+    const outcomes = await run;
+    expect(countBy(outcomes)).toEqual({ published: 40 });
+    expectInOrder(outcomes, 40);
+  });
+
   it('dry run: skips by shard, resume and changed-only without a network', async () => {
     const state = new Map<string, string>();
     const bodyOf = (i: number) => JSON.stringify((readyRow(i) as Extract<PreparedRow, { kind: 'ready' }>).request);
