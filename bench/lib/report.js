@@ -88,7 +88,10 @@ export function figureRows(results) {
   if (latency) {
     rows.push([`latency-bound publish ${latency.rows.toLocaleString('en-US')} rows, sandbox --latency ${latency.latencyMs}`, `${r(latency.rowsPerSec)} rows/s`, `ideal ${latency.idealRowsPerSec}/s, ratio ${x(latency.ratio)}`]);
     rows.push([`the same, listings against bench/responder.js --latency ${latency.latencyMs} (no validation)`, `${r(latency.responderRowsPerSec)} rows/s`, `ratio ${x(latency.responderRatio)}`]);
-    rows.push([`the same, bare client against bench/responder.js --latency ${latency.latencyMs}`, `${r(latency.bareRowsPerSec)} rows/s`, `ratio ${x(latency.bareRatio)}: what this machine allows`]);
+    rows.push([`the same, bare client against bench/responder.js --latency ${latency.latencyMs}`, `${r(latency.bareRowsPerSec)} rows/s`, `ratio ${x(latency.bareRatio)}: what a client that reads CSV allows here`]);
+    if (latency.autocannonReqPerSec) {
+      rows.push([`autocannon (64 connections) against bench/responder.js --latency ${latency.latencyMs}`, `${r(latency.autocannonReqPerSec)} req/s`, `ratio ${x(latency.autocannonRatio)}: the ceiling of the server's timers and loopback`]);
+    }
   }
   if (sandbox) {
     rows.push([`sandbox (validates): listings publish ${sandbox.rows.toLocaleString('en-US')} rows`, `${r(sandbox.publishRowsPerSec)} rows/s`, '']);

@@ -32,12 +32,14 @@ async function publishToSandbox(catalog, rows, sandboxArgs) {
  * The same run against bench/responder.js --latency, by listings and by the bare client: tells the tool's share of
  * a miss from the sandbox's, and what the machine allows at all (timers fire late on a loaded machine).
  */
-async function publishToSlowResponder(catalog, rows, latencyMs) {
+async function publishToSlowResponder(catalog, rows, latencyMs, loadSeconds) {
   const responder = await startResponder(['--latency', String(latencyMs)]);
   try {
     const listings = await publishOnce(responder, catalog, rows);
     const bare = await bareOnce(responder, catalog, rows);
-    return { listings: listings.rowsPerSec, bare: bare.rowsPerSec };
+    // autocannon does nothing but send a prepared request: the ceiling of the server's timers and loopback here.
+    const load = await loadTest(responder.url, loadSeconds);
+    return { listings: listings.rowsPerSec, bare: bare.rowsPerSec, autocannon: load.reqPerSec };
   } finally {
     await responder.stop();
   }
@@ -45,14 +47,15 @@ async function publishToSlowResponder(catalog, rows, latencyMs) {
 
 export async function benchLatency(ctx, catalog, rows, latencyMs = 20) {
   const ideal = (CONCURRENCY / latencyMs) * 1000;
-  const runs = { sandbox: [], responder: [], bare: [] };
+  const runs = { sandbox: [], responder: [], bare: [], autocannon: [] };
   for (let i = 0; i < ctx.smallRepeats; i++) {
     runs.sandbox.push(await publishToSandbox(catalog, rows, ['--latency', String(latencyMs)]));
-    const twin = await publishToSlowResponder(catalog, rows, latencyMs);
+    const twin = await publishToSlowResponder(catalog, rows, latencyMs, ctx.loadSeconds);
     runs.responder.push(twin.listings);
     runs.bare.push(twin.bare);
+    runs.autocannon.push(twin.autocannon);
     const f = (v) => round(v).toLocaleString('en-US');
-    log(`  latency-bound ${i + 1}/${ctx.smallRepeats}: sandbox ${f(runs.sandbox.at(-1))} rows/s; responder: listings ${f(twin.listings)}, bare ${f(twin.bare)} rows/s (ideal ${ideal})`);
+    log(`  latency-bound ${i + 1}/${ctx.smallRepeats}: sandbox ${f(runs.sandbox.at(-1))} rows/s; responder: listings ${f(twin.listings)}, bare ${f(twin.bare)} rows/s, autocannon ${f(twin.autocannon)} req/s (ideal ${ideal})`);
   }
   const ratio = (list) => summary(list.map((r) => r / ideal));
   return {
@@ -66,6 +69,8 @@ export async function benchLatency(ctx, catalog, rows, latencyMs = 20) {
     responderRatio: ratio(runs.responder),
     bareRowsPerSec: summary(runs.bare),
     bareRatio: ratio(runs.bare),
+    autocannonReqPerSec: summary(runs.autocannon),
+    autocannonRatio: ratio(runs.autocannon),
   };
 }
 
