@@ -9,6 +9,7 @@ import { ensureCatalog, DEFAULT_DATA_DIR } from './generate.js';
 import { BENCH_DIR, log, machine, useSnapshot } from './lib/context.js';
 import { formatProfile } from './lib/cpuprofile.js';
 import { hasGnuTime } from './lib/proc.js';
+import { pinClients } from './lib/pinning.js';
 import { judgeTargets, markdown, terminalTable } from './lib/report.js';
 import { benchLatency, benchSandbox } from './sections/latency.js';
 import { benchMemory } from './sections/memory.js';
@@ -22,6 +23,7 @@ import { benchValidate } from './sections/validate.js';
 const SECTIONS = ['responder', 'publish', 'validate', 'memory', 'startup', 'latency', 'sandbox', 'peer'];
 
 const { values } = parseArgs({
+  allowNegative: true,
   options: {
     quick: { type: 'boolean', default: false },
     rows: { type: 'string' },
@@ -32,6 +34,7 @@ const { values } = parseArgs({
     'load-seconds': { type: 'string' },
     only: { type: 'string' },
     profile: { type: 'boolean', default: false },
+    pin: { type: 'boolean', default: true },
     snapshot: { type: 'boolean', default: false },
     out: { type: 'string' },
     'data-dir': { type: 'string' },
@@ -41,7 +44,7 @@ const { values } = parseArgs({
 
 if (values.help) {
   console.log(`usage: npm run bench -- [--quick] [--rows N] [--repeats N] [--startup-repeats N] [--latency-rows N]
-       [--peer-rows N] [--load-seconds N] [--only ${SECTIONS.join(',')}] [--profile] [--snapshot] [--out DIR] [--data-dir DIR]
+       [--peer-rows N] [--load-seconds N] [--only ${SECTIONS.join(',')}] [--profile] [--snapshot] [--no-pin] [--out DIR] [--data-dir DIR]
   full run: 1,000,000 rows, 5 repeats; --quick: 100,000 rows, 3 repeats. Writes DIR/results.json and DIR/RESULTS.md
   (DIR defaults to bench/). Catalogs are generated once under bench/data/.`);
   process.exit(0);
@@ -85,10 +88,18 @@ const dataDir = values['data-dir'] ? resolve(values['data-dir']) : DEFAULT_DATA_
 // A private copy of the build, when others may rebuild the working tree during the run.
 const snapshot = values.snapshot ? useSnapshot() : undefined;
 
+// Servers on the last core, everything measured on the others (see lib/pinning.js); --no-pin leaves it to the scheduler.
+const pinning = pinClients(values.pin);
+
 const results = {
   command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
   mode: quick ? 'quick' : values.rows ? 'custom' : 'full',
-  machine: { ...machine(), peakRssFrom: hasGnuTime ? '/usr/bin/time %M' : '/proc/<pid>/status VmHWM, polled', ...(snapshot ? { measured: 'a snapshot of dist/ taken at the start' } : {}) },
+  machine: {
+    ...machine(),
+    peakRssFrom: hasGnuTime ? '/usr/bin/time %M' : '/proc/<pid>/status VmHWM, polled',
+    pinning: pinning ? `servers on CPU ${pinning.server}, clients on CPU ${pinning.clients} (taskset)` : 'none',
+    ...(snapshot ? { measured: 'a snapshot of dist/ taken at the start' } : {}),
+  },
   config: ctx,
   figures: {},
   errors: {},

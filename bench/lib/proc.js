@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setInterval, clearInterval } from 'node:timers';
+import { onServerCore } from './pinning.js';
 
 const GNU_TIME = '/usr/bin/time';
 const KEEP = 64 * 1024;
@@ -113,12 +114,14 @@ export function wallOnce(command, args, { cwd, env } = {}) {
 }
 
 /**
- * Starts a server process and resolves once it prints an http URL (on stdout or stderr).
+ * Starts a server process (on the server core, when pinning is on) and resolves once it prints an http URL (on
+ * stdout or stderr).
  * Returns { url, child, stop() }. stop() ends exactly this child.
  */
 export function startServer(command, args, { cwd, env, timeoutMs = 20_000 } = {}) {
   return new Promise((resolve, reject) => {
-    const child = track(spawn(command, args, { cwd, env: env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true }));
+    const [cmd, argv] = onServerCore(command, args);
+    const child = track(spawn(cmd, argv, { cwd, env: env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true }));
     let seen = '';
     const timer = setTimeout(() => {
       child.kill('SIGKILL');

@@ -118,7 +118,7 @@ export function markdown(results) {
   return [
     '# Benchmark results',
     '',
-    `Run \`${results.command}\` (${results.mode}) on ${m.date.slice(0, 10)}: ${m.cores} cores (${m.cpu}), ${round(m.memoryMb / 1024, 1)} GB, Node ${m.node}, ${m.platform}, commit ${m.commit ?? 'unknown'}; load average at start ${m.loadAverage.join(' / ')}.`,
+    `Run \`${results.command}\` (${results.mode}) on ${m.date.slice(0, 10)}: ${m.cores} cores (${m.cpu}), ${round(m.memoryMb / 1024, 1)} GB, Node ${m.node}, ${m.platform}, commit ${m.commit ?? 'unknown'}; load average at start ${m.loadAverage.join(' / ')}; pinning: ${m.pinning ?? 'none'}.`,
     `Medians of ${results.config.repeats} alternating runs, with min-max; ratios are medians of the ratios of side-by-side pairs. Every run is a separate process timed from spawn to exit. Regenerate with \`npm run bench\` (\`-- --quick\` for the small version).`,
     '',
     '## Targets',
