@@ -42,6 +42,11 @@ export interface Draft {
    * image rows, WooCommerce's variable parent). Absent means 1. The drafts' rows add up to the rows read.
    */
   rows?: number;
+  /**
+   * Set for a row that is, by design, not a listing (a WooCommerce grouped product): it is reported `skipped` with
+   * this reason instead of being checked or sent.
+   */
+  skip?: string;
 }
 
 /** Options of the catalog reader (sources, formats, mapping). */

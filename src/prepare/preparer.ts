@@ -88,6 +88,13 @@ function invalid(draft: Draft, issues: FieldIssue[]): PreparedRow {
   return row;
 }
 
+function skipped(draft: Draft, reason: string): PreparedRow {
+  const sku = draft.values.sku;
+  const row: PreparedRow = sku === undefined ? { kind: 'skipped', location: draft.location, reason } : { kind: 'skipped', location: draft.location, sku, reason };
+  if (draft.rows !== undefined) row.rows = draft.rows;
+  return row;
+}
+
 function unreadable(issues: readonly FieldIssue[]): boolean {
   for (const issue of issues) if (issue.path === '(record)') return true;
   return false;
@@ -134,6 +141,7 @@ export function createPreparer(defaults: ListingDefaults): Preparer {
   }
 
   return (draft) => {
+    if (draft.skip !== undefined) return skipped(draft, draft.skip);
     // An unreadable record has no values to check.
     if (draft.issues.length > 0 && unreadable(draft.issues)) return invalid(draft, draft.issues);
     const issues = draft.issues.slice();

@@ -18,9 +18,11 @@ export interface ListingDefaults {
 }
 
 /**
- * One input row made ready: either a request to send, or the issues that keep it from the network. `rows` is the
- * draft's count of input rows when a preset folded several into this listing (absent means 1).
+ * One input row made ready: a request to send, the issues that keep it from the network, or a row that is not a
+ * listing at all (`skipped`, with the reason). `rows` is the draft's count of input rows when a preset folded several
+ * into this listing (absent means 1).
  */
 export type PreparedRow =
   | { kind: 'ready'; location: Location; sku: string; request: ListingRequest; rows?: number }
-  | { kind: 'invalid'; location: Location; sku?: string; issues: FieldIssue[]; rows?: number };
+  | { kind: 'invalid'; location: Location; sku?: string; issues: FieldIssue[]; rows?: number }
+  | { kind: 'skipped'; location: Location; sku?: string; reason: string; rows?: number };

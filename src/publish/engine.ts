@@ -1,4 +1,4 @@
-import { ApiError } from '../errors.js';
+import { ApiError, ListingsError } from '../errors.js';
 import { isRetryable, isSystemic } from '../client/classify.js';
 import type { PreparedRow } from '../prepare/types.js';
 import type { CreateListingResult } from '../client/listings-client.js';
@@ -228,6 +228,10 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
       this.#finish(index, unsent(index, row, 'not_attempted', REASON[this.#stopping.kind]));
       return;
     }
+    if (row.kind === 'skipped') {
+      this.#skip(index, row, row.reason);
+      return;
+    }
     const { shard, retryOnly, alreadyPublished, changedOnly } = this.#options;
     if (shard !== undefined && !(row.sku === undefined ? shard.index === 1 : inShard(row.sku, shard))) {
       this.#skip(index, row, 'other shard');
@@ -428,6 +432,7 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
       error: error instanceof Error ? error.message : String(error),
     };
     if (error instanceof ApiError) outcome.httpStatus = error.status;
+    if (error instanceof ListingsError) outcome.errorKind = error.kind;
     this.#finish(task.index, outcome);
     this.#failed++;
     const status = error instanceof ApiError ? { status: error.status } : {};

@@ -1,4 +1,4 @@
-import type { Location } from '../errors.js';
+import type { ListingsError, Location } from '../errors.js';
 import type { FieldIssue } from '../contract/issues.js';
 
 /** What happened to one input row. `validated` is the outcome of a dry run. */
@@ -21,5 +21,7 @@ export interface RowOutcome {
   durationMs: number;
   /** The last error message (failed) or the joined field issues (invalid). */
   error?: string;
+  /** The kind of a failed row's last error (`api`, `network`, `timeout`), when it was one of the typed errors. */
+  errorKind?: ListingsError['kind'];
   issues?: FieldIssue[];
 }

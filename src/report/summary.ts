@@ -30,8 +30,7 @@ export function errorClass(o: RowOutcome): string | undefined {
   if (o.outcome === 'invalid') return 'invalid';
   if (o.outcome !== 'failed') return undefined;
   if (o.httpStatus !== undefined) return String(o.httpStatus);
-  // A row outcome keeps the message, not the error: TimeoutError's message is "no answer within N ms".
-  return o.error?.startsWith('no answer within') === true ? 'timeout' : 'network';
+  return o.errorKind === 'timeout' ? 'timeout' : 'network';
 }
 
 /** Counts outcomes as they stream past; never holds a row. */

@@ -20,6 +20,17 @@ describe('listings publish: the command line', () => {
     expect(result.stderr).not.toMatch(/sandbox-[0-9a-f]{24}/);
   });
 
+  it('publishes a plain WooCommerce export with exit 0: its grouped product is skipped, with the reason, not sent', async () => {
+    const dir = tempDir();
+    const report = join(dir, 'report.csv');
+    const args = ['publish', join(REPO_ROOT, 'fixtures', 'woocommerce-export.csv'), '--preset', 'woocommerce', '--sandbox', '--json', '--report', report];
+    const result = await runCli([...args, '--marketplace', 'EBAY_US', '--merchant-location-key', 'wh-1', '--fulfillment-policy-id', 'f1', '--payment-policy-id', 'p1', '--return-policy-id', 'r1'], { cwd: dir });
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ rows: 9, published: 8, skipped: 1, invalid: 0, failed: 0 });
+    const skipped = readCsvReport(report).filter((row) => row.outcome === 'skipped');
+    expect(skipped).toEqual([expect.objectContaining({ line: '6', reason: expect.stringContaining('grouped product is not a listing') as string, attempts: '0' })]);
+  });
+
   it('maps mistakes to exit codes before sending anything: 2 for usage and config, 4 for a source it cannot read', async () => {
     const dir = tempDir();
     const catalog = writeCatalog(dir, 3);

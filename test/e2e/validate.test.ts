@@ -12,6 +12,7 @@ interface JsonResult {
   input_rows: number;
   valid: number;
   invalid: number;
+  skipped?: number;
   errors: Array<{ source: string; line: number | null; record?: number; field: string; message: string }>;
   errors_not_shown: number;
 }
@@ -148,12 +149,14 @@ describe.concurrent('listings validate: presets', () => {
     expect(bodies[5]!.overrides).toEqual({ condition: 'USED' });
   });
 
-  it('--preset woocommerce: simple products and variations; a grouped product is reported', async () => {
+  it('--preset woocommerce: simple products and variations; a grouped product is skipped, not an error', async () => {
     const result = await runCli(['validate', 'fixtures/woocommerce-export.csv', '--preset', 'woocommerce', '--marketplace', 'EBAY_US', ...POLICIES, '--json']);
     const json = JSON.parse(result.stdout) as JsonResult;
-    expect(json).toMatchObject({ rows: 9, input_rows: 10, valid: 8, invalid: 1 });
-    expect(json.errors).toEqual([{ source: 'fixtures/woocommerce-export.csv', line: 6, field: '(record)', message: expect.stringContaining('grouped product') as string }]);
-    expect(result.code).toBe(1);
+    expect(json).toMatchObject({ rows: 9, input_rows: 10, valid: 8, invalid: 0, skipped: 1 });
+    expect(json.errors).toEqual([]);
+    expect(result.code).toBe(0);
+    const text = await runCli(['validate', 'fixtures/woocommerce-export.csv', '--preset', 'woocommerce', '--marketplace', 'EBAY_US', ...POLICIES]);
+    expect(text.stderr).toContain('8 valid, 0 invalid, 1 skipped (not listings)');
   });
 });
 

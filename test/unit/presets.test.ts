@@ -4,6 +4,7 @@ import { woocommerceDrafts, wooTypes } from '../../src/catalog/presets/woocommer
 import { slug } from '../../src/catalog/presets/cells.js';
 import type { RecordItem } from '../../src/catalog/read-records.js';
 import type { Draft } from '../../src/catalog/types.js';
+import { createPreparer } from '../../src/prepare/preparer.js';
 
 async function drafts(run: (items: AsyncIterable<RecordItem>) => AsyncIterable<Draft>, rows: RecordItem[]): Promise<Draft[]> {
   async function* feed(): AsyncIterable<RecordItem> {
@@ -135,10 +136,13 @@ describe('--preset woocommerce', () => {
     ]);
   });
 
-  it('reports grouped products as invalid rows and keeps every row', async () => {
+  it('marks grouped products to be skipped (not listings) and keeps every row', async () => {
     const out = await drafts(woocommerceDrafts, [woo(2, { ID: '40', Type: 'grouped', Name: 'Set' }), { location: { source: 'woo.csv', line: 3 }, error: 'bad' }]);
-    expect(out.map((d) => d.issues.map((i) => i.path))).toEqual([['(record)'], ['(record)']]);
-    expect(out[0]!.issues[0]!.message).toMatch(/^Type grouped: a grouped product is not a listing itself/);
+    expect(out.map((d) => d.issues.map((i) => i.path))).toEqual([[], ['(record)']]);
+    expect(out[0]!.skip).toMatch(/^a grouped product is not a listing itself/);
+    expect(out[1]!.skip).toBeUndefined();
+    const prepare = createPreparer({ shape: 'flat', saved_defaults: true });
+    expect(prepare(out[0]!)).toEqual({ kind: 'skipped', location: { source: 'woo.csv', line: 2 }, reason: out[0]!.skip });
   });
 
   it('leaves a variation whose parent is unknown and that has no SKU without one', async () => {

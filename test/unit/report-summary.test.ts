@@ -14,8 +14,9 @@ describe('errorClass', () => {
     ['invalid', row('invalid', { error: 'sku: is required' }), 'invalid'],
     ['HTTP 503', row('failed', { httpStatus: 503, error: 'unavailable' }), '503'],
     ['HTTP 400', row('failed', { httpStatus: 400 }), '400'],
-    ['timeout', row('failed', { error: 'no answer within 30000 ms' }), 'timeout'],
-    ['network', row('failed', { error: 'connect ECONNREFUSED 127.0.0.1:9' }), 'network'],
+    ['timeout', row('failed', { error: 'no answer within 30000 ms', errorKind: 'timeout' }), 'timeout'],
+    ['network', row('failed', { error: 'connect ECONNREFUSED 127.0.0.1:9', errorKind: 'network' }), 'network'],
+    ['a message that only looks like a timeout', row('failed', { error: 'no answer within reach', errorKind: 'network' }), 'network'],
     ['no message', row('failed'), 'network'],
   ])('%s -> %s', (_name, o, expected) => {
     expect(errorClass(o)).toBe(expected);
@@ -32,7 +33,7 @@ describe('SummaryCounter', () => {
       row('failed', { httpStatus: 503 }),
       row('failed', { httpStatus: 503 }),
       row('failed', { httpStatus: 400 }),
-      row('failed', { error: 'no answer within 10 ms' }),
+      row('failed', { error: 'no answer within 10 ms', errorKind: 'timeout' }),
       row('failed', { error: 'socket hang up' }),
       row('invalid'),
       row('skipped', { reason: 'already published' }),

@@ -12,7 +12,8 @@
  * - images_source: Images split on commas.
  * - A `variable` row is not a listing itself when it has variations; one without any is listed as a product of its
  *   own, at the end of the catalog (only then is it known to have none).
- * - A `grouped` row is reported invalid: the products it groups are listed from their own rows.
+ * - A `grouped` row is reported `skipped`: it is not a listing itself, and the products it groups are listed from
+ *   their own rows.
  *
  * Counting: one draft per listing; a variable parent row is counted into its first variation's draft (Draft.rows),
  * so the drafts' rows add up to the rows read.
@@ -28,6 +29,8 @@ import { unreadableDraft } from '../mapping/index.js';
 import { cell, requireColumns, slug, unique } from './cells.js';
 import { splitList } from '../mapping/values.js';
 import { columnsByNumber } from '../mapping/map-record.js';
+
+const GROUPED = 'a grouped product is not a listing itself; the products it groups are listed from their own rows';
 
 interface Parent {
   sku: string;
@@ -97,10 +100,8 @@ export async function* woocommerceDrafts(records: AsyncIterable<RecordItem>): As
       continue;
     }
     const draft: Draft = { location, values: productValues(sku, name, images), issues: [] };
-    if (types.includes('grouped')) {
-      // Reported as a whole row, so that its values (it has no SKU of its own) are not checked as a listing's.
-      draft.issues.push({ path: '(record)', message: 'Type grouped: a grouped product is not a listing itself; the products it groups are listed from their own rows' });
-    }
+    // Not checked as a listing (it has no SKU of its own): reported skipped, with why.
+    if (types.includes('grouped')) draft.skip = GROUPED;
     yield draft;
   }
   for (const parent of variables) {

@@ -29,8 +29,9 @@ function printListing(listing: ListingResponse, status: number): void {
 /** `listings create SKU`: validate locally, send one request, show the listing. */
 export async function runCreate(sku: string, opts: Record<string, unknown>, loaded: LoadedSettings): Promise<void> {
   const prepared = createPreparer(loaded.defaults)(draftFrom(sku, opts));
-  if (prepared.kind === 'invalid') {
-    for (const issue of prepared.issues) err(`${paint.red('invalid')} ${issue.path}: ${issue.message}`);
+  if (prepared.kind !== 'ready') {
+    const issues = prepared.kind === 'invalid' ? prepared.issues : [{ path: '(record)', message: prepared.reason }];
+    for (const issue of issues) err(`${paint.red('invalid')} ${issue.path}: ${issue.message}`);
     err('nothing was sent');
     throw new ExitError(EXIT.rowsFailed);
   }

@@ -54,6 +54,8 @@ class Tally {
   inputRows = 0;
   valid = 0;
   invalid = 0;
+  /** Rows that are not listings by design (a WooCommerce grouped product): neither valid nor errors. */
+  skipped = 0;
   shown = 0;
   notShown = 0;
   readonly errors: JsonError[] = [];
@@ -68,6 +70,10 @@ class Tally {
     this.inputRows += row.rows ?? 1;
     if (row.kind === 'ready') {
       this.valid++;
+      return;
+    }
+    if (row.kind === 'skipped') {
+      this.skipped++;
       return;
     }
     this.invalid++;
@@ -85,7 +91,8 @@ class Tally {
   summary(): string {
     const head = this.inputRows === this.rows ? `${count(this.rows)} rows` : `${count(this.inputRows)} input rows, ${count(this.rows)} listings`;
     const invalid = `${count(this.invalid)} invalid`;
-    return `${head}: ${paint.green(`${count(this.valid)} valid`)}, ${this.invalid > 0 ? paint.red(invalid) : invalid}`;
+    const skipped = this.skipped > 0 ? `, ${count(this.skipped)} skipped (not listings)` : '';
+    return `${head}: ${paint.green(`${count(this.valid)} valid`)}, ${this.invalid > 0 ? paint.red(invalid) : invalid}${skipped}`;
   }
 }
 
@@ -133,7 +140,7 @@ async function validate(sources: string[], flags: ValidateFlags, command: Comman
     await requests?.close();
   }
   if (flags.json) {
-    out(JSON.stringify({ rows: tally.rows, input_rows: tally.inputRows, valid: tally.valid, invalid: tally.invalid, errors: tally.errors, errors_not_shown: tally.notShown }));
+    out(JSON.stringify({ rows: tally.rows, input_rows: tally.inputRows, valid: tally.valid, invalid: tally.invalid, skipped: tally.skipped, errors: tally.errors, errors_not_shown: tally.notShown }));
   } else if (tally.notShown > 0) {
     out(`... and ${count(tally.notShown)} more errors`);
   }
