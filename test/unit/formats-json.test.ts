@@ -127,6 +127,29 @@ describe('json', () => {
     ]);
   });
 
+  it('stops at a single value over 1 MiB without holding it whole (a string that never ends)', async () => {
+    let pulled = 0;
+    const chunk = 'x'.repeat(64 * 1024);
+    const endless = Readable.from(
+      (function* () {
+        yield '[{"sku":"A"},{"sku":"B","title":"';
+        // 64 MiB of one string if read to the end; the reader must give up after about 1 MiB.
+        for (let i = 0; i < 1024; i++) {
+          pulled++;
+          yield chunk;
+        }
+        yield '"}]';
+      })(),
+      { objectMode: false },
+    );
+    const items = brief(await collect(jsonRecords(endless, { source: 'c.json' })));
+    expect(items).toEqual([
+      [1, { sku: 'A' }],
+      [2, 'error: the JSON breaks inside record 2: a single value is longer than 1 MiB; reading stopped here'],
+    ]);
+    expect(pulled).toBeLessThan(64);
+  });
+
   it('yields records while the document is still arriving', async () => {
     const input = new Readable({ read() {} });
     const records = jsonRecords(input, { source: 'c.json' })[Symbol.asyncIterator]();

@@ -1,5 +1,6 @@
 import { pipeline, type Readable } from 'node:stream';
 import Parser from 'stream-json/Parser.js';
+import { MAX_RECORD_BYTES } from './limits.js';
 import type { RecordItem } from '../read-records.js';
 import { readFailure } from '../sources/read-failure.js';
 import { JsonSelector, type JsonToken } from './json-select.js';
@@ -19,6 +20,8 @@ type Callback = (error?: Error | null) => void;
 interface ParserInternals {
   _processBuffer(this: Parser, callback: Callback): void;
   _buffer: string;
+  /** The string, key or number being packed: it grows with the value, however long. */
+  _accumulator: string;
 }
 const internals = Parser.prototype as unknown as ParserInternals;
 
@@ -53,6 +56,11 @@ class JsonRecordParser extends Parser {
       if (error) {
         self._buffer = '';
         this.selector.broken(error.message.replace(/^Parser (cannot parse input: |has )?/, ''));
+      } else if (self._accumulator.length > MAX_RECORD_BYTES) {
+        // One value over the record limit: stop before it is held whole (a string with no end would take all memory).
+        self._buffer = '';
+        self._accumulator = '';
+        this.selector.broken('a single value is longer than 1 MiB; reading stopped here');
       }
       if (this.selector.fatal === undefined) callback(null);
     });
