@@ -13,12 +13,13 @@ export function checkCatalogOptions(options: CatalogOptions): void {
   }
 }
 
-function draftsOf(stream: RecordStream, options: CatalogOptions): AsyncIterable<Draft> {
+function draftsOf(stream: RecordStream, options: CatalogOptions, headerColumns: () => readonly string[] | undefined): AsyncIterable<Draft> {
   if (options.preset !== undefined) return presetDrafts(options.preset, stream.records);
   return mapRecords(stream.records, {
     ...(options.map === undefined ? {} : { map: options.map }),
     ...(options.listSeparator === undefined ? {} : { listSeparator: options.listSeparator }),
     fixedColumns: stream.format === 'csv' || stream.format === 'tsv',
+    header: { columns: headerColumns, source: stream.name },
   });
 }
 
@@ -28,8 +29,9 @@ function draftsOf(stream: RecordStream, options: CatalogOptions): AsyncIterable<
  */
 export async function openCatalog(source: string, options: CatalogOptions = {}): Promise<Catalog> {
   checkCatalogOptions(options);
-  const stream = await openRecords(source, options);
-  return { name: stream.name, drafts: draftsOf(stream, options), progress: () => stream.progress() };
+  let header: readonly string[] | undefined;
+  const stream = await openRecords(source, { ...options, onHeader: (columns) => (header = columns) });
+  return { name: stream.name, drafts: draftsOf(stream, options, () => header), progress: () => stream.progress() };
 }
 
 /**

@@ -49,17 +49,24 @@ async function sniff(peeked: Peeked, name: string): Promise<{ format: Format; pe
   return { format: sniffed, peeked };
 }
 
+/** The catalog options, and for CSV and TSV a listener told each header row read. */
+export interface ReadOptions extends CatalogOptions {
+  onHeader?: (columns: readonly string[]) => void;
+}
+
 interface Part {
   format: Format;
   records: AsyncIterable<RecordItem>;
 }
 
 /** The format's reader; the JSON and NDJSON ones (stream-json among them) are loaded only for such a source. */
-async function recordsOf(format: Format, stream: Readable, head: Buffer, source: string, options: CatalogOptions, delimiter: string | undefined): Promise<AsyncIterable<RecordItem>> {
+async function recordsOf(format: Format, stream: Readable, head: Buffer, source: string, options: ReadOptions, delimiter: string | undefined): Promise<AsyncIterable<RecordItem>> {
   switch (format) {
     case 'csv':
-    case 'tsv':
-      return csvRecords(stream, { source, delimiter: delimiter ?? (format === 'tsv' ? '\t' : sniffDelimiter(head)) });
+    case 'tsv': {
+      const onHeader = options.onHeader;
+      return csvRecords(stream, { source, delimiter: delimiter ?? (format === 'tsv' ? '\t' : sniffDelimiter(head)), ...(onHeader === undefined ? {} : { onHeader }) });
+    }
     case 'json': {
       const { jsonRecords } = await import('./formats/json.js');
       return jsonRecords(stream, { source, ...(options.jsonPath === undefined ? {} : { jsonPath: options.jsonPath }) });
@@ -72,7 +79,7 @@ async function recordsOf(format: Format, stream: Readable, head: Buffer, source:
 }
 
 /** One part of a source, decompressed, its format told (option > extension > Content-Type > content), ready to read. */
-async function readPart(part: ByteSource, options: CatalogOptions, delimiter: string | undefined): Promise<Part> {
+async function readPart(part: ByteSource, options: ReadOptions, delimiter: string | undefined): Promise<Part> {
   try {
     let peeked = await peek(await decompressed(part), SNIFF_BYTES);
     let format = options.format ?? formatFromName(part.path) ?? formatFromContentType(part.contentType);
@@ -84,7 +91,7 @@ async function readPart(part: ByteSource, options: CatalogOptions, delimiter: st
   }
 }
 
-async function* allParts(first: Part, opened: OpenedSource, next: () => Promise<ByteSource | undefined>, options: CatalogOptions, delimiter: string | undefined): AsyncGenerator<RecordItem> {
+async function* allParts(first: Part, opened: OpenedSource, next: () => Promise<ByteSource | undefined>, options: ReadOptions, delimiter: string | undefined): AsyncGenerator<RecordItem> {
   try {
     yield* first.records;
     for (let part = await next(); part !== undefined; part = await next()) {
@@ -105,7 +112,7 @@ async function* allParts(first: Part, opened: OpenedSource, next: () => Promise<
  * it, and content whose format cannot be told throws UsageError. The records are read lazily, streaming, in input
  * order; a record that cannot be read is yielded as a RecordError and reading goes on where the format allows.
  */
-export async function openRecords(source: string, options: CatalogOptions = {}): Promise<RecordStream> {
+export async function openRecords(source: string, options: ReadOptions = {}): Promise<RecordStream> {
   if (options.format !== undefined && !FORMATS.includes(options.format)) {
     throw new UsageError(`--format ${String(options.format)} is not one of ${FORMATS.join(', ')}`);
   }

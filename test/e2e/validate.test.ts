@@ -161,6 +161,15 @@ describe.concurrent('listings validate: presets', () => {
 });
 
 describe.concurrent('listings validate: usage and source errors', () => {
+  it('a header without the columns a listing needs is a usage error (exit 2) even with no rows after it', async () => {
+    const file = join(tempDir(), 'wrong-header.csv');
+    writeFileSync(file, 'qux,quux,quuz');
+    const result = await runCli(['validate', file]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('wrong-header.csv has no sku column');
+    expect(result.stderr).toContain('"qux", "quux", "quuz"');
+  });
+
   it('a missing file exits 4, naming it', async () => {
     const result = await runCli(['validate', 'fixtures/no-such-catalog.csv']);
     expect(result.stderr).toContain('fixtures/no-such-catalog.csv');

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isRecordError, openRecords, type RecordItem } from '../../src/catalog/read-records.js';
 import { collect } from '../helpers/sources-collect.js';
+import { openCatalog } from '../../src/catalog/open-catalog.js';
+import { UsageError } from '../../src/errors.js';
 
 /** ../shared/testdata beside the project root; CI has it, a fresh clone does not. */
 const TESTDATA = fileURLToPath(new URL('../../../shared/testdata/', import.meta.url));
@@ -24,6 +26,12 @@ function expected(path: string): Record<string, string>[] {
     return rows.map((row) => Object.fromEntries(header!.map((name, i) => [name, row[i]!])));
   }
   return value as Record<string, string>[];
+}
+
+async function allOf<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const all: T[] = [];
+  for await (const item of items) all.push(item);
+  return all;
 }
 
 async function read(path: string): Promise<RecordItem[]> {
@@ -87,7 +95,7 @@ describe.skipIf(!present)('CSV conformance: sineemore csv-test-data', () => {
   });
 
   // bad-header-wrong-header.csv is a well-formed header without rows, like header-no-rows.csv (which must parse):
-  // only a check of the expected column names (foo, bar, baz) can reject it, and that is the mapping layer's.
+  // only a check of the column names can reject it, and that is the mapping layer's (checked below).
   const rejectable = bad.filter((name) => name !== 'bad-header-wrong-header.csv');
 
   it.each(rejectable)('%s is rejected with a line number', async (name) => {
@@ -115,8 +123,15 @@ describe.skipIf(!present)('CSV conformance: sineemore csv-test-data', () => {
     });
   });
 
-  it('bad-header-wrong-header.csv reads as a header without rows: no records, left to the mapping layer', async () => {
-    expect(await read(join(TESTDATA, 'sineemore-csv-test-data/csv/bad-header-wrong-header.csv'))).toEqual([]);
+  it('bad-header-wrong-header.csv reads as a header without rows, and the catalog rejects its header though no row follows', async () => {
+    const path = join(TESTDATA, 'sineemore-csv-test-data/csv/bad-header-wrong-header.csv');
+    expect(await read(path)).toEqual([]);
+    const catalog = await openCatalog(path);
+    const drafts = allOf(catalog.drafts);
+    await expect(drafts).rejects.toThrow(UsageError);
+    await expect(drafts).rejects.toThrow(/has no sku column/);
+    // With the SKU mapped to one of its columns, the same file is a catalog of no rows.
+    expect(await allOf((await openCatalog(path, { map: { sku: 'qux' } })).drafts)).toEqual([]);
   });
 });
 

@@ -46,9 +46,12 @@ export class CsvRecordBuilder {
   /** The record (csv-parse's array) of the last error, so that a record with several problems is reported once. */
   #lastErrorRecord: unknown;
 
-  constructor(source: string, watch: Utf8Watch) {
+  readonly #onHeader: ((columns: readonly string[]) => void) | undefined;
+
+  constructor(source: string, watch: Utf8Watch, onHeader?: (columns: readonly string[]) => void) {
     this.#source = source;
     this.#watch = watch;
+    this.#onHeader = onHeader;
   }
 
   /** A record csv-parse read whole. Returns the item to emit, or null for none (the header, a blank row). */
@@ -110,6 +113,7 @@ export class CsvRecordBuilder {
     const problems = this.#watch.invalid && anyReplacement(values) ? [INVALID_UTF8] : headerProblems(values);
     if (problems.length === 0) {
       this.columns = values;
+      this.#onHeader?.(values);
       return null;
     }
     return this.#error(line, `the header row ${problems.join('; ')}`, true);

@@ -12,6 +12,8 @@ export interface CsvReadOptions {
   /** Source name for locations. */
   source: string;
   delimiter: string;
+  /** Told the header's names once they are read (a file may hold a header and no rows). */
+  onHeader?: (columns: readonly string[]) => void;
 }
 
 /**
@@ -46,7 +48,7 @@ export function csvRecords(input: Readable, options: CsvReadOptions): BatchedRec
  */
 async function* csvBatches(input: Readable, options: CsvReadOptions): AsyncGenerator<RecordItem[]> {
   const watch = new Utf8Watch();
-  const builder = new CsvRecordBuilder(options.source, watch);
+  const builder = new CsvRecordBuilder(options.source, watch, options.onHeader);
   let items: RecordItem[] = [];
   const core = (
     new Parser({

@@ -31,4 +31,6 @@ export async function* mapRecords(records: AsyncIterable<RecordItem>, options: M
   } else {
     for await (const item of records) yield draftOf(item);
   }
+  const columns = checked ? undefined : options.header?.columns();
+  if (columns !== undefined && options.header !== undefined) checkHeader(columns, options.map ?? {}, options.header.source);
 }

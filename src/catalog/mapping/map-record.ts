@@ -13,6 +13,11 @@ export interface MappingOptions {
    * records may differ from each other, so without this the plan is made for each record.
    */
   fixedColumns?: boolean;
+  /**
+   * The header's names once read (CSV, TSV), and the source's name: a header with no rows after it is still checked
+   * against the mapping, so a file of the wrong shape fails even when it holds no rows.
+   */
+  header?: { columns(): readonly string[] | undefined; source: string };
 }
 
 /** Which columns feed which draft fields, for one set of columns. */

@@ -152,6 +152,8 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
     await journal?.close();
     journal = undefined;
     if (state !== undefined && !dryRun) await saveState(statePath, state);
+    // A catalog whose columns cannot work (no SKU column, say) read no row: the error is the whole story.
+    if (sourceError instanceof UsageError && summary.rows === 0) throw sourceError;
     printSummary(summary, { json: flags.json === true, dryRun, rowErrors });
     printRunEnd(run.end, summary, flags.journal !== false && !dryRun);
     if (sourceError !== undefined) throw sourceError as Error;
