@@ -1,3 +1,4 @@
+import { setFlagsFromString } from 'node:v8';
 import { ListingsClient } from '../../client/listings-client.js';
 import { isSystemic } from '../../client/classify.js';
 import { ApiError } from '../../errors.js';
@@ -35,6 +36,10 @@ export async function runCreate(sku: string, opts: Record<string, unknown>, load
     err('nothing was sent');
     throw new ExitError(EXIT.rowsFailed);
   }
+  // undici parses HTTP with a WebAssembly module that V8 also compiles with its optimising tier in the background,
+  // and the process waits for that compile before it exits: ~90 ms of a ~300 ms command that sends one request.
+  // The baseline tier alone is plenty for one answer (never for publish, where the parser runs a million times).
+  setFlagsFromString('--liftoff-only');
   const client = new ListingsClient({
     baseUrl: loaded.baseUrl(),
     apiKey: loaded.apiKey(),
