@@ -9,6 +9,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
+// The sandbox's seeded generator (mulberry32), from the build the benchmark measures anyway.
+import { seededRandom } from '../dist/sandbox/random.js';
 
 /** Bump when the rows change, so stale files are not reused. */
 export const CATALOG_VERSION = 1;
@@ -32,18 +34,6 @@ const ADJECTIVES = ['Vintage', 'Classic', 'Premium', 'Organic', 'Rugged', 'Compa
 const NOUNS = ['Leather Wallet', 'Denim Jacket', 'Ceramic Mug', 'Trail Shoes', 'Desk Lamp', 'Wool Scarf', 'Backpack', 'Watch Strap', 'Chef Knife', 'Phone Case'];
 const DETAILS = ['Size M', 'Blue', 'Black, Large', '2-Pack', 'Oak', '"Limited" Edition', 'Stainless Steel', 'Red/White', 'XL', 'Unisex'];
 const LOCATIONS = ['warehouse-berlin-01', 'warehouse-ohio-02', 'store-lyon-03', 'dc-austin-04'];
-
-/** mulberry32: small, fast, and the same everywhere. */
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const pick = (random, list) => list[Math.floor(random() * list.length)];
 
@@ -104,7 +94,7 @@ export async function ensureCatalog(rows, format, dir = DEFAULT_DATA_DIR) {
   mkdirSync(dir, { recursive: true });
   const partial = `${path}.${process.pid}.partial`;
   const out = createWriteStream(partial);
-  const random = prng(20240611);
+  const random = seededRandom(20240611);
   let chunk = format === 'csv' ? `${CSV_COLUMNS.join(',')}\n` : '';
   for (let i = 1; i <= rows; i++) {
     const r = row(random, i);

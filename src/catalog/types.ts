@@ -5,6 +5,10 @@ import type { FieldIssue } from '../contract/issues.js';
 export const FORMATS = ['csv', 'tsv', 'json', 'ndjson'] as const;
 export type Format = (typeof FORMATS)[number];
 
+/** The shop-system exports the reader knows, by `--preset` name. */
+export const PRESETS = ['shopify', 'woocommerce'] as const;
+export type Preset = (typeof PRESETS)[number];
+
 /** One raw record as the format parser produced it, before mapping. */
 export interface CatalogRecord {
   location: Location;
@@ -62,7 +66,7 @@ export interface CatalogOptions {
   /** field -> column renames, from `--map` and `--mapping`. */
   map?: Record<string, string>;
   /** A preset for a shop system's export. */
-  preset?: 'shopify' | 'woocommerce';
+  preset?: Preset;
   /** Extra headers for http(s) sources, `Name: value`. */
   sourceHeaders?: string[];
   /** Endpoint of an S3-compatible store (path-style addressing is then used). */

@@ -1,8 +1,6 @@
 import { Option, type Command } from 'commander';
-import { FORMATS, type CatalogOptions, type Format } from '../catalog/types.js';
+import { FORMATS, PRESETS, type CatalogOptions, type Format, type Preset } from '../catalog/types.js';
 import { UsageError } from '../errors.js';
-
-const PRESET_NAMES = ['shopify', 'woocommerce'] as const;
 
 /** The catalog-reading flags, as commander collects them (shared by every command that reads a catalog). */
 export interface CatalogFlags {
@@ -12,7 +10,7 @@ export interface CatalogFlags {
   listSeparator?: string;
   map: string[];
   mapping?: string;
-  preset?: (typeof PRESET_NAMES)[number];
+  preset?: Preset;
   sourceHeader: string[];
   s3Endpoint?: string;
 }
@@ -31,7 +29,7 @@ export function addCatalogOptions(command: Command): Command {
     .option('--list-separator <text>', 'separator of list values inside one cell (images_source)', '|')
     .option('--map <field=Column>', 'take a listing field from a column of another name (repeatable)', collect, [])
     .option('--mapping <file>', 'a JSON file of field -> column renames, e.g. {"sku": "Variant SKU"}')
-    .addOption(new Option('--preset <name>', "read a shop system's product export").choices(PRESET_NAMES))
+    .addOption(new Option('--preset <name>', "read a shop system's product export").choices(PRESETS))
     .option('--source-header <header>', "'Name: value' header for http(s) sources (repeatable; not sent to other origins)", collect, [])
     .option('--s3-endpoint <url>', 'endpoint of an S3-compatible store (env AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL)');
 }

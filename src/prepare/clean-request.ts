@@ -1,4 +1,4 @@
-import { FLAT_MARKETPLACE, WRAPPED_MARKETPLACE } from '../contract/marketplace.js';
+import { isFlatMarketplace, isWrappedMarketplace } from '../contract/marketplace.js';
 
 /*
  * Hand-written checks for the preparer's hot path. Each answers "certainly clean": the contract's schema accepts the
@@ -92,7 +92,7 @@ export function isCleanFlatRequest(body: unknown, savedDefaults: boolean, knownM
         if (!isCleanTextList(value)) return false;
         break;
       case 3:
-        if (typeof value !== 'string' || (value !== knownMarketplace && !FLAT_MARKETPLACE.test(value))) return false;
+        if (typeof value !== 'string' || (value !== knownMarketplace && !isFlatMarketplace(value))) return false;
         required--;
         break;
       case 8:
@@ -113,7 +113,7 @@ export function isCleanWrappedRequest(body: unknown, knownMarketplace?: string):
   for (const key in body) {
     const value = body[key];
     if (position === 0 && key === 'marketplace') {
-      if (typeof value !== 'string' || (value !== knownMarketplace && !WRAPPED_MARKETPLACE.test(value))) return false;
+      if (typeof value !== 'string' || (value !== knownMarketplace && !isWrappedMarketplace(value))) return false;
     } else if (position === 1 && key === 'payload') {
       if (!isCleanLoose(value, 'sku', 'title', true)) return false;
     } else {

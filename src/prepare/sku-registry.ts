@@ -1,4 +1,5 @@
 import type { Location } from '../errors.js';
+import { FNV_OFFSET, FNV_PRIME, fnv1a32Bytes } from '../fnv1a.js';
 
 const CHUNK = 1024 * 1024;
 /** Longer SKUs (rare) go to a plain Map rather than into the chunks (lengths are one byte). */
@@ -17,14 +18,6 @@ const MAX_SLOTS = 2 ** 28;
 const KIND_NONE = 0;
 const KIND_LINE = 1;
 const KIND_RECORD = 2;
-const FNV_OFFSET = 0x811c9dc5;
-const FNV_PRIME = 0x01000193;
-
-function fnv1a(bytes: Uint8Array, length: number): number {
-  let hash = FNV_OFFSET;
-  for (let i = 0; i < length; i++) hash = Math.imul(hash ^ bytes[i]!, FNV_PRIME);
-  return hash >>> 0;
-}
 
 /** 8 bits of the hash other than those that choose the slot (the slot comes from the high bits). */
 function tagOf(hash: number): number {
@@ -123,7 +116,7 @@ export class SkuRegistry {
     if (length < 0) {
       if (Buffer.byteLength(sku) > MAX_PACKED) return this.seenLong(sku, location);
       length = probe.write(sku, 0, 'utf8');
-      hash = fnv1a(probe, length);
+      hash = fnv1a32Bytes(probe, length);
     }
     hash >>>= 0;
     const tag = tagOf(hash);
@@ -263,7 +256,7 @@ export class SkuRegistry {
     for (let group = 0; group < this.groups; group++) {
       const value = (group + 1) << 8;
       this.walk(group, (length) => {
-        const hash = fnv1a(this.decoded, length);
+        const hash = fnv1a32Bytes(this.decoded, length);
         let slot = slotOf(hash, slots);
         while (table[slot] !== 0) slot = slot + 1 === slots ? 0 : slot + 1;
         table[slot] = (value | tagOf(hash)) >>> 0;

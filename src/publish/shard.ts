@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js';
+import { FNV_OFFSET, FNV_PRIME, fnv1a32Bytes } from '../fnv1a.js';
 
 /** Shard `index` (1-based) of `count`, from `--shard K/N`. */
 export interface Shard {
@@ -32,17 +33,11 @@ export function inShard(sku: string, shard: Shard): boolean {
 
 /** 32-bit FNV-1a of the UTF-8 bytes of `text`, as an unsigned integer. */
 export function fnv1a32(text: string): number {
-  let hash = 0x811c9dc5;
+  let hash = FNV_OFFSET;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c >= 0x80) return fnv1a32Bytes(Buffer.from(text, 'utf8'));
-    hash = Math.imul(hash ^ c, 0x01000193);
+    hash = Math.imul(hash ^ c, FNV_PRIME);
   }
-  return hash >>> 0;
-}
-
-function fnv1a32Bytes(bytes: Uint8Array): number {
-  let hash = 0x811c9dc5;
-  for (const b of bytes) hash = Math.imul(hash ^ b, 0x01000193);
   return hash >>> 0;
 }

@@ -1,11 +1,9 @@
-import type { Draft } from '../types.js';
+import type { Draft, Preset } from '../types.js';
 import type { RecordItem } from '../read-records.js';
 import { shopifyDrafts } from './shopify.js';
 import { woocommerceDrafts } from './woocommerce.js';
 
-/** The shop-system exports the reader knows, by `--preset` name. */
-export const PRESETS = ['shopify', 'woocommerce'] as const;
-export type Preset = (typeof PRESETS)[number];
+export { PRESETS, type Preset } from '../types.js';
 
 /** The drafts of a shop system's export, under that system's rules (see each preset's file). */
 export function presetDrafts(preset: Preset, records: AsyncIterable<RecordItem>): AsyncIterable<Draft> {
