@@ -41,11 +41,17 @@ export class NetworkError extends ListingsError {
   }
 }
 
+/** Which wait ran out: opening the connection, the answer's headers, or its body. */
+export type TimeoutPhase = 'connect' | 'headers' | 'body';
+
 /** No answer within the time limit. */
 export class TimeoutError extends ListingsError {
   readonly kind = 'timeout';
-  constructor(readonly timeoutMs: number, options?: { cause?: unknown }) {
-    super(`no answer within ${timeoutMs} ms`, options);
+  readonly phase: TimeoutPhase;
+  constructor(readonly timeoutMs: number, options?: { cause?: unknown; phase?: TimeoutPhase; hint?: string }) {
+    const phase = options?.phase ?? 'headers';
+    super(phase === 'connect' ? `could not connect within ${timeoutMs} ms` : `no answer within ${timeoutMs} ms`, options);
+    this.phase = phase;
   }
 }
 

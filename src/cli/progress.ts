@@ -23,6 +23,8 @@ export interface ProgressOptions {
   rowsRead?: () => number;
   /** Rows expected, when known in advance. */
   total?: number;
+  /** The run's flow now: requests in flight and their limit, the pace, and the service's pushback so far. */
+  flow?: () => { inFlight: number; window: number; pace: number | undefined; throttled: number; overloaded: number };
   /** Between plain lines. Default 5,000 ms. */
   plainEveryMs?: number;
   now?: () => number;
@@ -117,6 +119,12 @@ export class ProgressDisplay {
     parts.push(`${count(Math.round(rate))} rows/s`);
     if (this.#failed > 0) parts.push(paint.red(`${count(this.#failed)} failed`));
     if (this.#invalid > 0) parts.push(paint.yellow(`${count(this.#invalid)} invalid`));
+    const flow = this.#options.flow?.();
+    if (flow !== undefined) {
+      parts.push(`${count(flow.inFlight)}/${count(flow.window)} in flight`);
+      if (flow.pace !== undefined) parts.push(`paced ${count(Math.round(flow.pace))}/s`);
+      if (flow.throttled + flow.overloaded > 0) parts.push(paint.dim(`busy: ${count(flow.throttled)} throttled, ${count(flow.overloaded)} overloaded`));
+    }
     if (fraction !== undefined && fraction > 0 && fraction < 1) parts.push(`ETA ${duration((elapsedMs * (1 - fraction)) / fraction)}`);
     return parts.join(' · ');
   }

@@ -43,8 +43,20 @@ export function printSummary(summary: RunSummary, options: { json: boolean; dryR
   err(summaryLine(summary, options.dryRun));
   const statuses = Object.entries(summary.errors_by_status);
   if (statuses.length > 0) err(`  errors by status: ${statuses.map(([status, n]) => `${status} x${count(n)}`).join(', ')}`);
+  if (summary.requests > 0) err(`  ${trafficLine(summary)}`);
   if (summary.report.length > 0) err(`  report: ${summary.report.join(', ')}`);
   if (options.json) out(JSON.stringify(summary));
+}
+
+/** `2,043 requests, up to 96 at once; pushed back: 38 throttled (429), 2 overloaded (503)`. */
+export function trafficLine(summary: RunSummary): string {
+  const line = `${count(summary.requests)} ${summary.requests === 1 ? 'request' : 'requests'}, up to ${count(summary.peak_concurrency)} at once`;
+  const busy = [
+    summary.throttled > 0 ? `${count(summary.throttled)} throttled (429)` : '',
+    summary.overloaded > 0 ? `${count(summary.overloaded)} overloaded (503)` : '',
+    summary.timeouts > 0 ? `${count(summary.timeouts)} timed out` : '',
+  ].filter((part) => part !== '');
+  return paint.dim(busy.length === 0 ? line : `${line}; pushed back: ${busy.join(', ')}`);
 }
 
 /** Why a run stopped early, with what to do next. */
@@ -52,9 +64,10 @@ export function printRunEnd(end: PublishEnd, summary: RunSummary, resumable: boo
   const left = `${count(summary.not_attempted)} ${summary.not_attempted === 1 ? 'row' : 'rows'} not attempted`;
   switch (end.kind) {
     case 'systemic': {
-      const error = end.error as { message?: string; hint?: string };
-      err(`${paint.red('error')} the service could not be used: ${error.message ?? String(end.error)}`);
-      if (error.hint) err(`${paint.dim('hint')}  ${error.hint}`);
+      const error = end.error as { message?: string };
+      const detail = error.message ?? String(end.error);
+      err(`${paint.red('error')} the service could not be used: ${end.reason.includes(detail) ? end.reason : `${detail}: ${end.reason}`}`);
+      if (end.hint) err(`${paint.dim('hint')}  ${end.hint}`);
       err(`  stopped after ${count(end.requests)} ${end.requests === 1 ? 'request' : 'requests'}; ${left}`);
       return;
     }

@@ -1,5 +1,6 @@
 import type { Dispatcher, Pool } from 'undici';
 import { parseHeaders, PoolClass, undiciErrors } from './undici.js';
+import { isTlsCode } from './classify.js';
 import { ApiError, NetworkError, TimeoutError } from '../errors.js';
 import { contractSchemas, type ListingRequest, type ListingResponse } from '../contract/schemas.js';
 import { listingsEndpoint, type Endpoint } from './endpoint.js';
@@ -13,8 +14,10 @@ export interface ListingsClientOptions {
   baseUrl: string;
   /** The workspace API key, sent as `Authorization: Bearer`. */
   apiKey: string;
-  /** Per-request time limit for headers and body, in ms. Default 30,000. */
+  /** Time limit for the answer's headers, and between chunks of its body, in ms. Default 30,000. */
   timeoutMs?: number;
+  /** Time limit for opening a connection (TCP and TLS), in ms. Default 10,000. */
+  connectTimeoutMs?: number;
   /** Keep-alive connections to the service. Default 16. */
   connections?: number;
   /** Allow plain http to a host that is not loopback. Default false. */
@@ -46,17 +49,20 @@ export class ListingsClient {
   /** Name, value, name, value...: undici's cheapest form; a keyed request appends two entries to a copy. */
   private readonly headers: string[];
   private readonly timeoutMs: number;
+  private readonly connectTimeoutMs: number;
 
   constructor(options: ListingsClientOptions) {
     registerSecret(options.apiKey);
     this.endpoint = listingsEndpoint(options.baseUrl, { allowInsecureHttp: options.allowInsecureHttp ?? false });
     this.timeoutMs = options.timeoutMs ?? 30_000;
+    this.connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
     this.pool = new PoolClass(this.endpoint.origin, {
       connections: options.connections ?? 16,
       pipelining: 1,
       keepAliveTimeout: 30_000,
       headersTimeout: this.timeoutMs,
       bodyTimeout: this.timeoutMs,
+      connectTimeout: this.connectTimeoutMs,
     });
     this.headers = [
       'authorization',
@@ -98,7 +104,7 @@ export class ListingsClient {
       hint = 'set base_url to the final address';
     } else if (statusCode === 401 || statusCode === 403) {
       hint = 'the API key was rejected: check the environment variable named by api_key_env (default LISTINGS_API_KEY)';
-    } else if (statusCode === 404 || statusCode === 405) {
+    } else if (statusCode === 404 || statusCode === 405 || statusCode === 501) {
       hint = `no listing operation at ${this.endpoint.origin}${this.endpoint.path}: check base_url`;
     }
     throw new ApiError(statusCode, message, parsed, retryAfter, hint);
@@ -115,16 +121,15 @@ export class ListingsClient {
 
   private transportError(error: unknown, signal: AbortSignal | undefined): unknown {
     if (signal?.aborted) return signal.reason ?? error;
-    if (error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError || error instanceof undiciErrors.ConnectTimeoutError) {
-      return new TimeoutError(this.timeoutMs, { cause: error });
+    if (error instanceof undiciErrors.ConnectTimeoutError) {
+      return new TimeoutError(this.connectTimeoutMs, { cause: error, phase: 'connect', hint: 'check base_url, and that nothing (a firewall, a proxy) drops the connection' });
+    }
+    if (error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError) {
+      return new TimeoutError(this.timeoutMs, { cause: error, phase: error instanceof undiciErrors.BodyTimeoutError ? 'body' : 'headers' });
     }
     const code = errorCode(error);
     const detail = error instanceof Error ? error.message : String(error);
-    return new NetworkError(redact(`cannot reach ${this.endpoint.origin}: ${describeCode(code) ?? detail}`), {
-      cause: error,
-      code,
-      hint: code === 'ENOTFOUND' || code === 'ECONNREFUSED' ? 'check base_url and that the service is up' : undefined,
-    });
+    return new NetworkError(redact(`cannot reach ${this.endpoint.origin}: ${describeCode(code) ?? detail}`), { cause: error, code, hint: transportHint(code) });
   }
 }
 
@@ -244,7 +249,7 @@ function errorCode(error: unknown): string | undefined {
   let current: unknown = error;
   for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
     const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code;
+    if (typeof code === 'string' && (/^E[A-Z_]+$/.test(code) || isTlsCode(code))) return code;
     current = (current as { cause?: unknown }).cause;
   }
   return typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : undefined;
@@ -252,7 +257,16 @@ function errorCode(error: unknown): string | undefined {
 
 const CODE_TEXT: Record<string, string> = {
   ECONNREFUSED: 'connection refused',
-  ENOTFOUND: 'host not found',
+  ENOTFOUND: 'host not found (DNS)',
+  EAI_FAIL: 'host not found (DNS)',
+  EAI_NONAME: 'host not found (DNS)',
+  DEPTH_ZERO_SELF_SIGNED_CERT: "the server's TLS certificate is self-signed",
+  SELF_SIGNED_CERT_IN_CHAIN: "the server's TLS certificate chain ends in a self-signed certificate",
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: "the server's TLS certificate cannot be verified",
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: "the issuer of the server's TLS certificate is not trusted",
+  CERT_HAS_EXPIRED: "the server's TLS certificate has expired",
+  ERR_TLS_CERT_ALTNAME_INVALID: "the server's TLS certificate is for another host name",
+  EPROTO: 'the TLS handshake failed',
   ECONNRESET: 'connection reset',
   EAI_AGAIN: 'DNS lookup failed',
   EHOSTUNREACH: 'host unreachable',
@@ -261,5 +275,15 @@ const CODE_TEXT: Record<string, string> = {
 };
 
 function describeCode(code: string | undefined): string | undefined {
-  return code === undefined ? undefined : CODE_TEXT[code] ? `${CODE_TEXT[code]} (${code})` : undefined;
+  if (code === undefined) return undefined;
+  const text = CODE_TEXT[code] ?? (isTlsCode(code) ? 'TLS certificate or handshake error' : undefined);
+  return text === undefined ? undefined : `${text} (${code})`;
+}
+
+function transportHint(code: string | undefined): string | undefined {
+  if (code === undefined) return undefined;
+  if (code === 'ECONNREFUSED') return 'check base_url (host and port) and that the service is up';
+  if (code === 'ENOTFOUND' || code.startsWith('EAI_')) return 'check the host name in base_url, and DNS on this machine';
+  if (isTlsCode(code)) return "the service's certificate is not trusted here: check base_url, or point NODE_EXTRA_CA_CERTS at your private CA's certificate";
+  return undefined;
 }

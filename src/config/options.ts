@@ -19,7 +19,9 @@ export interface Settings {
   shape: Shape;
   /** The workspace has Marketplace configurations saved on the server. */
   saved_defaults: boolean;
-  concurrency: number;
+  /** A fixed number of requests in flight; unset, the limit is learned up to max_concurrency. */
+  concurrency?: number;
+  max_concurrency: number;
 }
 
 export type SettingKey = keyof Settings;
@@ -102,7 +104,8 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: 'condition', flag: '--condition <condition>', env: 'LISTINGS_CONDITION', description: 'item condition sent as overrides.condition, e.g. NEW', parse: id },
   { key: 'shape', flag: '--shape <shape>', env: 'LISTINGS_SHAPE', description: 'request shape: flat or wrapped', default: 'flat', parse: parseShape },
   { key: 'saved_defaults', flag: '--saved-defaults', env: 'LISTINGS_SAVED_DEFAULTS', description: 'the workspace has Marketplace configurations saved: location key and policy ids may be omitted', default: false, parse: parseBoolean },
-  { key: 'concurrency', flag: '--concurrency <n>', env: 'LISTINGS_CONCURRENCY', description: 'most requests in flight at once', default: 16, parse: parseInteger(1, 1024) },
+  { key: 'concurrency', flag: '--concurrency <n>', env: 'LISTINGS_CONCURRENCY', description: 'a fixed number of requests in flight (unset: learned from the service, up to max_concurrency)', parse: parseInteger(1, 4096) },
+  { key: 'max_concurrency', flag: '--max-concurrency <n>', env: 'LISTINGS_MAX_CONCURRENCY', description: 'ceiling of the learned number of requests in flight', default: 512, parse: parseInteger(1, 4096) },
 ];
 
 export const OPTION_BY_KEY: ReadonlyMap<string, OptionSpec> = new Map(OPTIONS.map((option) => [option.key, option]));

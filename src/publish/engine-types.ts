@@ -4,6 +4,8 @@ import type { PreparedRow } from '../prepare/types.js';
 import type { RetryBudget } from './retry-budget.js';
 import type { RetryPolicy } from './retry-policy.js';
 import type { Shard } from './shard.js';
+import type { ConcurrencyLimit } from './flow/concurrency-limit.js';
+import type { PushbackCounts } from './flow/flow-control.js';
 
 /** What the engine needs of a client: the one POST, with a body it serialised and hashed itself. */
 export interface ListingSender {
@@ -21,6 +23,8 @@ export interface JournalSink {
 export interface EngineClock {
   /** Wall-clock milliseconds (Retry-After dates are compared against it). */
   now: () => number;
+  /** Monotonic milliseconds for latencies, pacing and timers. Default: `now`. */
+  monotonic?: () => number;
   setTimeout: (callback: () => void, ms: number) => unknown;
   clearTimeout: (handle: unknown) => void;
   /** Numbers in [0, 1) for backoff jitter. */
@@ -31,10 +35,22 @@ export interface EngineClock {
 export interface PublishOptions {
   /** Sends one request; required unless `dryRun`. */
   sender?: ListingSender;
-  /** Most requests in flight; the adaptive window starts at 1 and never grows past it. Default 16. */
+  /**
+   * A fixed number of requests in flight (`--concurrency`). Without it the limit is learned from the service's
+   * latency and pushback, from 4 up to `maxConcurrency`.
+   */
   concurrency?: number;
-  /** Most requests started per second (`--rate`). */
+  /** The ceiling of the learned concurrency limit (`--max-concurrency`). Default 512. */
+  maxConcurrency?: number;
+  /** Another concurrency policy altogether; replaces `concurrency` and `maxConcurrency`. */
+  limiter?: ConcurrencyLimit;
+  /** Most requests started per second (`--rate`): a ceiling over the pace learned from 429s. */
   rate?: number;
+  /**
+   * How long the service may accept nothing at all (only pushback, timeouts or no connection) before the run stops
+   * as `systemic`. Default 60,000 ms.
+   */
+  giveUpAfterMs?: number;
   /** Backoff, attempts and the Retry-After cap. Default DEFAULT_RETRY_POLICY. */
   retryPolicy?: RetryPolicy;
   /** The run-wide retry allowance. Default `new RetryBudget()`. */
@@ -73,19 +89,26 @@ export type PublishEnd =
   | { kind: 'interrupted' }
   /** `maxErrors` rows failed. */
   | { kind: 'max-errors'; failed: number }
-  /** The service cannot be used by this run: key rejected, endpoint not found, or unreachable past the retry budget. */
-  | { kind: 'systemic'; error: unknown; requests: number }
+  /**
+   * The service cannot be used by this run: key rejected, endpoint not found, unreachable, hung, or accepting
+   * nothing for `giveUpAfterMs`. `reason` says which in a few words; `hint` what to check.
+   */
+  | { kind: 'systemic'; error: unknown; requests: number; reason: string; hint?: string }
   /** The source failed part-way; iterating the run throws this error after the last outcome. */
   | { kind: 'source'; error: unknown };
 
-/** Counts of a run in progress, for progress displays. */
-export interface EngineStats {
+/** Counts of a run in progress, for progress displays; the pushback counts are requests. */
+export interface EngineStats extends PushbackCounts {
   /** Rows read from the input so far. */
   read: number;
   /** Requests in flight now. */
   inFlight: number;
-  /** The adaptive window's current limit. */
+  /** The concurrency limit now. */
   window: number;
+  /** The highest concurrency limit reached. */
+  peakWindow: number;
+  /** The send rate the run keeps to now (requests/s), or undefined while nothing limits it. */
+  pace: number | undefined;
   /** Rows waiting to be sent again. */
   waitingRetry: number;
   /** Requests sent, retries included. */

@@ -1,17 +1,18 @@
 import { ApiError, ListingsError } from '../errors.js';
-import { isRetryable, isSystemic } from '../client/classify.js';
+import { classifyFailure, type FailureKind } from '../client/classify.js';
 import type { PreparedRow } from '../prepare/types.js';
 import type { CreateListingResult } from '../client/listings-client.js';
-import type { OutcomeKind, RowOutcome } from './outcome.js';
-import { AdaptiveWindow } from './adaptive-window.js';
-import { RateLimiter } from './rate-limiter.js';
+import type { RowOutcome } from './outcome.js';
 import { RetryBudget } from './retry-budget.js';
 import { DEFAULT_RETRY_POLICY, decideRetry, type RetryPolicy } from './retry-policy.js';
 import { parseRetryAfter } from './retry-after.js';
-import { contentHash, idempotencyKeyForHash } from './idempotency.js';
-import { inShard } from './shard.js';
-import { publishedKey } from './journal.js';
+import { idempotencyKeyForHash } from './idempotency.js';
 import { DueQueue } from './due-queue.js';
+import { selectRow, unsent } from './row-selection.js';
+import { ReorderBuffer } from './reorder-buffer.js';
+import { createFlowControl } from './flow/create.js';
+import type { FlowControl } from './flow/flow-control.js';
+import type { SendTicket } from './flow/concurrency-limit.js';
 import type { EngineClock, EngineStats, ListingSender, PublishEnd, PublishOptions } from './engine-types.js';
 
 type ReadyRow = Extract<PreparedRow, { kind: 'ready' }>;
@@ -25,25 +26,30 @@ interface Task {
   key: string;
   /** `new` or `changed` under --changed-only. */
   reason: string | undefined;
+  /** Requests sent for this row. */
   attempts: number;
+  /** Of those, the ones the service answered with pushback (429, 503, timeouts). */
+  pushbacks: number;
   startedAt: number;
-  /** When a retry may be sent. */
-  dueAt: number;
   lastError: unknown;
 }
 
 const SYSTEM_CLOCK: EngineClock = {
   now: Date.now,
+  monotonic: () => performance.now(),
   setTimeout: (callback, ms) => setTimeout(callback, ms),
   clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
   random: Math.random,
 };
 
 /**
- * Failures in a row, with the retry budget spent, after which the service counts as unreachable. One refused
+ * Real errors in a row, with the retry budget spent, after which the service counts as unusable. One refused
  * retry alone is not enough: a busy run may spend the budget on a flaky but working service.
  */
-const UNREACHABLE_AFTER = 5;
+const UNUSABLE_AFTER = 5;
+
+/** Rows read and prepared ahead of the window, at least (more while the concurrency limit is higher). */
+const READ_AHEAD = 16;
 
 const REASON: Record<Exclude<PublishEnd['kind'], 'completed'>, string> = {
   interrupted: 'interrupted',
@@ -67,47 +73,37 @@ export function publishRows<T>(rows: AsyncIterable<T>, options: PublishOptions =
   return new PublishRun(rows, options, prepare as ((item: unknown) => PreparedRow) | undefined);
 }
 
-/** One publishing run: an async iterable of outcomes plus live counts. Iterate it once. */
+/**
+ * One publishing run: an async iterable of outcomes plus live counts. Iterate it once. How many requests leave at
+ * once, how fast and whether at all is the flow control's to decide (flow/); the run reads rows, sends what it
+ * may, and turns answers into outcomes, retries and the journal.
+ */
 export class PublishRun implements AsyncIterable<RowOutcome> {
   readonly #rows: AsyncIterable<unknown>;
   readonly #prepare: ((item: unknown) => PreparedRow) | undefined;
   readonly #sender: ListingSender | undefined;
   readonly #options: PublishOptions;
   readonly #clock: EngineClock;
+  readonly #monotonic: () => number;
   readonly #policy: RetryPolicy;
   readonly #budget: RetryBudget;
-  readonly #window: AdaptiveWindow;
-  readonly #limiter: RateLimiter | undefined;
-
-  /** Finished outcomes not yet yielded, by index modulo the capacity. */
-  readonly #slots: (RowOutcome | undefined)[];
-  readonly #capacity: number;
-  #head = 0;
-  #read = 0;
+  readonly #flow: FlowControl;
+  readonly #outcomes: ReorderBuffer;
   #sourceDone = false;
   /**
    * After a systemic failure or --max-errors the rest of the input is still read, each row `not_attempted`, so the
    * report lists every row (and `--retry-failed` finds them all); an interrupt stops reading at once.
    */
   #draining = false;
-  /**
-   * Rows read and prepared ahead, waiting for room in the window (reading pauses while it is full). When an answer
-   * frees a slot, the next request leaves at once; reading and preparing rows happens after the answers at hand
-   * are handled, off the path between an answer and the next request.
-   */
+  /** Rows read and prepared ahead, waiting for room to be sent; reading pauses while there are enough. */
   readonly #ready: Task[] = [];
   #readyHead = 0;
-  readonly #readAhead: number;
   #wakeScheduled = false;
   readonly #retries = new DueQueue<Task>();
-  #inFlight = 0;
   #requests = 0;
   #retriesSent = 0;
   #failed = 0;
-  #unavailableInARow = 0;
-  #pauseUntil = 0;
-  /** The rate limiter's slot reserved for the next send, when it had to wait. */
-  #rateReadyAt: number | undefined;
+  #errorsInARow = 0;
   #stopping: Exclude<PublishEnd, { kind: 'completed' }> | undefined;
   #timer: unknown;
   #timerAt = Infinity;
@@ -127,11 +123,7 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
   readonly #onTimer = (): void => {
     this.#timer = undefined;
     this.#timerAt = Infinity;
-    try {
-      this.#dispatch();
-    } catch (error) {
-      this.#crash(error);
-    }
+    this.#guarded(() => this.#dispatch());
     this.#notify();
   };
 
@@ -142,14 +134,13 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
     this.#sender = options.sender;
     if (!options.dryRun && this.#sender === undefined) throw new TypeError('publishRows: a sender is required unless dryRun');
     this.#clock = options.clock ?? SYSTEM_CLOCK;
+    const clock = this.#clock;
+    this.#monotonic = clock.monotonic ?? clock.now;
     this.#policy = options.retryPolicy ?? DEFAULT_RETRY_POLICY;
     this.#budget = options.retryBudget ?? new RetryBudget();
-    const concurrency = options.concurrency ?? 16;
-    this.#window = new AdaptiveWindow(concurrency);
-    this.#readAhead = concurrency;
-    this.#limiter = options.rate === undefined ? undefined : new RateLimiter(options.rate, this.#clock.now);
-    this.#capacity = Math.max(1, options.reorderBuffer ?? Math.max(4096, concurrency * 256));
-    this.#slots = new Array<RowOutcome | undefined>(this.#capacity).fill(undefined);
+    this.#flow = createFlowControl(options, this.#monotonic());
+    const ceiling = options.concurrency ?? options.maxConcurrency ?? 512;
+    this.#outcomes = new ReorderBuffer(Math.max(1, options.reorderBuffer ?? Math.max(8192, ceiling * 32)));
   }
 
   /** Why the run ended; `completed` until it has been stopped. */
@@ -159,13 +150,16 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
 
   stats(): EngineStats {
     return {
-      read: this.#read,
-      inFlight: this.#inFlight,
-      window: this.#window.limit,
+      read: this.#outcomes.read,
+      inFlight: this.#flow.inFlight,
+      window: this.#flow.limit.limit,
+      peakWindow: this.#flow.peakLimit,
+      pace: this.#flow.pacer.rate(this.#monotonic()),
       waitingRetry: this.#retries.size,
       requests: this.#requests,
       retries: this.#retriesSent,
       failed: this.#failed,
+      ...this.#flow.pushback,
     };
   }
 
@@ -178,19 +172,15 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
     if (abandon?.aborted) this.#onAbandon();
     else if (stop?.aborted) this.#onStop();
     const source = this.#rows[Symbol.asyncIterator]();
+    const outcomes = this.#outcomes;
     let sourceError: unknown;
     try {
       for (;;) {
         if (this.#fatal !== undefined) throw this.#fatal as Error;
-        let outcome: RowOutcome | undefined;
-        while (this.#head < this.#read && (outcome = this.#slots[this.#head % this.#capacity]) !== undefined) {
-          this.#slots[this.#head % this.#capacity] = undefined;
-          this.#head++;
-          yield outcome;
-        }
+        for (let outcome = outcomes.take(); outcome !== undefined; outcome = outcomes.take()) yield outcome;
         const readingOver = this.#sourceDone || (this.#stopping !== undefined && !this.#draining);
-        if (readingOver && this.#head === this.#read) break;
-        if (!readingOver && this.#readyCount() < this.#readAhead && this.#read - this.#head < this.#capacity) {
+        if (readingOver && outcomes.empty) break;
+        if (!readingOver && this.#readyCount() < Math.max(READ_AHEAD, this.#flow.limit.limit) && !outcomes.full) {
           let next: IteratorResult<unknown>;
           try {
             next = await source.next();
@@ -213,7 +203,7 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
       stop?.removeEventListener('abort', this.#onStop);
       abandon?.removeEventListener('abort', this.#onAbandon);
       // A consumer that leaves early ends the run: nothing more is sent.
-      if (this.#head < this.#read || !this.#sourceDone) this.#stop({ kind: 'interrupted' });
+      if (!outcomes.empty || !this.#sourceDone) this.#stop({ kind: 'interrupted' });
       this.#clearTimer();
       if (!this.#sourceDone) await source.return?.();
     }
@@ -223,84 +213,32 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
 
   /** Decide what to do with one row read from the input. */
   #accept(row: PreparedRow): void {
-    const index = this.#read++;
+    const index = this.#outcomes.admit();
     if (this.#stopping !== undefined) {
-      this.#finish(index, unsent(index, row, 'not_attempted', REASON[this.#stopping.kind]));
+      this.#outcomes.finish(index, unsent(index, row, 'not_attempted', REASON[this.#stopping.kind]));
       return;
     }
-    if (row.kind === 'skipped') {
-      this.#skip(index, row, row.reason);
+    const selection = selectRow(index, row, this.#options);
+    if (selection.kind === 'finished') {
+      this.#outcomes.finish(index, selection.outcome);
       return;
     }
-    const { shard, retryOnly, alreadyPublished, changedOnly } = this.#options;
-    if (shard !== undefined && !(row.sku === undefined ? shard.index === 1 : inShard(row.sku, shard))) {
-      this.#skip(index, row, 'other shard');
-      return;
-    }
-    if (retryOnly !== undefined && !retryOnly(row)) {
-      this.#skip(index, row, 'not selected for retry');
-      return;
-    }
-    if (row.kind === 'invalid') {
-      const error = row.issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');
-      const outcome = unsent(index, row, 'invalid', undefined);
-      outcome.error = error;
-      outcome.issues = row.issues;
-      this.#finish(index, outcome);
-      return;
-    }
-    const needsHash = !this.#options.dryRun || alreadyPublished !== undefined || changedOnly !== undefined;
-    const body = needsHash ? JSON.stringify(row.request) : '';
-    const hash = needsHash ? contentHash(body) : '';
-    if (alreadyPublished?.has(publishedKey(row.sku, hash))) {
-      this.#skip(index, row, 'already published');
-      return;
-    }
-    let reason: string | undefined;
-    if (changedOnly !== undefined) {
-      const previous = changedOnly.get(row.sku);
-      if (previous === hash) {
-        this.#skip(index, row, 'unchanged');
-        return;
-      }
-      reason = previous === undefined ? 'new' : 'changed';
-    }
-    if (this.#options.dryRun) {
-      const outcome = unsent(index, row, 'validated', reason);
-      if ('payload' in row.request) outcome.title = row.request.payload.title;
-      this.#finish(index, outcome);
-      return;
-    }
-    this.#ready.push({ index, row, body, hash, key: idempotencyKeyForHash(hash), reason, attempts: 0, startedAt: 0, dueAt: 0, lastError: undefined });
+    const { body, hash, reason } = selection;
+    this.#ready.push({ index, row: selection.row, body, hash, key: idempotencyKeyForHash(hash), reason, attempts: 0, pushbacks: 0, startedAt: 0, lastError: undefined });
     this.#dispatch();
   }
 
-  #skip(index: number, row: PreparedRow, reason: string): void {
-    this.#finish(index, unsent(index, row, 'skipped', reason));
-  }
-
-  #finish(index: number, outcome: RowOutcome): void {
-    this.#slots[index % this.#capacity] = outcome;
-  }
-
-  /** Send what may be sent now: due retries first (they hold up the reorder buffer), then the pending row. */
+  /** Send what the flow control allows now: due retries first (they hold up the reorder buffer), then new rows. */
   #dispatch(): void {
     if (this.#stopping !== undefined) return;
-    const now = this.#clock.now();
-    while (this.#inFlight < this.#window.limit) {
+    const now = this.#monotonic();
+    for (;;) {
       const retry = this.#retries.peekDue(now);
       if (retry === undefined && this.#readyCount() === 0) break;
-      if (this.#pauseUntil > now) {
-        this.#armTimer(this.#pauseUntil);
+      const sendAt = this.#flow.nextSendAt(now);
+      if (sendAt > now) {
+        if (sendAt !== Infinity) this.#armTimer(sendAt);
         return;
-      }
-      if (this.#limiter !== undefined) {
-        this.#rateReadyAt ??= now + this.#limiter.delayMs();
-        if (this.#rateReadyAt > now) {
-          this.#armTimer(this.#rateReadyAt);
-          return;
-        }
-        this.#rateReadyAt = undefined;
       }
       if (retry !== undefined) {
         this.#retries.pop();
@@ -316,7 +254,7 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
 
   #send(task: Task, now: number): void {
     const sender = this.#sender as ListingSender;
-    this.#inFlight++;
+    const ticket = this.#flow.send(now);
     this.#requests++;
     if (task.attempts++ === 0) {
       task.startedAt = now;
@@ -331,91 +269,88 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
       answer = Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
     answer.then(
-      (result) => {
-        try {
-          this.#succeeded(task, result.status, result.listing.status, result.listing.title);
-        } catch (error) {
-          this.#crash(error);
-        }
-      },
-      (error: unknown) => {
-        try {
-          this.#failedAttempt(task, error);
-        } catch (crash) {
-          this.#crash(crash);
-        }
-      },
+      (result) => this.#guarded(() => this.#succeeded(task, ticket, result)),
+      (error: unknown) => this.#guarded(() => this.#failedAttempt(task, ticket, error)),
     );
   }
 
   /** A bug (or a journal that throws) in a callback: the row can never finish, so the run ends with the error. */
-  #crash(error: unknown): void {
-    this.#fatal ??= error;
-    this.#stop({ kind: 'interrupted' });
+  #guarded(work: () => void): void {
+    try {
+      work();
+    } catch (error) {
+      this.#fatal ??= error;
+      this.#stop({ kind: 'interrupted' });
+    }
   }
 
-  #succeeded(task: Task, status: number, listingStatus: string, title: string): void {
-    this.#inFlight--;
-    this.#unavailableInARow = 0;
-    this.#window.onSuccess();
+  #succeeded(task: Task, ticket: SendTicket, result: CreateListingResult): void {
+    const now = this.#monotonic();
+    this.#flow.accepted(ticket, now);
+    this.#errorsInARow = 0;
     const { row } = task;
     const outcome: RowOutcome = {
       index: task.index,
       location: row.location,
       sku: row.sku,
       outcome: 'published',
-      httpStatus: status,
-      listingStatus,
-      title,
+      httpStatus: result.status,
+      listingStatus: result.listing.status,
+      title: result.listing.title,
       attempts: task.attempts,
-      durationMs: this.#clock.now() - task.startedAt,
+      durationMs: Math.round(now - task.startedAt),
     };
     if (task.reason !== undefined) outcome.reason = task.reason;
-    this.#finish(task.index, outcome);
+    this.#outcomes.finish(task.index, outcome);
     this.#options.changedOnly?.set(row.sku, task.hash);
-    this.#options.journal?.record({ index: task.index, sku: row.sku, hash: task.hash, outcome: 'published', status });
+    this.#options.journal?.record({ index: task.index, sku: row.sku, hash: task.hash, outcome: 'published', status: result.status });
     this.#dispatch();
     this.#notify();
   }
 
-  #failedAttempt(task: Task, error: unknown): void {
-    this.#inFlight--;
+  #failedAttempt(task: Task, ticket: SendTicket, error: unknown): void {
+    const now = this.#monotonic();
     task.lastError = error;
-    const now = this.#clock.now();
+    const kind = classifyFailure(error);
+    const asked = error instanceof ApiError ? parseRetryAfter(error.retryAfter, this.#clock.now()) : undefined;
+    this.#flow.failed(ticket, now, kind, error, asked);
+    const verdict = this.#flow.verdict;
     if (this.#options.abandon?.aborted) {
       task.lastError = new Error('abandoned in flight: the service may or may not have received it');
       this.#fail(task, 'interrupted');
-    } else if (isSystemic(error)) {
-      this.#stop({ kind: 'systemic', error, requests: this.#requests });
-      this.#fail(task, describeSystemic(error));
+    } else if (kind === 'rejected') {
+      this.#stopSystemic(error, describeRejected(error), hintOf(error));
+      this.#fail(task, rejectedRowReason(error));
+    } else if (verdict !== undefined) {
+      this.#stopSystemic(verdict.error, verdict.reason, verdict.hint ?? hintOf(verdict.error));
+      if (kind === 'unreachable') this.#outcomes.finish(task.index, unsent(task.index, task.row, 'not_attempted', REASON.systemic));
+      else this.#fail(task, REASON.systemic);
+    } else if (this.#stopping !== undefined) {
+      this.#fail(task, REASON[this.#stopping.kind]);
+    } else if (kind === 'unreachable') {
+      // It never reached the service: not an attempt. It goes out again when the breaker lets a request through.
+      task.attempts--;
+      this.#retries.push(task, now);
     } else {
-      const throttled = error instanceof ApiError && error.status === 429;
-      const retryable = isRetryable(error);
-      if (throttled) this.#window.onThrottle();
-      else if (retryable) this.#window.onFailure();
-      this.#unavailableInARow = retryable && !throttled ? this.#unavailableInARow + 1 : 0;
-      const decision = decideRetry({ error, attempt: task.attempts, policy: this.#policy, nowMs: now, random: this.#clock.random });
-      if (this.#stopping !== undefined) {
-        this.#fail(task, REASON[this.#stopping.kind]);
-      } else if (!decision.retry) {
-        this.#fail(task, decision.reason);
-      } else if (!this.#budget.tryAcquire()) {
-        if (this.#unavailableInARow >= UNREACHABLE_AFTER) this.#stop({ kind: 'systemic', error, requests: this.#requests });
-        this.#fail(task, 'retry budget spent');
-      } else {
-        if (throttled) this.#pauseFor(error, now);
-        task.dueAt = now + decision.delayMs;
-        this.#retries.push(task, task.dueAt);
-      }
+      this.#retry(task, kind, error, now);
     }
     this.#dispatch();
     this.#notify();
   }
 
-  /** A 429 that says when to come back holds back every request until then, not just this row's retry. */
-  #pauseFor(error: ApiError, now: number): void {
-    const asked = parseRetryAfter(error.retryAfter, now);
-    if (asked !== undefined && asked <= this.#policy.maxRetryAfterMs) this.#pauseUntil = Math.max(this.#pauseUntil, now + asked);
+  #retry(task: Task, kind: FailureKind, error: unknown, now: number): void {
+    const pushback = kind === 'throttled' || kind === 'overloaded' || kind === 'timeout';
+    if (pushback) task.pushbacks++;
+    else this.#errorsInARow = kind === 'transient' ? this.#errorsInARow + 1 : 0;
+    const decision = decideRetry({ error, attempt: task.attempts - task.pushbacks, pushbacks: task.pushbacks, policy: this.#policy, nowMs: this.#clock.now(), random: this.#clock.random });
+    if (!decision.retry) {
+      this.#fail(task, decision.reason);
+    } else if (!decision.pushback && !this.#budget.tryAcquire()) {
+      if (this.#errorsInARow >= UNUSABLE_AFTER) this.#stopSystemic(error, `${UNUSABLE_AFTER} errors in a row, and the retry budget is spent`, hintOf(error));
+      this.#fail(task, 'retry budget spent');
+    } else {
+      this.#retries.push(task, now + decision.delayMs);
+    }
   }
 
   #fail(task: Task, reason: string): void {
@@ -428,12 +363,12 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
       outcome: 'failed',
       reason,
       attempts: task.attempts,
-      durationMs: this.#clock.now() - task.startedAt,
+      durationMs: Math.round(this.#monotonic() - task.startedAt),
       error: error instanceof Error ? error.message : String(error),
     };
     if (error instanceof ApiError) outcome.httpStatus = error.status;
     if (error instanceof ListingsError) outcome.errorKind = error.kind;
-    this.#finish(task.index, outcome);
+    this.#outcomes.finish(task.index, outcome);
     this.#failed++;
     const status = error instanceof ApiError ? { status: error.status } : {};
     this.#options.journal?.record({ index: task.index, sku: row.sku, hash: task.hash, outcome: 'failed', ...status });
@@ -441,6 +376,10 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
     if (maxErrors !== undefined && this.#failed >= maxErrors && this.#stopping === undefined) {
       this.#stop({ kind: 'max-errors', failed: this.#failed });
     }
+  }
+
+  #stopSystemic(error: unknown, reason: string, hint: string | undefined): void {
+    this.#stop({ kind: 'systemic', error, requests: this.#requests, reason, ...(hint === undefined ? {} : { hint }) });
   }
 
   /** End the run early: nothing more is read or sent; in-flight requests finish unless abandoned. */
@@ -452,10 +391,14 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
     const reason = REASON[this.#stopping.kind];
     while (this.#readyCount() > 0) {
       const task = this.#takeReady();
-      this.#finish(task.index, unsent(task.index, task.row, 'not_attempted', reason));
+      this.#outcomes.finish(task.index, unsent(task.index, task.row, 'not_attempted', reason));
     }
-    // Rows waiting for a retry were sent and failed: they end as failed, with their last error.
-    for (let task = this.#retries.pop(); task !== undefined; task = this.#retries.pop()) this.#fail(task, reason);
+    // Rows waiting for a retry were sent and failed: they end as failed, with their last error; rows that never
+    // reached the service (the breaker held them) were never attempted.
+    for (let task = this.#retries.pop(); task !== undefined; task = this.#retries.pop()) {
+      if (task.attempts === 0) this.#outcomes.finish(task.index, unsent(task.index, task.row, 'not_attempted', reason));
+      else this.#fail(task, reason);
+    }
     this.#clearTimer();
     this.#notify();
   }
@@ -464,7 +407,7 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
     if (at >= this.#timerAt) return;
     if (this.#timer !== undefined) this.#clock.clearTimeout(this.#timer);
     this.#timerAt = at;
-    this.#timer = this.#clock.setTimeout(this.#onTimer, Math.max(0, at - this.#clock.now()));
+    this.#timer = this.#clock.setTimeout(this.#onTimer, Math.max(0, at - this.#monotonic()));
   }
 
   #clearTimer(): void {
@@ -507,15 +450,22 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
   }
 }
 
-function describeSystemic(error: unknown): string {
-  const status = error instanceof ApiError ? error.status : 0;
-  return status === 401 || status === 403 ? 'API key rejected' : 'endpoint not found';
+function describeRejected(error: unknown): string {
+  if (!(error instanceof ApiError)) return 'the service refused the request';
+  const { status } = error;
+  if (status === 401 || status === 403) return `API key rejected (${error.message})`;
+  if (status >= 300 && status < 400) return error.message;
+  return `no listing operation here (${error.message})`;
 }
 
-/** The outcome of a row that was not sent (or not yet): no status, no attempts. */
-function unsent(index: number, row: PreparedRow, kind: OutcomeKind, reason: string | undefined): RowOutcome {
-  const outcome: RowOutcome = { index, location: row.location, outcome: kind, attempts: 0, durationMs: 0 };
-  if (row.sku !== undefined) outcome.sku = row.sku;
-  if (reason !== undefined) outcome.reason = reason;
-  return outcome;
+/** The few words a rejected row's report line carries. */
+function rejectedRowReason(error: unknown): string {
+  const status = error instanceof ApiError ? error.status : 0;
+  if (status === 401 || status === 403) return 'API key rejected';
+  if (status >= 300 && status < 400) return 'redirect not followed';
+  return 'endpoint not found';
+}
+
+function hintOf(error: unknown): string | undefined {
+  return error instanceof ListingsError ? error.hint : undefined;
 }

@@ -1,5 +1,5 @@
 import { ApiError, NetworkError, TimeoutError } from '../errors.js';
-import { isRetryable } from '../client/classify.js';
+import { classifyFailure, isRetryable } from '../client/classify.js';
 import { parseRetryAfter } from './retry-after.js';
 
 /** How hard the engine tries one row. */
@@ -12,6 +12,11 @@ export interface RetryPolicy {
   maxDelayMs: number;
   /** The longest `Retry-After` the run will sleep for on one row; see {@link decideRetry}. */
   maxRetryAfterMs: number;
+  /**
+   * Attempts per row that the service may answer with pushback (429, 503, 502/504, a timeout). They do not count
+   * towards `maxAttempts` (a busy service is not a failing one); this only bounds a row the service never takes.
+   */
+  maxPushbacks: number;
 }
 
 export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
@@ -19,16 +24,25 @@ export const DEFAULT_RETRY_POLICY: Readonly<RetryPolicy> = Object.freeze({
   baseDelayMs: 200,
   maxDelayMs: 30_000,
   maxRetryAfterMs: 60_000,
+  maxPushbacks: 30,
 });
 
-/** What to do after a failed attempt. */
-export type RetryDecision = { retry: true; delayMs: number } | { retry: false; reason: string };
+/** What to do after a failed attempt. `pushback` retries spend nothing of the run's retry budget. */
+export type RetryDecision = { retry: true; delayMs: number; pushback: boolean } | { retry: false; reason: string };
+
+/** Pushback: the service is busy (429, 503, 502/504) or slow (a timeout), not failing. */
+export function isPushback(error: unknown): boolean {
+  const kind = classifyFailure(error);
+  return kind === 'throttled' || kind === 'overloaded' || kind === 'timeout';
+}
 
 export interface RetryInput {
   /** What the failed attempt threw. */
   error: unknown;
-  /** Attempts made so far for this row, the failed one included (>= 1). */
+  /** Attempts made so far for this row that ended in a real error (not pushback), the failed one included. */
   attempt: number;
+  /** Attempts made so far for this row that the service answered with pushback, the failed one included. */
+  pushbacks?: number;
   policy: RetryPolicy;
   /** The current time, for `Retry-After` given as an HTTP date. */
   nowMs: number;
@@ -41,9 +55,10 @@ export interface RetryInput {
  *
  * 1. Only network errors, timeouts and HTTP 408, 425, 429, 500, 502, 503 and 504 are retried; any other 4xx (or
  *    any other error) means the same request would fail again.
- * 2. A row gets at most `maxAttempts` attempts, the first one included.
- * 3. Backoff is exponential with full jitter: `random() * min(maxDelayMs, baseDelayMs * 2^(attempt - 1))`, so
- *    retries of many rows spread out instead of arriving together.
+ * 2. A row gets at most `maxAttempts` attempts that end in a real error, the first one included; pushback (429,
+ *    503, 502/504, timeouts) is counted apart, up to `maxPushbacks`, since a busy service is not a failing one.
+ * 3. Backoff is exponential with full jitter: `random() * min(maxDelayMs, baseDelayMs * 2^(n - 1))`, n counting
+ *    attempts of the same sort, so retries of many rows spread out instead of arriving together.
  * 4. A `Retry-After` header (seconds or an HTTP date) is honoured: the delay is the larger of it and the backoff.
  *    **Above the cap:** when the service asks for more than `maxRetryAfterMs` (60 s by default), the row is not
  *    retried now: it fails with the reason `service asked to wait 120 s, above the 60 s cap`, so a run never sleeps
@@ -53,22 +68,27 @@ export interface RetryInput {
  * Pure: the clock and the random source are inputs.
  */
 export function decideRetry(input: RetryInput): RetryDecision {
-  const { error, attempt, policy } = input;
+  const { error, policy } = input;
   if (!isRetryable(error)) return { retry: false, reason: `${describe(error)} is not retried` };
-  if (attempt >= policy.maxAttempts) {
-    return { retry: false, reason: `gave up after ${attempt} ${attempt === 1 ? 'attempt' : 'attempts'}` };
+  const pushback = isPushback(error);
+  const pushbacks = input.pushbacks ?? 0;
+  const n = pushback ? pushbacks : input.attempt;
+  if (pushback ? pushbacks >= policy.maxPushbacks : input.attempt >= policy.maxAttempts) {
+    const total = input.attempt + pushbacks;
+    const why = pushback ? ` (the service kept answering ${describe(error)})` : '';
+    return { retry: false, reason: `gave up after ${total} ${total === 1 ? 'attempt' : 'attempts'}${why}` };
   }
-  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (Math.max(1, n) - 1));
   const backoff = Math.floor(input.random() * ceiling);
   const asked = error instanceof ApiError ? parseRetryAfter(error.retryAfter, input.nowMs) : undefined;
-  if (asked === undefined) return { retry: true, delayMs: backoff };
+  if (asked === undefined) return { retry: true, delayMs: backoff, pushback };
   if (asked > policy.maxRetryAfterMs) {
     return {
       retry: false,
       reason: `service asked to wait ${seconds(asked)} s, above the ${seconds(policy.maxRetryAfterMs)} s cap`,
     };
   }
-  return { retry: true, delayMs: Math.max(asked, backoff) };
+  return { retry: true, delayMs: Math.max(asked, backoff), pushback };
 }
 
 function seconds(ms: number): number {

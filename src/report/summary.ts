@@ -21,6 +21,16 @@ export interface RunSummary {
   rows_per_second: number;
   /** Failed and invalid rows by cause: the HTTP status (`"503"`), `network`, `timeout` or `invalid`. */
   errors_by_status: Record<string, number>;
+  /** Requests sent, retries included. */
+  requests: number;
+  /** Requests the service answered 429: it asked for a slower pace (busy, not failed). */
+  throttled: number;
+  /** Requests answered 503 (or 502/504 from a proxy): the service was at capacity (busy, not failed). */
+  overloaded: number;
+  /** Requests with no answer in time. */
+  timeouts: number;
+  /** The highest number of requests the run allowed in flight at once. */
+  peak_concurrency: number;
   /** The report files written. */
   report: string[];
 }
@@ -32,6 +42,17 @@ export function errorClass(o: RowOutcome): string | undefined {
   if (o.httpStatus !== undefined) return String(o.httpStatus);
   return o.errorKind === 'timeout' ? 'timeout' : 'network';
 }
+
+/** What the run's requests met, from the engine's counts. */
+export interface TrafficCounts {
+  requests: number;
+  throttled: number;
+  overloaded: number;
+  timeouts: number;
+  peakConcurrency: number;
+}
+
+const NO_TRAFFIC: TrafficCounts = { requests: 0, throttled: 0, overloaded: 0, timeouts: 0, peakConcurrency: 0 };
 
 /** Counts outcomes as they stream past; never holds a row. */
 export class SummaryCounter {
@@ -50,7 +71,7 @@ export class SummaryCounter {
     return c.published + c.failed + c.invalid + c.skipped + c.not_attempted + c.validated;
   }
 
-  summary(durationMs: number, reportPaths: string[]): RunSummary {
+  summary(durationMs: number, reportPaths: string[], traffic: TrafficCounts = NO_TRAFFIC): RunSummary {
     const c = this.#counts;
     const work = c.published + c.failed + c.invalid + c.validated;
     const byStatus: Record<string, number> = {};
@@ -66,6 +87,11 @@ export class SummaryCounter {
       duration_ms: durationMs,
       rows_per_second: durationMs > 0 ? Math.round((work * 10_000) / durationMs) / 10 : 0,
       errors_by_status: byStatus,
+      requests: traffic.requests,
+      throttled: traffic.throttled,
+      overloaded: traffic.overloaded,
+      timeouts: traffic.timeouts,
+      peak_concurrency: traffic.peakConcurrency,
       report: [...reportPaths],
     };
   }

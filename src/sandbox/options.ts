@@ -13,6 +13,9 @@ export interface ResolvedSandboxOptions {
   failStatus: number | undefined;
   rateLimit: number | undefined;
   retryAfterSeconds: number;
+  capacity: number | undefined;
+  /** Infinity when unlimited. */
+  queue: number;
   dropRate: number;
   seed: number | undefined;
   maxBodyBytes: number;
@@ -51,6 +54,11 @@ export function sandboxOptionIssues(options: SandboxOptions): FieldIssue[] {
   if (options.failStatus !== undefined) check('failStatus', isCount(options.failStatus, 400, 599), 'must be an HTTP error status from 400 to 599');
   if (options.rateLimit !== undefined) check('rateLimit', Number.isFinite(options.rateLimit) && options.rateLimit > 0, 'must be a number of requests per second > 0');
   if (options.retryAfterSeconds !== undefined) check('retryAfterSeconds', isCount(options.retryAfterSeconds, 0), 'must be a whole number of seconds >= 0');
+  if (options.capacity !== undefined) check('capacity', isCount(options.capacity, 1), 'must be a whole number of requests >= 1');
+  if (options.queue !== undefined) {
+    const whole = options.queue === Number.POSITIVE_INFINITY || isCount(options.queue, 0);
+    check('queue', whole && options.capacity !== undefined, whole ? 'applies only with a capacity' : 'must be a whole number of requests >= 0');
+  }
   if (options.dropRate !== undefined) check('dropRate', isShare(options.dropRate), 'must be a share from 0 to 1');
   if (options.seed !== undefined) check('seed', Number.isSafeInteger(options.seed), 'must be a whole number');
   if (options.maxBodyBytes !== undefined) check('maxBodyBytes', isCount(options.maxBodyBytes, 1), 'must be a whole number of bytes >= 1');
@@ -74,6 +82,8 @@ export function resolveSandboxOptions(options: SandboxOptions): ResolvedSandboxO
     failStatus: options.failStatus,
     rateLimit: options.rateLimit,
     retryAfterSeconds: options.retryAfterSeconds ?? SANDBOX_DEFAULTS.retryAfterSeconds,
+    capacity: options.capacity,
+    queue: options.queue ?? Number.POSITIVE_INFINITY,
     dropRate: options.dropRate ?? 0,
     seed: options.seed,
     maxBodyBytes: options.maxBodyBytes ?? SANDBOX_DEFAULTS.maxBodyBytes,

@@ -2,13 +2,14 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { LISTINGS_PATH } from '../contract/index.js';
 import { ConfigError } from '../errors.js';
+import { Admission } from './admission.js';
 import { bodyDigest, IdempotencyStore } from './idempotency.js';
 import { judgeListing } from './listing.js';
 import { resolveSandboxOptions, type ResolvedSandboxOptions } from './options.js';
 import { faultStreams } from './random.js';
 import { TokenBucket } from './rate-limit.js';
 import { StatsCounter } from './stats.js';
-import type { Sandbox, SandboxOptions, SandboxRequestEvent } from './types.js';
+import type { Sandbox, SandboxOptions, SandboxRequestEvent, SandboxStats } from './types.js';
 
 /** Counts, outside `/v1` so it can never collide with the service's own paths. */
 export const STATS_PATH = '/_sandbox/stats';
@@ -31,6 +32,7 @@ const FIXED = {
   wrongKey: { status: 401, body: errorJson('unauthorized', 'the API key is not valid for this workspace') },
   mediaType: { status: 415, body: errorJson('unsupported_media_type', 'Content-Type must be application/json') },
   conflict: { status: 422, body: errorJson('idempotency_key_reused', 'this Idempotency-Key was already used with a different request body') },
+  overloaded: { status: 503, body: errorJson('overloaded', 'the service is at capacity and its queue is full; retry later') },
   badKey: { status: 400, body: JSON.stringify({ error: { code: 'invalid_request', message: `Idempotency-Key must have 1 to ${MAX_IDEMPOTENCY_KEY} characters`, details: [{ field: 'Idempotency-Key', message: 'has a bad length' }] } }) },
 } satisfies Record<string, Answer>;
 
@@ -44,12 +46,13 @@ function isJsonContentType(header: string | undefined): boolean {
   return header !== undefined && (header.split(';', 1)[0] ?? '').trim().toLowerCase() === 'application/json';
 }
 
-/** Every listing request passes, in order: rate limit, injected failure, key, content type, idempotency, schema. */
+/** Every listing request passes, in order: rate limit, capacity, injected failure, key, content type, idempotency, schema. */
 class SandboxHandler {
   readonly stats = new StatsCounter();
   private readonly store = new IdempotencyStore();
   private readonly random;
   private readonly bucket;
+  private readonly admission;
   private readonly tooLarge: Answer;
   private readonly rateLimited: Answer;
 
@@ -59,6 +62,7 @@ class SandboxHandler {
   ) {
     this.random = faultStreams(config.seed);
     this.bucket = config.rateLimit === undefined ? undefined : new TokenBucket(config.rateLimit);
+    this.admission = config.capacity === undefined ? undefined : new Admission(config.capacity, config.queue);
     this.tooLarge = { status: 413, body: errorJson('payload_too_large', `the body exceeds ${config.maxBodyBytes} bytes`), headers: { connection: 'close' } };
     this.rateLimited = {
       status: 429,
@@ -67,13 +71,17 @@ class SandboxHandler {
     };
   }
 
+  snapshot(): SandboxStats {
+    return this.stats.snapshot(this.admission);
+  }
+
   handle(req: IncomingMessage, res: ServerResponse): void {
     const started = performance.now();
     const url = req.url ?? '/';
     const query = url.indexOf('?');
     const path = query < 0 ? url : url.slice(0, query);
     if (path === STATS_PATH) {
-      this.send(req, res, req.method === 'GET' ? { status: 200, body: JSON.stringify(this.stats.snapshot()) } : FIXED.statsNotAllowed, started, false);
+      this.send(req, res, req.method === 'GET' ? { status: 200, body: JSON.stringify(this.snapshot()) } : FIXED.statsNotAllowed, started, false);
       return;
     }
     this.stats.requests++;
@@ -81,9 +89,35 @@ class SandboxHandler {
     if (req.method !== 'POST') return this.deliver(req, res, FIXED.notAllowed, started, false);
     if (Number(req.headers['content-length']) > this.config.maxBodyBytes) return this.deliver(req, res, this.tooLarge, started, false);
     this.readBody(req, (body) => {
-      if (body === undefined) this.deliver(req, res, this.tooLarge, started, false);
-      else this.deliver(req, res, this.safeAnswer(req, body), started, true);
+      if (body === undefined) return this.deliver(req, res, this.tooLarge, started, false);
+      if (this.bucket !== undefined && !this.bucket.take()) {
+        this.stats.throttled++;
+        return this.deliver(req, res, this.rateLimited, started, false);
+      }
+      if (this.admission === undefined) return this.deliver(req, res, this.safeAnswer(req, body), started, true);
+      this.admit(this.admission, req, res, body, started);
     });
+  }
+
+  /** With a capacity: serve now, wait for a slot (FIFO), or refuse at once with 503 like a load shedder. */
+  private admit(admission: Admission, req: IncomingMessage, res: ServerResponse, body: Buffer, started: number): void {
+    // The answer is decided when the request enters service, so the idempotency store sees requests in service order.
+    const serve = (): void => this.deliver(req, res, this.safeAnswer(req, body), started, true, admission);
+    const onTurn = (): void => {
+      res.off('close', leave);
+      serve();
+    };
+    // A client gone while waiting gives up its place; one gone while in service frees its slot when its answer is due.
+    const leave = (): void => {
+      admission.leave(onTurn);
+    };
+    const verdict = admission.enter(onTurn);
+    if (verdict === 'serve') serve();
+    else if (verdict === 'wait') res.once('close', leave);
+    else {
+      this.stats.overloaded++;
+      this.send(req, res, FIXED.overloaded, started, true);
+    }
   }
 
   /** A bug in the sandbox must show up as a 500 to the client under test, not end the server. */
@@ -96,10 +130,6 @@ class SandboxHandler {
   }
 
   private answerListing(req: IncomingMessage, body: Buffer): Answer {
-    if (this.bucket !== undefined && !this.bucket.take()) {
-      this.stats.rateLimited++;
-      return this.rateLimited;
-    }
     if (this.config.failRate > 0 && this.random.fail() < this.config.failRate) {
       return injectedFailure(this.config.failStatus ?? (this.random.fail() < 0.5 ? 500 : 503));
     }
@@ -150,17 +180,28 @@ class SandboxHandler {
     });
   }
 
-  /** Answer after the configured latency; a processed listing request may instead be dropped unanswered. */
-  private deliver(req: IncomingMessage, res: ServerResponse, answer: Answer, started: number, droppable: boolean): void {
-    const drop = droppable && answer.status !== 429 && answer.status < 500 && this.config.dropRate > 0 && this.random.drop() < this.config.dropRate;
+  /**
+   * Answer after the configured latency; a processed listing request may instead be dropped unanswered. A request
+   * holding a slot of `admission` releases it, exactly once, when its answer is due.
+   */
+  private deliver(req: IncomingMessage, res: ServerResponse, answer: Answer, started: number, droppable: boolean, admission?: Admission): void {
+    const drop = droppable && answer.status < 500 && this.config.dropRate > 0 && this.random.drop() < this.config.dropRate;
     const { latency } = this.config;
-    // Latency counts from the request's arrival, so reading a slow body does not add to it.
-    const delay = latency === undefined ? 0 : Math.ceil(latency.min + (latency.max - latency.min) * this.random.latency() - (performance.now() - started));
+    // Latency counts from the request's arrival, so reading a slow body does not add to it; with a capacity it is
+    // the service time, counted from the entry into service (now), and any queue wait comes on top.
+    let delay = 0;
+    if (latency !== undefined) {
+      delay = Math.ceil(latency.min + (latency.max - latency.min) * this.random.latency() - (admission === undefined ? performance.now() - started : 0));
+    }
     const finish = (): void => {
-      if (!drop) return this.send(req, res, answer, started, true);
-      this.stats.dropped++;
-      req.socket.destroy();
-      this.onRequest?.({ method: req.method ?? '', path: req.url ?? '', status: 'dropped', ms: performance.now() - started });
+      try {
+        if (!drop) return this.send(req, res, answer, started, true);
+        this.stats.dropped++;
+        req.socket.destroy();
+        this.onRequest?.({ method: req.method ?? '', path: req.url ?? '', status: 'dropped', ms: performance.now() - started });
+      } finally {
+        admission?.release();
+      }
     };
     if (delay > 0) setTimeout(finish, delay).unref();
     else finish();
@@ -216,7 +257,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   let closing: Promise<void> | undefined;
   return {
     url: baseUrl(server, config.host),
-    stats: () => handler.stats.snapshot(),
+    stats: () => handler.snapshot(),
     close() {
       closing ??= new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));

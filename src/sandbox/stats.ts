@@ -1,12 +1,15 @@
 import type { SandboxStats } from './types.js';
 
+const NO_PEAKS = { peakInFlight: 0, peakQueued: 0 };
+
 /** The counters behind `GET /_sandbox/stats`. */
 export class StatsCounter {
   requests = 0;
   replayed = 0;
   duplicates = 0;
   dropped = 0;
-  rateLimited = 0;
+  throttled = 0;
+  overloaded = 0;
   private readonly skus = new Set<string>();
   private readonly byStatus = new Map<number, number>();
 
@@ -20,7 +23,8 @@ export class StatsCounter {
     else this.skus.add(sku);
   }
 
-  snapshot(): SandboxStats {
+  /** The counts; the peaks come from the admission, when a capacity is set. */
+  snapshot(peaks: { peakInFlight: number; peakQueued: number } = NO_PEAKS): SandboxStats {
     const byStatus: Record<string, number> = {};
     for (const [status, count] of [...this.byStatus].sort((a, b) => a[0] - b[0])) byStatus[String(status)] = count;
     return {
@@ -29,7 +33,10 @@ export class StatsCounter {
       replayed: this.replayed,
       duplicates: this.duplicates,
       dropped: this.dropped,
-      rate_limited: this.rateLimited,
+      throttled: this.throttled,
+      overloaded: this.overloaded,
+      peak_in_flight: peaks.peakInFlight,
+      peak_queued: peaks.peakQueued,
       by_status: byStatus,
     };
   }

@@ -34,6 +34,13 @@ export interface SandboxOptions {
   rateLimit?: number;
   /** Seconds announced in `Retry-After` on a 429. Default 1. */
   retryAfterSeconds?: number;
+  /**
+   * Listing requests served at once (a whole number >= 1); more wait in the queue. With a capacity the latency is
+   * each request's service time, counted from its entry into service. Default: unlimited.
+   */
+  capacity?: number;
+  /** Listing requests allowed to wait beyond `capacity` (a whole number >= 0, or Infinity); the rest get 503 at once. Default: unlimited. */
+  queue?: number;
   /** Share of listing requests (0..1) processed in full and then left unanswered: the socket is destroyed. */
   dropRate?: number;
   /** Seed of the fault injection, so a run can be repeated. Default: random. */
@@ -57,7 +64,13 @@ export interface SandboxStats {
   /** Requests processed but left unanswered (drop rate). */
   dropped: number;
   /** Requests refused with 429 by the rate limit. */
-  rate_limited: number;
+  throttled: number;
+  /** Requests refused with 503 because capacity and queue were full (injected 503s are not counted here). */
+  overloaded: number;
+  /** The most listing requests held at once, in service plus waiting (counted only with a capacity set). */
+  peak_in_flight: number;
+  /** The most listing requests waiting at once for a slot (counted only with a capacity set). */
+  peak_queued: number;
   /** Answers sent, by status code. */
   by_status: Record<string, number>;
 }

@@ -15,7 +15,24 @@ describe('listings publish: the command line', () => {
     const summary = JSON.parse(result.stdout) as RunSummary;
     expect(summary.rows).toBeGreaterThan(0);
     expect(summary).toMatchObject({ published: summary.rows, failed: 0, invalid: 0, not_attempted: 0, skipped: 0 });
-    expect(Object.keys(summary).sort()).toEqual(['duration_ms', 'errors_by_status', 'failed', 'invalid', 'not_attempted', 'published', 'report', 'rows', 'rows_per_second', 'skipped', 'validated'].sort());
+    expect(Object.keys(summary).sort()).toEqual([
+        'duration_ms',
+        'errors_by_status',
+        'failed',
+        'invalid',
+        'not_attempted',
+        'overloaded',
+        'peak_concurrency',
+        'published',
+        'report',
+        'requests',
+        'rows',
+        'rows_per_second',
+        'skipped',
+        'throttled',
+        'timeouts',
+        'validated',
+      ].sort());
     expect(result.stderr).toMatch(/published/);
     expect(result.stderr).not.toMatch(/sandbox-[0-9a-f]{24}/);
   });

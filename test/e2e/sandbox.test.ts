@@ -58,6 +58,23 @@ describe('listings sandbox', () => {
     expect(sandbox.stderr()).not.toContain(key);
   });
 
+  it('models a capacity and a queue from flags, and lists them in --help', async () => {
+    const help = await runCli(['sandbox', '--help']);
+    expect(help.stdout).toMatch(/--capacity <n>\s+listing requests served at once/);
+    expect(help.stdout).toMatch(/--queue <n>\s+requests allowed to wait beyond --capacity/);
+    const sandbox = await startSandboxProcess(['--capacity', '1', '--queue', '0', '--latency', '200']);
+    const send = (sku: string) =>
+      fetch(`${sandbox.url}/v1/listings`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer sandbox-key', 'content-type': 'application/json' },
+        body: JSON.stringify({ marketplace: 'ebay', payload: { sku, title: 'A title' } }),
+      }).then((reply) => reply.status);
+    expect((await Promise.all([send('CAP-1'), send('CAP-2')])).sort()).toEqual([201, 503]);
+    expect(await sandbox.stats()).toMatchObject({ created: 1, throttled: 0, overloaded: 1, peak_in_flight: 1, peak_queued: 0 });
+    await sandbox.stop();
+    expect(sandbox.stderr()).toContain('faults: latency 200 ms, capacity 1 (queue 0)');
+  });
+
   it('rejects bad flags with exit 2 and a message naming the flag', async () => {
     const result = await runCli(['sandbox', '--port', '0', '--fail-rate', '2', '--latency', 'soon']);
     expect(result.code).toBe(2);

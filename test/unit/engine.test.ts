@@ -3,10 +3,10 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ListingsClient } from '../../src/client/listings-client.js';
 import { publishRows } from '../../src/publish/engine.js';
-import type { PublishOptions } from '../../src/publish/engine-types.js';
 import type { RowOutcome } from '../../src/publish/outcome.js';
 import type { PreparedRow } from '../../src/prepare/types.js';
 import { RetryBudget } from '../../src/publish/retry-budget.js';
+import type { RetryPolicy } from '../../src/publish/retry-policy.js';
 import { contentHash } from '../../src/publish/idempotency.js';
 import { ApiError } from '../../src/errors.js';
 import { inShard } from '../../src/publish/shard.js';
@@ -90,7 +90,7 @@ function expectInOrder(outcomes: RowOutcome[], rows: number): void {
   expect(outcomes.map((o) => o.index)).toEqual(Array.from({ length: rows }, (_, i) => i));
 }
 
-const fast: PublishOptions['retryPolicy'] = { maxAttempts: 5, baseDelayMs: 5, maxDelayMs: 20, maxRetryAfterMs: 60_000 };
+const fast: RetryPolicy = { maxAttempts: 5, baseDelayMs: 5, maxDelayMs: 20, maxRetryAfterMs: 60_000, maxPushbacks: 30 };
 
 describe('publishRows', () => {
   it('yields one outcome per row, in input order, though answers come back out of order', async () => {
@@ -109,7 +109,7 @@ describe('publishRows', () => {
     const { client, seen } = await startServer((sku, attempt) => {
       const n = Number(sku.slice(4));
       if (n % 10 === 3 && attempt === 1) return { status: 503 };
-      if (n % 10 === 5 && attempt < 3) return { status: 429 };
+      if (n % 50 === 5 && attempt < 3) return { status: 429 };
       if (n % 10 === 7) return { status: 400 };
       return { status: 201 };
     });
@@ -128,14 +128,16 @@ describe('publishRows', () => {
     expect([...keysOf5][0]).toBe(`lst-${contentHash(body)}`);
   });
 
-  it('stops at the first 401: one request, that row failed, every other row not_attempted', async () => {
+  it('stops at the first 401: the first window of requests (4) failed, every other row not_attempted', async () => {
     const { client, seen } = await startServer(() => ({ status: 401 }));
     const run = publishRows(rowsOf(500), { sender: client });
     const outcomes = await collect(run);
-    expect(seen).toHaveLength(1);
+    expect(seen.length).toBeGreaterThanOrEqual(1);
+    expect(seen.length).toBeLessThanOrEqual(4);
     expectInOrder(outcomes, 500);
     expect(outcomes[0]).toMatchObject({ outcome: 'failed', httpStatus: 401, reason: 'API key rejected' });
-    expect(outcomes.slice(1).every((o) => o.outcome === 'not_attempted' && o.reason === 'service unusable')).toBe(true);
+    expect(outcomes.filter((o) => o.outcome === 'failed')).toHaveLength(seen.length);
+    expect(outcomes.slice(seen.length).every((o) => o.outcome === 'not_attempted' && o.reason === 'service unusable')).toBe(true);
     expect(run.end.kind).toBe('systemic');
   });
 
@@ -176,8 +178,8 @@ describe('publishRows', () => {
     expect(outcomes.at(-1)).toMatchObject({ outcome: 'not_attempted', reason: 'max errors reached' });
   });
 
-  it('spends at most the retry budget on a service that is always 503, then stops as unusable', async () => {
-    const { client, seen } = await startServer(() => ({ status: 503 }));
+  it('spends at most the retry budget on a service that always fails with 500, then stops as unusable', async () => {
+    const { client, seen } = await startServer(() => ({ status: 500 }));
     const run = publishRows(rowsOf(400), { sender: client, retryPolicy: fast, retryBudget: new RetryBudget({ minRetries: 10, ratio: 0.1 }) });
     const outcomes = await collect(run);
     const firstAttempts = new Set(seen.map((s) => s.sku)).size;
@@ -189,9 +191,28 @@ describe('publishRows', () => {
     expect(countBy(outcomes).published).toBeUndefined();
   });
 
-  it('holds every request back for the Retry-After of a 429', async () => {
+  it('a service that is always 503 is busy, not failing: no retry budget spent, it gives up only when nothing is accepted for giveUpAfterMs', async () => {
+    const { client, seen } = await startServer(() => ({ status: 503 }));
+    const budget = new RetryBudget({ minRetries: 0, ratio: 0 });
+    const started = Date.now();
+    const run = publishRows(rowsOf(300), { sender: client, retryPolicy: fast, retryBudget: budget, giveUpAfterMs: 1_500 });
+    const outcomes = await collect(run);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_400);
+    expect(budget.spent).toBe(0);
+    // Rows were retried although the budget allows none: pushback does not spend it.
+    expect(seen.length).toBeGreaterThan(new Set(seen.map((s) => s.sku)).size);
+    expect(run.end).toMatchObject({ kind: 'systemic', reason: expect.stringMatching(/^nothing accepted for \d s$/) as unknown });
+    expectInOrder(outcomes, 300);
+    expect(countBy(outcomes).published).toBeUndefined();
+    expect(countBy(outcomes).not_attempted).toBeGreaterThan(250);
+    // Nothing accepted: every send is held (1 s, then 2 s...), so a few rounds of requests, far fewer than rows.
+    expect(run.stats().overloaded).toBe(seen.length);
+    expect(seen.length).toBeLessThan(40);
+  });
+
+  it('holds every request back for the Retry-After of a 429 while nothing has been accepted', async () => {
     const { client, seen } = await startServer((sku, attempt) => (sku === 'SKU-0' && attempt === 1 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 201 }));
-    const outcomes = await collect(publishRows(rowsOf(3), { sender: client, retryPolicy: fast }));
+    const outcomes = await collect(publishRows(rowsOf(3), { sender: client, retryPolicy: fast, concurrency: 1 }));
     expect(countBy(outcomes)).toEqual({ published: 3 });
     expect(outcomes[0]!.durationMs).toBeGreaterThanOrEqual(1000);
     const first = seen[0]!.at;
@@ -332,11 +353,7 @@ describe('publishRows', () => {
     const settle = async () => {
       for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
     };
-    // Slow start to a full window of 8.
-    for (let round = 0; round < 4; round++) {
-      await settle();
-      for (const answer of answers.splice(0)) answer();
-    }
+    // A fixed limit of 8: the first eight leave at once.
     await settle();
     expect(answers).toHaveLength(8);
     const before = readAtSend.length;

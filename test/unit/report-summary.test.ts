@@ -42,7 +42,7 @@ describe('SummaryCounter', () => {
       row('validated'),
     ];
     for (const o of outcomes) counter.add(o);
-    const summary = counter.summary(2000, ['r.csv', 'r.xml']);
+    const summary = counter.summary(2000, ['r.csv', 'r.xml'], { requests: 14, throttled: 2, overloaded: 1, timeouts: 1, peakConcurrency: 32 });
     expect(summary).toEqual({
       rows: 13,
       published: 3,
@@ -54,6 +54,11 @@ describe('SummaryCounter', () => {
       duration_ms: 2000,
       rows_per_second: 5, // (3 + 5 + 1 + 1) rows of work in 2 s
       errors_by_status: { '400': 1, '503': 2, invalid: 1, network: 1, timeout: 1 },
+      requests: 14,
+      throttled: 2,
+      overloaded: 1,
+      timeouts: 1,
+      peak_concurrency: 32,
       report: ['r.csv', 'r.xml'],
     });
     expect(summary.published + summary.failed + summary.invalid + summary.skipped + summary.not_attempted + summary.validated).toBe(summary.rows);
@@ -68,6 +73,11 @@ describe('SummaryCounter', () => {
       'duration_ms',
       'rows_per_second',
       'errors_by_status',
+      'requests',
+      'throttled',
+      'overloaded',
+      'timeouts',
+      'peak_concurrency',
       'report',
     ]);
   });

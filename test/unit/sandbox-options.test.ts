@@ -16,6 +16,8 @@ describe('listings sandbox flags -> options', () => {
     [{ failRate: '0.25', failStatus: '503' }, { failRate: 0.25, failStatus: 503 }],
     [{ failRate: '1', dropRate: '0' }, { failRate: 1, dropRate: 0 }],
     [{ rateLimit: '0.5', retryAfter: '0' }, { rateLimit: 0.5, retryAfterSeconds: 0 }],
+    [{ capacity: '8' }, { capacity: 8 }],
+    [{ capacity: '1', queue: '0' }, { capacity: 1, queue: 0 }],
     [{ seed: '-12' }, { seed: -12 }],
     [{ maxBodyBytes: '1024' }, { maxBodyBytes: 1024 }],
   ];
@@ -40,6 +42,12 @@ describe('listings sandbox flags -> options', () => {
     [{ failStatus: '200' }, /--fail-status/],
     [{ rateLimit: '0' }, /--rate-limit/],
     [{ retryAfter: '1.5' }, /--retry-after/],
+    [{ capacity: '0' }, /^--capacity must be a whole number of requests >= 1 \(got "0"\)$/],
+    [{ capacity: '-1' }, /--capacity/],
+    [{ capacity: '1.5' }, /--capacity/],
+    [{ capacity: '2', queue: '-1' }, /^--queue must be a whole number of requests >= 0 \(got "-1"\)$/],
+    [{ capacity: '2', queue: '1.5' }, /--queue/],
+    [{ queue: '3' }, /^--queue applies only with a capacity/],
     [{ dropRate: '-0.1' }, /--drop-rate/],
     [{ seed: 'abc' }, /--seed/],
     [{ maxBodyBytes: '0' }, /--max-body-bytes/],
@@ -62,6 +70,13 @@ describe('resolveSandboxOptions', () => {
   it('applies the defaults', () => {
     expect(resolveSandboxOptions({})).toMatchObject({ host: '127.0.0.1', port: 4010, apiKey: 'sandbox-key', savedDefaults: false, failRate: 0, dropRate: 0, retryAfterSeconds: 1, maxBodyBytes: 1048576 });
     expect(resolveSandboxOptions({ latency: 20 }).latency).toEqual({ min: 20, max: 20 });
+    expect(resolveSandboxOptions({})).toMatchObject({ capacity: undefined, queue: Number.POSITIVE_INFINITY });
+    expect(resolveSandboxOptions({ capacity: 2, queue: Number.POSITIVE_INFINITY })).toMatchObject({ capacity: 2, queue: Number.POSITIVE_INFINITY });
+  });
+
+  it('names every bad capacity and queue option in one ConfigError', () => {
+    expect(() => resolveSandboxOptions({ capacity: 0, queue: -1 })).toThrow(/capacity must be a whole number of requests >= 1; queue must be a whole number of requests >= 0/);
+    expect(() => resolveSandboxOptions({ queue: 1 })).toThrow(/queue applies only with a capacity/);
   });
 });
 

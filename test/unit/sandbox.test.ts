@@ -271,7 +271,7 @@ describe('fault injection', () => {
     expect(created.length + limited.length).toBe(12);
     expect(limited[0]?.headers['retry-after']).toBe('7');
     expect(limited[0]?.json).toMatchObject({ error: { code: 'rate_limited' } });
-    expect(sandbox.stats()).toMatchObject({ rate_limited: limited.length, created: created.length });
+    expect(sandbox.stats()).toMatchObject({ throttled: limited.length, created: created.length });
     await new Promise((resolve) => setTimeout(resolve, 450));
     expect((await post(sandbox, wrapped('R-later'))).status).toBe(201);
   });
@@ -338,7 +338,7 @@ describe('stats and lifecycle', () => {
     await call(sandbox.url, { path: '/nowhere', body: '{}' });
     const reply = await call(sandbox.url, { method: 'GET', path: '/_sandbox/stats', headers: {} });
     expect(reply.status).toBe(200);
-    expect(reply.json).toEqual({ requests: 3, created: 1, replayed: 0, duplicates: 0, dropped: 0, rate_limited: 0, by_status: { '201': 1, '401': 1, '404': 1 } });
+    expect(reply.json).toEqual({ requests: 3, created: 1, replayed: 0, duplicates: 0, dropped: 0, throttled: 0, overloaded: 0, peak_in_flight: 0, peak_queued: 0, by_status: { '201': 1, '401': 1, '404': 1 } });
     expect(sandbox.stats()).toEqual(reply.json);
   });
 

@@ -43,10 +43,13 @@ interface Endpoint {
   sandbox?: Sandbox;
 }
 
-async function openEndpoint(flags: PublishFlags, loaded: LoadedSettings, concurrency: number): Promise<Endpoint> {
-  const timeout = flags.timeout === undefined ? {} : { timeoutMs: flags.timeout };
+async function openEndpoint(flags: PublishFlags, loaded: LoadedSettings, connections: number): Promise<Endpoint> {
+  const timeout = {
+    ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }),
+    ...(flags.connectTimeout === undefined ? {} : { connectTimeoutMs: flags.connectTimeout }),
+  };
   if (!flags.sandbox) {
-    const client = new ListingsClient({ baseUrl: loaded.baseUrl(), apiKey: loaded.apiKey(), connections: concurrency, allowInsecureHttp: loaded.allowInsecureHttp, ...timeout });
+    const client = new ListingsClient({ baseUrl: loaded.baseUrl(), apiKey: loaded.apiKey(), connections, allowInsecureHttp: loaded.allowInsecureHttp, ...timeout });
     return { client };
   }
   const { startSandbox } = await import('../../sandbox/index.js');
@@ -54,7 +57,7 @@ async function openEndpoint(flags: PublishFlags, loaded: LoadedSettings, concurr
   const apiKey = `sandbox-${randomBytes(12).toString('hex')}`;
   registerSecret(apiKey);
   const sandbox = await startSandbox({ port: 0, apiKey, savedDefaults: loaded.settings.saved_defaults });
-  return { client: new ListingsClient({ baseUrl: sandbox.url, apiKey, connections: concurrency, ...timeout }), sandbox };
+  return { client: new ListingsClient({ baseUrl: sandbox.url, apiKey, connections, ...timeout }), sandbox };
 }
 
 /** Open every report, or none: a report that cannot be opened aborts the others. */
@@ -76,9 +79,9 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
   const shard = flags.shard === undefined ? undefined : parseShard(flags.shard);
   const catalogOptions = await catalogOptionsFrom(flags);
   const loaded = await load();
-  const concurrency = loaded.settings.concurrency;
+  const { concurrency, max_concurrency: maxConcurrency } = loaded.settings;
   const dryRun = flags.dryRun === true;
-  const endpoint = dryRun ? undefined : await openEndpoint(flags, loaded, concurrency);
+  const endpoint = dryRun ? undefined : await openEndpoint(flags, loaded, concurrency ?? maxConcurrency);
   const cwd = process.cwd();
   const sourceKey = sources.join('\n');
   let progress: ProgressDisplay | undefined;
@@ -106,7 +109,8 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
       journal = await JournalWriter.open(journalPath, { source: sourceKey, startedAt: new Date().toISOString() });
     }
     const options: PublishOptions = {
-      concurrency,
+      ...(concurrency === undefined ? { maxConcurrency } : { concurrency }),
+      ...(flags.giveUpAfter === undefined ? {} : { giveUpAfterMs: flags.giveUpAfter * 1000 }),
       retryPolicy: { ...DEFAULT_RETRY_POLICY, maxAttempts: flags.maxAttempts },
       retryBudget: new RetryBudget(),
       dryRun,
@@ -122,7 +126,12 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
       ...(journal === undefined ? {} : { journal }),
     };
     const run = publishRows(catalog.drafts, options, createPreparer(loaded.defaults));
-    progress = await ProgressDisplay.start({ mode: progressMode(flags.quiet === true), readProgress: () => catalog.progress(), rowsRead: () => run.stats().read });
+    progress = await ProgressDisplay.start({
+      mode: progressMode(flags.quiet === true),
+      readProgress: () => catalog.progress(),
+      rowsRead: () => run.stats().read,
+      ...(dryRun ? {} : { flow: () => run.stats() }),
+    });
     const display = progress;
     if (progressMode(flags.quiet === true) !== 'off') {
       estimateRowCount(sources, catalogOptions).then((total) => display.setTotal(total), () => undefined);
@@ -146,7 +155,9 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
     } finally {
       progress.stop();
     }
-    const summary = counter.summary(Math.round(performance.now() - startedAt), flags.report);
+    const stats = run.stats();
+    const traffic = { requests: stats.requests, throttled: stats.throttled, overloaded: stats.overloaded, timeouts: stats.timeouts, peakConcurrency: dryRun ? 0 : stats.peakWindow };
+    const summary = counter.summary(Math.round(performance.now() - startedAt), flags.report, traffic);
     await Promise.all(reports.map((report) => report.close(summary)));
     reports = [];
     await journal?.close();

@@ -9,6 +9,8 @@ export interface PublishFlags extends CatalogFlags {
   rate?: number;
   maxAttempts: number;
   timeout?: number;
+  connectTimeout?: number;
+  giveUpAfter?: number;
   maxErrors?: number;
   dryRun?: boolean;
   changedOnly?: boolean;
@@ -51,9 +53,11 @@ export function registerPublish(program: Command): void {
     .description('publish catalogs: concurrent, retried, resumable; exit 0 all published, 1 some failed or invalid, 2 usage, 3 service unusable, 4 source unreadable, 130 interrupted')
     .argument('<source...>', 'catalog: a file, - for stdin, an http(s):// URL, s3://bucket/key or s3://bucket/prefix/');
   addCatalogOptions(command)
-    .option('--rate <n>', 'at most this many requests per second', perSecond)
+    .option('--rate <n>', 'at most this many requests per second (a ceiling: the pace is also learned from 429s)', perSecond)
     .option('--max-attempts <n>', 'attempts per row, the first included', whole(1, 100), 5)
-    .option('--timeout <ms>', 'time limit of one request (default 30000)', whole(100, 600_000))
+    .option('--timeout <ms>', "time limit for an answer's headers, and between chunks of its body (default 30000)", whole(100, 600_000))
+    .option('--connect-timeout <ms>', 'time limit for opening a connection (default 10000)', whole(100, 600_000))
+    .option('--give-up-after <s>', 'stop (exit 3) once the service has accepted nothing for this long: only pushback, timeouts or no connection (default 60)', whole(1, 86_400))
     .option('--max-errors <n>', 'stop once this many rows have failed (the rest are not_attempted)', whole(1, Number.MAX_SAFE_INTEGER))
     .option('--dry-run', 'everything but the network: rows that would be sent are "validated"')
     .option('--changed-only', 'send only rows that are new or changed since the last run (see --state)')

@@ -15,6 +15,8 @@ export interface SandboxFlags {
   failStatus?: string;
   rateLimit?: string;
   retryAfter?: string;
+  capacity?: string;
+  queue?: string;
   dropRate?: string;
   seed?: string;
   maxBodyBytes?: string;
@@ -30,6 +32,8 @@ const NUMERIC: { flag: NumericFlag; option: keyof SandboxOptions; name: string }
   { flag: 'failStatus', option: 'failStatus', name: '--fail-status' },
   { flag: 'rateLimit', option: 'rateLimit', name: '--rate-limit' },
   { flag: 'retryAfter', option: 'retryAfterSeconds', name: '--retry-after' },
+  { flag: 'capacity', option: 'capacity', name: '--capacity' },
+  { flag: 'queue', option: 'queue', name: '--queue' },
   { flag: 'dropRate', option: 'dropRate', name: '--drop-rate' },
   { flag: 'seed', option: 'seed', name: '--seed' },
   { flag: 'maxBodyBytes', option: 'maxBodyBytes', name: '--max-body-bytes' },
@@ -95,6 +99,7 @@ function faultSummary(options: SandboxOptions): string | undefined {
   if (delay !== undefined) parts.push(`latency ${typeof delay === 'number' ? delay : `${delay.min}-${delay.max}`} ms`);
   if (options.failRate) parts.push(`fail rate ${options.failRate}${options.failStatus ? ` (HTTP ${options.failStatus})` : ''}`);
   if (options.rateLimit !== undefined) parts.push(`rate limit ${options.rateLimit}/s (Retry-After ${options.retryAfterSeconds ?? SANDBOX_DEFAULTS.retryAfterSeconds})`);
+  if (options.capacity !== undefined) parts.push(`capacity ${options.capacity} (queue ${options.queue ?? 'unlimited'})`);
   if (options.dropRate) parts.push(`drop rate ${options.dropRate}`);
   if (options.seed !== undefined) parts.push(`seed ${options.seed}`);
   return parts.length === 0 ? undefined : parts.join(', ');
@@ -136,6 +141,8 @@ export function registerSandbox(program: Command): void {
     .option('--fail-status <code>', 'status of the injected failures, e.g. 503')
     .option('--rate-limit <n>', 'requests per second accepted; more get 429')
     .option('--retry-after <s>', `seconds announced in Retry-After on a 429 (default ${SANDBOX_DEFAULTS.retryAfterSeconds})`)
+    .option('--capacity <n>', 'listing requests served at once; more wait in the queue (default unlimited)')
+    .option('--queue <n>', 'requests allowed to wait beyond --capacity; more get 503 at once (default unlimited)')
     .option('--drop-rate <p>', 'share of requests (0..1) processed but left unanswered (connection closed)')
     .option('--seed <n>', 'seed of the fault injection, to repeat a run')
     .option('--max-body-bytes <n>', `largest body accepted; more get 413 (default ${SANDBOX_DEFAULTS.maxBodyBytes})`)

@@ -1,0 +1,145 @@
+import type { ConcurrencyLimit, LoadSignal, SendTicket } from './concurrency-limit.js';
+
+/** Options of an {@link AdaptiveLimit}; the defaults suit a service anywhere from 1 ms to a few seconds an answer. */
+export interface AdaptiveLimitOptions {
+  /** The window slow start begins with: a misconfigured run fails after this many requests, not a burst. Default 4. */
+  initial?: number;
+  /** The ceiling (`--max-concurrency`). Default 512: a 2 s service at full speed, memory still bounded. */
+  max?: number;
+  /** Latency may rise to `tolerance` x the no-load latency (plus `slackMs`) before a queue is assumed. Default 1.5. */
+  tolerance?: number;
+  /** Latency jitter in ms that is never taken for a queue (timers, GC, loopback). Default 2. */
+  slackMs?: number;
+  /** The factor the limit is cut by on overload (503, timeouts). Default 0.7. */
+  backoff?: number;
+  /** Answers a sample window needs before it is judged. Default 8. */
+  minSamples?: number;
+}
+
+/**
+ * A latency-based adaptive concurrency limit, after TCP Vegas, Netflix's Gradient2 and brpc's auto limiter:
+ *
+ * - **Slow start** from `initial`: each accepted answer adds one (the limit doubles per round trip) until latency
+ *   rises, the service pushes back, or the ceiling is reached.
+ * - Answers are judged in **sample windows** (at least `minSamples`, and half the limit), by their mean latency,
+ *   so one slow answer of a noisy service does not move the limit. Only answers to requests sent after the last
+ *   change count: each window measures the limit it judges.
+ * - The **no-load latency** is the lowest window mean seen. While a window's mean stays within
+ *   `tolerance x no-load + slackMs`, the limit grows by a tenth; above it, a queue is building at the service and
+ *   the limit shrinks in proportion (never by more than half). If halving the limit does not bring latency down, the
+ *   queue is not ours (the service got slower for everyone): the no-load latency is learned again, not cut to 1.
+ * - **Overload** (503, 502/504, a timeout) cuts the limit by `backoff`, once per round trip. A **429** ends slow
+ *   start without a cut: the pace is the pacer's to learn.
+ * - The limit only grows while it is used (at least half of it in flight): a run held back by its pace or by its
+ *   input does not inflate it.
+ */
+export class AdaptiveLimit implements ConcurrencyLimit {
+  readonly #max: number;
+  readonly #tolerance: number;
+  readonly #slackMs: number;
+  readonly #backoff: number;
+  readonly #minSamples: number;
+  #limit: number;
+  #slowStart = true;
+  #seq = 0;
+  #inFlight = 0;
+  /** Answers to requests sent up to here were sent under an older limit. */
+  #changedAtSeq = 0;
+  #noLoadMs = Infinity;
+  /** The limit and mean latency when the current run of latency cuts began, to check that cutting helps. */
+  #cutsFrom: { limit: number; meanMs: number } | undefined;
+  #samples = 0;
+  #sumMs = 0;
+  #peakInFlight = 0;
+
+  constructor(options: AdaptiveLimitOptions = {}) {
+    this.#max = options.max ?? 512;
+    if (!Number.isInteger(this.#max) || this.#max < 1) throw new RangeError(`max concurrency must be a whole number >= 1, got ${this.#max}`);
+    this.#limit = Math.min(this.#max, options.initial ?? 4);
+    this.#tolerance = options.tolerance ?? 1.5;
+    this.#slackMs = options.slackMs ?? 2;
+    this.#backoff = options.backoff ?? 0.7;
+    this.#minSamples = options.minSamples ?? 8;
+  }
+
+  get limit(): number {
+    return Math.max(1, Math.floor(this.#limit));
+  }
+
+  /** The no-load latency learned so far, in ms (undefined before the first window). */
+  get noLoadMs(): number | undefined {
+    return Number.isFinite(this.#noLoadMs) ? this.#noLoadMs : undefined;
+  }
+
+  get slowStart(): boolean {
+    return this.#slowStart;
+  }
+
+  onSend(now: number): SendTicket {
+    this.#inFlight++;
+    if (this.#inFlight > this.#peakInFlight) this.#peakInFlight = this.#inFlight;
+    return { seq: ++this.#seq, sentAt: now, inFlight: this.#inFlight };
+  }
+
+  onAnswer(ticket: SendTicket, now: number, signal: LoadSignal): void {
+    this.#inFlight--;
+    if (signal === 'other') return;
+    const current = ticket.seq > this.#changedAtSeq;
+    if (signal === 'throttled') {
+      // The pace is the pacer's to learn; slow start must not pile more requests onto a service that said "slower".
+      this.#slowStart = false;
+      this.#limit = Math.min(this.#limit, Math.max(1, this.#inFlight + 1));
+      return;
+    }
+    if (signal === 'overloaded') {
+      if (current) this.#cut(this.#backoff);
+      return;
+    }
+    if (this.#slowStart && ticket.inFlight >= this.#limit / 2) this.#limit = Math.min(this.#max, this.#limit + 1);
+    if (!current) return;
+    this.#samples++;
+    this.#sumMs += now - ticket.sentAt;
+    if (this.#samples >= Math.max(this.#minSamples, this.limit / 2)) this.#judgeWindow();
+  }
+
+  #judgeWindow(): void {
+    const mean = this.#sumMs / this.#samples;
+    const used = this.#peakInFlight >= this.#limit / 2;
+    this.#noLoadMs = Math.min(this.#noLoadMs, mean);
+    let threshold = this.#threshold();
+    const from = this.#cutsFrom;
+    if (mean > threshold && from !== undefined && this.#limit <= from.limit / 2 && mean > from.meanMs * 0.75) {
+      // Halving the requests in flight did not lower latency: the queue is not ours, the service got slower.
+      this.#noLoadMs = mean;
+      threshold = this.#threshold();
+    }
+    if (mean > threshold) {
+      this.#cutsFrom ??= { limit: this.#limit, meanMs: mean };
+      this.#cut(Math.max(0.5, threshold / mean));
+      return;
+    }
+    this.#cutsFrom = undefined;
+    if (!this.#slowStart && used && this.#limit < this.#max) {
+      this.#limit = Math.min(this.#max, this.#limit + Math.max(1, this.#limit / 10));
+      this.#changedAtSeq = this.#seq;
+    }
+    this.#newWindow();
+  }
+
+  #threshold(): number {
+    return this.#noLoadMs * this.#tolerance + this.#slackMs;
+  }
+
+  #cut(factor: number): void {
+    this.#slowStart = false;
+    this.#limit = Math.max(1, this.#limit * factor);
+    this.#changedAtSeq = this.#seq;
+    this.#newWindow();
+  }
+
+  #newWindow(): void {
+    this.#samples = 0;
+    this.#sumMs = 0;
+    this.#peakInFlight = this.#inFlight;
+  }
+}

@@ -1,0 +1,128 @@
+import type { FailureKind } from '../../client/classify.js';
+
+/** Options of a {@link Breaker}. */
+export interface BreakerOptions {
+  /**
+   * How long the service may go without accepting anything (only pushback, timeouts or no connection) before the
+   * run gives up on it. Default 60,000 ms.
+   */
+  giveUpAfterMs?: number;
+  /** Timeouts in a row, with nothing accepted in between, that open the breaker. Default 3. */
+  timeoutsToOpen?: number;
+  /** The first wait before a probe, in ms; it doubles with each failed probe, up to 15 s. Default 1,000. */
+  probeDelayMs?: number;
+}
+
+/** Why the breaker gave up on the service. */
+export interface BreakerVerdict {
+  /** The failure that decided it. */
+  error: unknown;
+  /** What the run saw, in a few words for the person reading the message. */
+  reason: string;
+  /** What to check, when the failure itself does not say. */
+  hint?: string;
+}
+
+const HUNG_HINT = 'the service takes connections but does not answer: check its status; if it is only slow, allow a longer request timeout';
+const STALLED_HINT = 'the service is up but turned every request away as busy: try again later, or give it longer before giving up';
+
+/**
+ * Tells a down service from a busy one. Closed, every request may leave. It opens when the service cannot be
+ * reached (refused, no route, DNS, TLS) or when requests time out one after another with nothing accepted; open,
+ * nothing is sent. Before anything was accepted, an open breaker gives up at once: the configuration is wrong or
+ * the service is down, and a handful of requests have shown it. After rows were accepted, it waits and half-opens:
+ * one probe (the next row) goes out; an accepted probe closes it, a failed one opens it again for twice as long,
+ * until the service has gone `giveUpAfterMs` without accepting anything.
+ *
+ * Pushback (429, 503) never opens it: a busy service makes progress. Only a service that accepts nothing at all for
+ * `giveUpAfterMs` is given up on. Pure: the caller passes monotonic milliseconds.
+ */
+export class Breaker {
+  readonly #giveUpAfterMs: number;
+  readonly #timeoutsToOpen: number;
+  readonly #probeDelayMs: number;
+  #state: 'closed' | 'open' | 'half-open' = 'closed';
+  #accepted = 0;
+  #lastProgressAt: number;
+  #timeoutsInARow = 0;
+  #probeAt = 0;
+  #probeDelay: number;
+  /** The sequence number of the probe in flight. */
+  #probeSeq = 0;
+  #verdict: BreakerVerdict | undefined;
+
+  constructor(now: number, options: BreakerOptions = {}) {
+    this.#giveUpAfterMs = options.giveUpAfterMs ?? 60_000;
+    this.#timeoutsToOpen = options.timeoutsToOpen ?? 3;
+    this.#probeDelayMs = options.probeDelayMs ?? 1000;
+    this.#probeDelay = this.#probeDelayMs;
+    this.#lastProgressAt = now;
+  }
+
+  get state(): 'closed' | 'open' | 'half-open' {
+    return this.#state;
+  }
+
+  /** Set once the run must stop: the service is down. */
+  get verdict(): BreakerVerdict | undefined {
+    return this.#verdict;
+  }
+
+  /** When the next request may leave: now when closed, the probe time when open, never while a probe is out. */
+  nextSendAt(now: number): number {
+    if (this.#state === 'closed') return now;
+    if (this.#state === 'open') return Math.max(now, this.#probeAt);
+    return Infinity;
+  }
+
+  onSend(now: number, seq: number): void {
+    if (this.#state === 'open' && now >= this.#probeAt) {
+      this.#state = 'half-open';
+      this.#probeSeq = seq;
+    }
+  }
+
+  onAccepted(now: number): void {
+    this.#accepted++;
+    this.#lastProgressAt = now;
+    this.#timeoutsInARow = 0;
+    this.#state = 'closed';
+    this.#probeDelay = this.#probeDelayMs;
+  }
+
+  /** A failed attempt of the request sent as `seq`, of the given kind. */
+  onFailure(now: number, seq: number, kind: FailureKind, error: unknown): void {
+    if (this.#verdict !== undefined) return;
+    if (kind === 'timeout') {
+      this.#timeoutsInARow++;
+      if (this.#timeoutsInARow >= this.#timeoutsToOpen) this.#down(now, seq, error, `no answer to ${this.#timeoutsInARow} requests in a row`, HUNG_HINT);
+    } else if (kind === 'unreachable') {
+      this.#down(now, seq, error, 'cannot connect', undefined);
+    } else if (kind === 'throttled' || kind === 'overloaded') {
+      this.#stalled(now, error);
+    }
+    // A transient error or a row's own failure says nothing about whether the service is up.
+  }
+
+  #down(now: number, seq: number, error: unknown, reason: string, hint: string | undefined): void {
+    if (this.#accepted === 0) {
+      this.#verdict = { error, reason: `${reason}, and no request was accepted`, ...(hint === undefined ? {} : { hint }) };
+      return;
+    }
+    if (this.#state === 'open') return;
+    if (this.#state === 'half-open' && seq !== this.#probeSeq) return;
+    if (this.#stalled(now, error)) return;
+    if (this.#state === 'half-open') this.#probeDelay = Math.min(15_000, this.#probeDelay * 2);
+    this.#state = 'open';
+    // The last probe goes out when the give-up time comes, not a doubled delay after it.
+    this.#probeAt = Math.min(now + this.#probeDelay, Math.max(now, this.#lastProgressAt + this.#giveUpAfterMs));
+  }
+
+  /** True (and a verdict) when nothing has been accepted for `giveUpAfterMs`. */
+  #stalled(now: number, error: unknown): boolean {
+    const idle = now - this.#lastProgressAt;
+    if (idle < this.#giveUpAfterMs) return false;
+    this.#verdict = { error, reason: `nothing accepted for ${Math.round(idle / 1000)} s`, hint: STALLED_HINT };
+    return true;
+  }
+}

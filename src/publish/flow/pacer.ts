@@ -1,0 +1,126 @@
+import { AcceptedRate } from './accepted-rate.js';
+
+/** Options of a {@link Pacer}. */
+export interface PacerOptions {
+  /** The user's ceiling in requests per second (`--rate`); the learned pace never exceeds it. */
+  ceiling?: number;
+  /** After a 429 the pace drops to this share of the rate the service was accepting. Default 0.9. */
+  backoff?: number;
+  /** CUBIC's scale: how fast the pace grows back, in requests/s per s^3. Default 0.4 (the AWS SDKs' value). */
+  cubic?: number;
+  /** The longest run-wide hold for a Retry-After, in ms (longer asks fail the row instead). Default 60,000. */
+  maxHoldMs?: number;
+}
+
+/** The slowest pace the run learns: a probe a second keeps a throttling service from looking dead. */
+const MIN_RATE = 1;
+
+/**
+ * The run's send rate, learned from 429s (after the AWS SDKs' adaptive retry mode, which is CUBIC applied to a
+ * rate): no pace at all until the service throttles; then, on each fresh 429 (one for a request sent after the
+ * last cut), the pace drops to `backoff` x the rate the service was accepting over the last second, and grows
+ * back along a cubic curve: quickly at first, flat near the rate that was throttled, then probing above it. So
+ * after the first burst the run sends just under what the service accepts, and few requests are rejected.
+ *
+ * Pushback (a 429, or a 503) when nothing at all was accepted in the last second is a service that wants a break,
+ * not a slower pace: every send is held for its Retry-After (1 s when it names none, doubling while it goes on), so
+ * a service that sheds everything is not hammered by requests that fail at once.
+ *
+ * Sends are spaced by GCRA (a token bucket with a burst of a tenth of a second), whose interval follows the pace
+ * as it changes. Pure: the caller passes monotonic milliseconds.
+ */
+export class Pacer {
+  readonly #ceiling: number | undefined;
+  readonly #backoff: number;
+  readonly #cubic: number;
+  readonly #maxHoldMs: number;
+  readonly #accepted = new AcceptedRate();
+  /** The rate at the last cut (CUBIC's W_max), and when it was cut. */
+  #maxRate: number | undefined;
+  #cutAt = 0;
+  #cutAtSeq = 0;
+  /** GCRA's theoretical arrival time of the next request. */
+  #tat = -Infinity;
+  /**
+   * When the next request may leave, fixed when the last one left: the pace moves continuously, and a time
+   * recomputed at each look would creep ahead of the timer that waits for it.
+   */
+  #nextAt = -Infinity;
+  #holdUntil = 0;
+  #holdMs = 0;
+
+  constructor(options: PacerOptions = {}) {
+    const { ceiling } = options;
+    if (ceiling !== undefined && !(ceiling > 0 && Number.isFinite(ceiling))) throw new RangeError(`rate must be a number > 0, got ${ceiling}`);
+    this.#ceiling = ceiling;
+    this.#backoff = options.backoff ?? 0.9;
+    this.#cubic = options.cubic ?? 0.4;
+    this.#maxHoldMs = options.maxHoldMs ?? 60_000;
+  }
+
+  /** The pace now in requests per second, or undefined while nothing limits it. */
+  rate(now: number): number | undefined {
+    const learned = this.#learned(now);
+    if (learned === undefined) return this.#ceiling;
+    return this.#ceiling === undefined ? learned : Math.min(this.#ceiling, learned);
+  }
+
+  /** The rate the service accepted over the last second. */
+  acceptedPerSecond(now: number): number {
+    return this.#accepted.perSecond(now);
+  }
+
+  /** The earliest time the next request may leave (`now` when it may leave at once). */
+  nextSendAt(now: number): number {
+    return Math.max(now, this.#nextAt, this.#holdUntil);
+  }
+
+  /** A request leaves now. */
+  onSend(now: number): void {
+    const rate = this.rate(now);
+    if (rate === undefined) return;
+    this.#tat = Math.max(this.#tat, now) + 1000 / rate;
+    this.#nextAt = this.#tat - burstMs(rate);
+  }
+
+  onAccepted(now: number): void {
+    this.#accepted.add(now);
+    this.#holdMs = 0;
+  }
+
+  /**
+   * A 429 (`throttled`) or 503 for the request sent as `seq`; `latestSeq` is the last request sent so far, so the
+   * answers to requests already on their way when the pace was cut do not cut it again. Only a 429 sets the pace.
+   */
+  onPushback(now: number, seq: number, latestSeq: number, throttled: boolean, retryAfterMs: number | undefined): void {
+    if (seq <= this.#cutAtSeq) return;
+    const accepted = this.#accepted.perSecond(now);
+    if (accepted === 0) {
+      this.#cutAtSeq = latestSeq;
+      this.#holdMs = retryAfterMs ?? Math.min(30_000, this.#holdMs === 0 ? 1000 : this.#holdMs * 2);
+      this.#holdUntil = Math.max(this.#holdUntil, now + Math.min(this.#holdMs, this.#maxHoldMs));
+      return;
+    }
+    if (!throttled) return;
+    this.#cutAtSeq = latestSeq;
+    const current = this.#learned(now);
+    this.#maxRate = Math.max(MIN_RATE, current === undefined ? accepted : Math.min(current, accepted));
+    this.#cutAt = now;
+  }
+
+  /** W(t) = C (t - K)^3 + W_max, with K chosen so that W(0) = backoff x W_max; never more than twice what is accepted. */
+  #learned(now: number): number | undefined {
+    const max = this.#maxRate;
+    if (max === undefined) return undefined;
+    const k = Math.cbrt((max * (1 - this.#backoff)) / this.#cubic);
+    const t = (now - this.#cutAt) / 1000;
+    const cubic = this.#cubic * (t - k) ** 3 + max;
+    const used = 2 * this.#accepted.perSecond(now) + MIN_RATE;
+    return Math.max(MIN_RATE, Math.min(cubic, Math.max(used, max * this.#backoff)));
+  }
+}
+
+/** GCRA's burst tolerance: a tenth of a second's worth of requests, at least one. */
+function burstMs(rate: number): number {
+  return Math.max(0, rate / 10 - 1) * (1000 / rate);
+}
