@@ -1,8 +1,11 @@
-import { ApiError, ListingsError } from '../errors.js';
+import { ApiError } from '../errors.js';
 import { classifyFailure, type FailureKind } from '../client/classify.js';
 import type { PreparedRow } from '../prepare/types.js';
 import type { CreateListingResult } from '../client/listings-client.js';
 import type { RowOutcome } from './outcome.js';
+import { Alarm } from './alarm.js';
+import { Fifo } from './fifo.js';
+import { describeRejected, failedOutcome, hintOf, publishedOutcome, type Task } from './task.js';
 import { RetryBudget } from './retry-budget.js';
 import { DEFAULT_RETRY_POLICY, decideRetry, type RetryPolicy } from './retry-policy.js';
 import { parseRetryAfter } from './retry-after.js';
@@ -14,25 +17,6 @@ import { createFlowControl } from './flow/create.js';
 import type { FlowControl } from './flow/flow-control.js';
 import type { SendTicket } from './flow/concurrency-limit.js';
 import type { EngineClock, EngineStats, ListingSender, PublishEnd, PublishOptions } from './engine-types.js';
-
-type ReadyRow = Extract<PreparedRow, { kind: 'ready' }>;
-
-/** A row on its way to the service. */
-interface Task {
-  index: number;
-  row: ReadyRow;
-  body: string;
-  hash: string;
-  key: string;
-  /** `new` or `changed` under --changed-only. */
-  reason: string | undefined;
-  /** Requests sent for this row. */
-  attempts: number;
-  /** Of those, the ones the service answered with pushback (429, 503, timeouts). */
-  pushbacks: number;
-  startedAt: number;
-  lastError: unknown;
-}
 
 const SYSTEM_CLOCK: EngineClock = {
   now: Date.now,
@@ -96,8 +80,7 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
    */
   #draining = false;
   /** Rows read and prepared ahead, waiting for room to be sent; reading pauses while there are enough. */
-  readonly #ready: Task[] = [];
-  #readyHead = 0;
+  readonly #ready = new Fifo<Task>();
   #wakeScheduled = false;
   readonly #retries = new DueQueue<Task>();
   #requests = 0;
@@ -105,8 +88,7 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
   #failed = 0;
   #errorsInARow = 0;
   #stopping: Exclude<PublishEnd, { kind: 'completed' }> | undefined;
-  #timer: unknown;
-  #timerAt = Infinity;
+  readonly #alarm: Alarm;
   #wake: (() => void) | undefined;
   /** An error thrown where no row could carry it; iteration rethrows it. */
   #fatal: unknown;
@@ -119,12 +101,6 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
     this.#onStop();
     // Cutting the connections ends every request in flight at once, at no cost per request while none is cut.
     this.#sender?.destroy?.().catch(() => undefined);
-  };
-  readonly #onTimer = (): void => {
-    this.#timer = undefined;
-    this.#timerAt = Infinity;
-    this.#guarded(() => this.#dispatch());
-    this.#notify();
   };
 
   constructor(rows: AsyncIterable<unknown>, options: PublishOptions, prepare: ((item: unknown) => PreparedRow) | undefined) {
@@ -139,6 +115,10 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
     this.#policy = options.retryPolicy ?? DEFAULT_RETRY_POLICY;
     this.#budget = options.retryBudget ?? new RetryBudget();
     this.#flow = createFlowControl(options, this.#monotonic());
+    this.#alarm = new Alarm(clock, this.#monotonic, () => {
+      this.#guarded(() => this.#dispatch());
+      this.#notify();
+    });
     const ceiling = options.concurrency ?? options.maxConcurrency ?? 512;
     this.#outcomes = new ReorderBuffer(Math.max(1, options.reorderBuffer ?? Math.max(8192, ceiling * 32)));
   }
@@ -180,7 +160,7 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
         for (let outcome = outcomes.take(); outcome !== undefined; outcome = outcomes.take()) yield outcome;
         const readingOver = this.#sourceDone || (this.#stopping !== undefined && !this.#draining);
         if (readingOver && outcomes.empty) break;
-        if (!readingOver && this.#readyCount() < Math.max(READ_AHEAD, this.#flow.limit.limit) && !outcomes.full) {
+        if (!readingOver && this.#ready.size < Math.max(READ_AHEAD, this.#flow.limit.limit) && !outcomes.full) {
           let next: IteratorResult<unknown>;
           try {
             next = await source.next();
@@ -204,7 +184,7 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
       abandon?.removeEventListener('abort', this.#onAbandon);
       // A consumer that leaves early ends the run: nothing more is sent.
       if (!outcomes.empty || !this.#sourceDone) this.#stop({ kind: 'interrupted' });
-      this.#clearTimer();
+      this.#alarm.clear();
       if (!this.#sourceDone) await source.return?.();
     }
     // The outcomes of every row read have been yielded; the source's failure still surfaces.
@@ -234,22 +214,22 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
     const now = this.#monotonic();
     for (;;) {
       const retry = this.#retries.peekDue(now);
-      if (retry === undefined && this.#readyCount() === 0) break;
+      if (retry === undefined && this.#ready.size === 0) break;
       const sendAt = this.#flow.nextSendAt(now);
       if (sendAt > now) {
-        if (sendAt !== Infinity) this.#armTimer(sendAt);
+        if (sendAt !== Infinity) this.#alarm.setFor(sendAt);
         return;
       }
       if (retry !== undefined) {
         this.#retries.pop();
         this.#send(retry, now);
       } else {
-        this.#send(this.#takeReady(), now);
+        this.#send((this.#ready.take() as Task), now);
         this.#notify();
       }
     }
     const nextDue = this.#retries.nextDueAt();
-    if (nextDue !== undefined && nextDue > now) this.#armTimer(nextDue);
+    if (nextDue !== undefined && nextDue > now) this.#alarm.setFor(nextDue);
   }
 
   #send(task: Task, now: number): void {
@@ -289,19 +269,7 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
     this.#flow.accepted(ticket, now);
     this.#errorsInARow = 0;
     const { row } = task;
-    const outcome: RowOutcome = {
-      index: task.index,
-      location: row.location,
-      sku: row.sku,
-      outcome: 'published',
-      httpStatus: result.status,
-      listingStatus: result.listing.status,
-      title: result.listing.title,
-      attempts: task.attempts,
-      durationMs: Math.round(now - task.startedAt),
-    };
-    if (task.reason !== undefined) outcome.reason = task.reason;
-    this.#outcomes.finish(task.index, outcome);
+    this.#outcomes.finish(task.index, publishedOutcome(task, result, now));
     this.#options.changedOnly?.set(row.sku, task.hash);
     this.#options.journal?.record({ index: task.index, sku: row.sku, hash: task.hash, outcome: 'published', status: result.status });
     this.#dispatch();
@@ -319,8 +287,9 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
       task.lastError = new Error('abandoned in flight: the service may or may not have received it');
       this.#fail(task, 'interrupted');
     } else if (kind === 'rejected') {
-      this.#stopSystemic(error, describeRejected(error), hintOf(error));
-      this.#fail(task, rejectedRowReason(error));
+      const rejected = describeRejected(error);
+      this.#stopSystemic(error, rejected.run, hintOf(error));
+      this.#fail(task, rejected.row);
     } else if (verdict !== undefined) {
       this.#stopSystemic(verdict.error, verdict.reason, verdict.hint ?? hintOf(verdict.error));
       if (kind === 'unreachable') this.#outcomes.finish(task.index, unsent(task.index, task.row, 'not_attempted', REASON.systemic));
@@ -356,19 +325,7 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
   #fail(task: Task, reason: string): void {
     const { row } = task;
     const error = task.lastError;
-    const outcome: RowOutcome = {
-      index: task.index,
-      location: row.location,
-      sku: row.sku,
-      outcome: 'failed',
-      reason,
-      attempts: task.attempts,
-      durationMs: Math.round(this.#monotonic() - task.startedAt),
-      error: error instanceof Error ? error.message : String(error),
-    };
-    if (error instanceof ApiError) outcome.httpStatus = error.status;
-    if (error instanceof ListingsError) outcome.errorKind = error.kind;
-    this.#outcomes.finish(task.index, outcome);
+    this.#outcomes.finish(task.index, failedOutcome(task, reason, this.#monotonic()));
     this.#failed++;
     const status = error instanceof ApiError ? { status: error.status } : {};
     this.#options.journal?.record({ index: task.index, sku: row.sku, hash: task.hash, outcome: 'failed', ...status });
@@ -389,8 +346,8 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
       this.#draining = end.kind === 'systemic' || end.kind === 'max-errors';
     }
     const reason = REASON[this.#stopping.kind];
-    while (this.#readyCount() > 0) {
-      const task = this.#takeReady();
+    while (this.#ready.size > 0) {
+      const task = (this.#ready.take() as Task);
       this.#outcomes.finish(task.index, unsent(task.index, task.row, 'not_attempted', reason));
     }
     // Rows waiting for a retry were sent and failed: they end as failed, with their last error; rows that never
@@ -399,22 +356,13 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
       if (task.attempts === 0) this.#outcomes.finish(task.index, unsent(task.index, task.row, 'not_attempted', reason));
       else this.#fail(task, reason);
     }
-    this.#clearTimer();
+    this.#alarm.clear();
     this.#notify();
   }
 
-  #armTimer(at: number): void {
-    if (at >= this.#timerAt) return;
-    if (this.#timer !== undefined) this.#clock.clearTimeout(this.#timer);
-    this.#timerAt = at;
-    this.#timer = this.#clock.setTimeout(this.#onTimer, Math.max(0, at - this.#monotonic()));
-  }
 
-  #clearTimer(): void {
-    if (this.#timer !== undefined) this.#clock.clearTimeout(this.#timer);
-    this.#timer = undefined;
-    this.#timerAt = Infinity;
-  }
+
+
 
   /**
    * Wakes the reading loop after the I/O callbacks at hand (setImmediate), not in each answer's microtasks: when
@@ -435,37 +383,7 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
     }
   };
 
-  #readyCount(): number {
-    return this.#ready.length - this.#readyHead;
-  }
 
-  #takeReady(): Task {
-    const task = this.#ready[this.#readyHead] as Task;
-    this.#ready[this.#readyHead++] = undefined as unknown as Task;
-    if (this.#readyHead === this.#ready.length) {
-      this.#ready.length = 0;
-      this.#readyHead = 0;
-    }
-    return task;
-  }
-}
 
-function describeRejected(error: unknown): string {
-  if (!(error instanceof ApiError)) return 'the service refused the request';
-  const { status } = error;
-  if (status === 401 || status === 403) return `API key rejected (${error.message})`;
-  if (status >= 300 && status < 400) return error.message;
-  return `no listing operation here (${error.message})`;
-}
 
-/** The few words a rejected row's report line carries. */
-function rejectedRowReason(error: unknown): string {
-  const status = error instanceof ApiError ? error.status : 0;
-  if (status === 401 || status === 403) return 'API key rejected';
-  if (status >= 300 && status < 400) return 'redirect not followed';
-  return 'endpoint not found';
-}
-
-function hintOf(error: unknown): string | undefined {
-  return error instanceof ListingsError ? error.hint : undefined;
 }

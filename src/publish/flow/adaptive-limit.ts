@@ -26,8 +26,9 @@ export interface AdaptiveLimitOptions {
  *   change count: each window measures the limit it judges.
  * - The **no-load latency** is the lowest window mean seen. While a window's mean stays within
  *   `tolerance x no-load + slackMs`, the limit grows by a tenth; above it, a queue is building at the service and
- *   the limit shrinks in proportion (never by more than half). If halving the limit does not bring latency down, the
- *   queue is not ours (the service got slower for everyone): the no-load latency is learned again, not cut to 1.
+ *   the limit shrinks in proportion (never by more than half). If cutting the limit to an eighth does not bring latency
+ *   down, the queue is not ours (the service got slower for everyone): the no-load latency is learned again instead
+ *   of cutting on to 1.
  * - **Overload** (503, 502/504, a timeout) cuts the limit by `backoff`, once per round trip. A **429** ends slow
  *   start without a cut: the pace is the pacer's to learn.
  * - The limit only grows while it is used (at least half of it in flight): a run held back by its pace or by its
@@ -108,8 +109,9 @@ export class AdaptiveLimit implements ConcurrencyLimit {
     this.#noLoadMs = Math.min(this.#noLoadMs, mean);
     let threshold = this.#threshold();
     const from = this.#cutsFrom;
-    if (mean > threshold && from !== undefined && this.#limit <= from.limit / 2 && mean > from.meanMs * 0.75) {
-      // Halving the requests in flight did not lower latency: the queue is not ours, the service got slower.
+    if (mean > threshold && from !== undefined && this.#limit <= from.limit / 8 && mean > from.meanMs * 0.75) {
+      // An eighth of the requests in flight (three round trips of cuts, time for a queue we built to drain) did not
+      // lower latency: the queue is not ours, the service got slower.
       this.#noLoadMs = mean;
       threshold = this.#threshold();
     }
