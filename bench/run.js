@@ -11,6 +11,7 @@ import { formatProfile } from './lib/cpuprofile.js';
 import { hasGnuTime } from './lib/proc.js';
 import { pinClients } from './lib/pinning.js';
 import { judgeTargets, markdown, terminalTable } from './lib/report.js';
+import { benchGoodput, goodputErrors } from './sections/goodput.js';
 import { benchLatency, benchSandbox } from './sections/latency.js';
 import { benchMemory } from './sections/memory.js';
 import { benchPeer } from './sections/peer.js';
@@ -20,7 +21,7 @@ import { loadTest, startResponder } from './sections/servers.js';
 import { benchStartup } from './sections/startup.js';
 import { benchValidate } from './sections/validate.js';
 
-const SECTIONS = ['responder', 'publish', 'validate', 'memory', 'startup', 'latency', 'sandbox', 'peer'];
+const SECTIONS = ['responder', 'publish', 'validate', 'memory', 'startup', 'latency', 'sandbox', 'peer', 'goodput'];
 
 const { values } = parseArgs({
   allowNegative: true,
@@ -31,6 +32,7 @@ const { values } = parseArgs({
     'startup-repeats': { type: 'string' },
     'latency-rows': { type: 'string' },
     'peer-rows': { type: 'string' },
+    'goodput-rows': { type: 'string' },
     'load-seconds': { type: 'string' },
     only: { type: 'string' },
     profile: { type: 'boolean', default: false },
@@ -44,7 +46,8 @@ const { values } = parseArgs({
 
 if (values.help) {
   console.log(`usage: npm run bench -- [--quick] [--rows N] [--repeats N] [--startup-repeats N] [--latency-rows N]
-       [--peer-rows N] [--load-seconds N] [--only ${SECTIONS.join(',')}] [--profile] [--snapshot] [--no-pin] [--out DIR] [--data-dir DIR]
+       [--peer-rows N] [--goodput-rows N] [--load-seconds N] [--only ${SECTIONS.join(',')}] [--profile] [--snapshot] [--no-pin]
+       [--out DIR] [--data-dir DIR]
   full run: 1,000,000 rows, 5 repeats; --quick: 100,000 rows, 3 repeats. Writes DIR/results.json and DIR/RESULTS.md
   (DIR defaults to bench/). Catalogs are generated once under bench/data/.`);
   process.exit(0);
@@ -73,6 +76,9 @@ const ctx = {
   startupRepeats: count('startup-repeats', quick ? 20 : 40),
   latencyRows: count('latency-rows', 20_000),
   peerRows: count('peer-rows', 2_000),
+  // goodput: rows of the 20,000-row service models (the others scale with it: sections/goodput.js), 1 run each in --quick
+  goodputRows: count('goodput-rows', 20_000),
+  goodputRepeats: Math.min(repeats, quick ? 1 : 3),
   loadSeconds: count('load-seconds', quick ? 3 : 5),
 };
 const only = values.only ? new Set(values.only.split(',').map((s) => s.trim())) : new Set(SECTIONS);
@@ -143,6 +149,11 @@ try {
   await section('latency', () => benchLatency(ctx, catalogs.latency, ctx.latencyRows));
   await section('sandbox', () => benchSandbox(ctx, catalogs.latency, ctx.latencyRows));
   await section('peer', () => benchPeer(ctx, responder, catalogs.peer, ctx.peerRows));
+  await section('goodput', () =>
+    benchGoodput(ctx, { catalogOf: (n, format) => ensureCatalog(n, format, dataDir), responder, fastRows: Math.min(100_000, rows), fastRepeats: Math.min(repeats, 3) }),
+  );
+  // A model (or peer) that could not be measured is an error of the run, as a failed section is.
+  Object.assign(results.errors, goodputErrors(results.figures.goodput));
   if (values.profile) {
     log('profile ...');
     try {

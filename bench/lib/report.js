@@ -42,7 +42,120 @@ export function judgeTargets(results) {
   const fastest = Math.max(publish?.listingsRowsPerSec?.max ?? 0, publish?.bareRowsPerSec?.max ?? 0);
   const headroom = responder && fastest > 0 ? responder.autocannon.reqPerSec / fastest : undefined;
   add('responder capacity (autocannon) / fastest client', '>= 1.5 (never the bottleneck)', headroom, headroom >= 1.5, headroom === undefined ? 'n/a' : `${round(headroom, 2)}x`);
+  if (results.figures.goodput || results.errors?.goodput) {
+    for (const g of goodputTargets(results.figures.goodput)) add(g.figure, g.target, g.value, g.met, g.measured);
+  }
   return t;
+}
+
+const share = (v) => (v === undefined ? 'n/a' : `${round(v * 100, 2)}%`);
+const shareRange = (s) => (s ? (s.min === s.max ? share(s.median) : `${share(s.median)} (${share(s.min)}-${share(s.max)})`) : 'n/a');
+const GOODPUT_MODELS = ['latency-only', 'rate-limited', 'capacity-queue', 'load-shedding', 'shards-rate-limited'];
+
+/**
+ * The goodput section's targets, each as { model, figure, target, value, met, measured }: goodput and rejected share
+ * on the limited models, latency-only against curl --parallel-max 100, the defaults against the bare client.
+ */
+export function goodputTargets(goodput) {
+  const t = [];
+  const model = (name) => goodput?.models?.find((m) => m.name === name);
+  const add = (name, figure, target, value, met, measured) => t.push({ model: name, figure, target, value, measured, met: value === undefined ? undefined : met });
+  const latency = model('latency-only');
+  const curl = latency?.peers?.parallel?.rowsPerSec?.median;
+  const mine = latency?.rowsPerSec?.median;
+  const vsCurl = mine !== undefined && curl !== undefined ? mine / curl : undefined;
+  add('latency-only', 'goodput latency-only: listings rows/s / curl --parallel-max 100 rows/s', '>= 1.0', vsCurl, vsCurl >= 1, vsCurl === undefined ? 'n/a' : `${round(vsCurl, 2)}x (${fmtRange(latency.rowsPerSec)} vs ${fmtRange(latency.peers.parallel.rowsPerSec)})`);
+  for (const name of GOODPUT_MODELS.slice(1)) {
+    const m = model(name);
+    const target = m?.target ?? { goodput: 0.9, rejected: name.startsWith('shards') ? 0.03 : 0.02 };
+    add(name, `goodput ${name}: rows/s / ideal ${m ? round(m.idealRowsPerSec, 1).toLocaleString('en-US') : 'n/a'}/s`, `>= ${target.goodput}`, m?.goodput?.median, m?.goodput?.median >= target.goodput, x(m?.goodput));
+    add(name, `goodput ${name}: requests rejected (429 + 503)`, `<= ${share(target.rejected)}`, m?.rejected?.median, m?.rejected?.median <= target.rejected, shareRange(m?.rejected));
+  }
+  const fast = goodput?.fastResponder;
+  add('fast responder', 'goodput fast responder: listings (defaults) / bare client (64)', '>= 0.8', fast?.ratio?.median, fast?.ratio?.median >= 0.8, x(fast?.ratio));
+  return t;
+}
+
+const metShort = (list) => {
+  if (list.length === 0) return '';
+  if (list.some((g) => g.met === undefined)) return 'not measured';
+  const missed = list.filter((g) => !g.met);
+  return missed.length === 0 ? 'met' : `**not met**`;
+};
+
+/** The "Goodput matrix": one row per service model (and peer), as [model, sandbox, rows, rows/s, ideal, goodput, rejected, rejected after 1 s, target, result]. */
+export function goodputMatrix(results) {
+  const goodput = results.figures.goodput;
+  if (!goodput) return undefined;
+  const targets = goodputTargets(goodput);
+  const of = (name) => targets.filter((g) => g.model === name);
+  const rows = [];
+  const n = (v) => round(v, 1).toLocaleString('en-US');
+  for (const m of goodput.models) {
+    const label = m.shards > 1 ? `${m.name} (${m.shards} × --shard K/${m.shards})` : m.name;
+    const target =
+      m.name === 'latency-only' ? '>= curl --parallel-max 100 rows/s' : m.target ? `goodput >= ${m.target.goodput}, rejected <= ${share(m.target.rejected)}` : '';
+    if (m.error) {
+      rows.push([label, `\`${m.sandbox}\``, m.rows.toLocaleString('en-US'), 'not measured', n(m.idealRowsPerSec), 'n/a', 'n/a', 'n/a', target, `not measured: ${m.error}`]);
+    } else {
+      rows.push([
+        label,
+        `\`${m.sandbox}\``,
+        m.rows.toLocaleString('en-US'),
+        fmtRange(m.rowsPerSec),
+        n(m.idealRowsPerSec),
+        x(m.goodput),
+        shareRange(m.rejected),
+        shareRange(m.rejectedAfterFirstSecond),
+        target,
+        metShort(of(m.name)),
+      ]);
+    }
+    const peers = m.peers;
+    if (peers?.skipped) rows.push([`${m.name}: curl peers`, `\`${m.sandbox}\``, '', 'skipped', '', '', '', '', '', peers.skipped]);
+    for (const [kind, what] of [
+      ['xargs', 'xargs -P 16 + one curl per row'],
+      ['parallel', 'curl --parallel --parallel-max 100 -K config'],
+    ]) {
+      const p = peers?.[kind];
+      if (!p) continue;
+      const ideal = p.parallel / 0.1;
+      rows.push(
+        p.error
+          ? [`${m.name}: ${what}`, `\`${m.sandbox}\``, peers.rows.toLocaleString('en-US'), 'not measured', n(ideal), 'n/a', '', '', '', `not measured: ${p.error}`]
+          : [`${m.name}: ${what}`, `\`${m.sandbox}\``, peers.rows.toLocaleString('en-US'), fmtRange(p.rowsPerSec), n(ideal), x({ ...p.rowsPerSec, median: p.rowsPerSec.median / ideal, min: p.rowsPerSec.min / ideal, max: p.rowsPerSec.max / ideal }), '', '', 'peer', ''],
+      );
+    }
+  }
+  const fast = goodput.fastResponder;
+  if (fast) {
+    rows.push(
+      fast.error
+        ? ['fast responder (defaults)', 'bench/responder.js', fast.rows.toLocaleString('en-US'), 'not measured', 'bare client', 'n/a', '', '', 'listings / bare >= 0.8', `not measured: ${fast.error}`]
+        : [
+            'fast responder (defaults)',
+            'bench/responder.js',
+            fast.rows.toLocaleString('en-US'),
+            fmtRange(fast.listingsRowsPerSec),
+            `bare client (64): ${fmtRange(fast.bareRowsPerSec)}`,
+            `${x(fast.ratio)} of bare`,
+            '',
+            '',
+            'listings / bare >= 0.8',
+            metShort(of('fast responder')),
+          ],
+    );
+  }
+  const notes = [
+    ...goodput.models.map((m) => `${m.name}: ideal ${n(m.idealRowsPerSec)} rows/s = ${m.idealHow}`),
+    'curl peers: ideal = parallel requests / 0.1 s mean latency; 2,000 rows by default (--peer-rows), the same sandbox model',
+    'rows/s = rows published / wall seconds of the publish process(es), spawn to exit (shards: first spawn to last exit); rejected = (429 + 503) / requests, from the sandbox; "after 1 s" leaves out the first second',
+  ];
+  return {
+    head: ['model', 'sandbox', 'rows', 'rows/s', 'ideal rows/s', 'goodput', 'rejected', 'rejected after 1 s', 'target', 'result'],
+    rows,
+    notes,
+  };
 }
 
 const r = (s) => (s ? fmtRange(s) : 'n/a');
@@ -125,11 +238,27 @@ export function markdown(results) {
     '',
     ...mdTable(['figure', 'target', 'measured', ''], results.targets.map((t) => [t.figure, t.target, t.measured, metText(t.met)])),
     '',
+    ...goodputMarkdown(results),
     '## All figures',
     '',
     ...mdTable(['figure', 'value', 'note'], figureRows(results)),
     '',
   ].join('\n');
+}
+
+function goodputMarkdown(results) {
+  const matrix = goodputMatrix(results);
+  if (!matrix) return [];
+  return [
+    '## Goodput matrix',
+    '',
+    `\`listings publish CATALOG --json\` with its defaults (concurrency learned up to 512, pace learned from 429s) against a fresh \`listings sandbox\` per run; medians of ${results.figures.goodput.repeats} run(s) with min-max.`,
+    '',
+    ...mdTable(matrix.head, matrix.rows),
+    '',
+    ...matrix.notes.map((note) => `- ${note}`),
+    '',
+  ];
 }
 
 /** The same tables for the terminal. */
@@ -143,5 +272,11 @@ export function terminalTable(results) {
   print([['figure', 'target', 'measured', ''], ...results.targets.map((t) => [t.figure, t.target, t.measured, metText(t.met).replace(/\*/g, '')])]);
   lines.push('');
   print([['figure', 'value', 'note'], ...figureRows(results)]);
+  const matrix = goodputMatrix(results);
+  if (matrix) {
+    lines.push('', 'Goodput matrix');
+    print([matrix.head, ...matrix.rows.map((row) => row.map((v) => String(v).replace(/\*|`/g, '')))]);
+    for (const note of matrix.notes) lines.push(`  ${note}`);
+  }
   return lines.join('\n');
 }

@@ -32,7 +32,16 @@ export function bareOnce(responder, catalog, rows, options = {}) {
 async function publishRun(responder, catalog, rows, { concurrency = 64, nodeArgs = [] } = {}) {
   const before = await responder.posts();
   const result = await runListings(
-    (dir) => ['publish', catalog, '--concurrency', String(concurrency), '--report', join(dir, 'report.csv'), '--base-url', responder.url],
+    (dir) => [
+      'publish',
+      catalog,
+      // null: the tool's defaults (a learned concurrency)
+      ...(concurrency === null ? [] : ['--concurrency', String(concurrency)]),
+      '--report',
+      join(dir, 'report.csv'),
+      '--base-url',
+      responder.url,
+    ],
     { nodeArgs },
   );
   if (result.code !== 0) throw failure('listings publish', result);

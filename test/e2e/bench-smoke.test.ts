@@ -46,7 +46,7 @@ describe('npm run bench (smoke: 2,000 rows, one repeat)', () => {
     const before = existsSync(committed) ? readFileSync(committed, 'utf8') : undefined;
     const run = await runBench([
       '--rows', '2000', '--repeats', '1', '--startup-repeats', '3', '--latency-rows', '2000', '--peer-rows', '50',
-      '--load-seconds', '1', '--out', out, '--data-dir', join(out, 'data'),
+      '--load-seconds', '1', '--goodput-rows', '400', '--out', out, '--data-dir', join(out, 'data'),
     ]);
     expect(run.code, run.stderr).toBe(0);
 
@@ -55,7 +55,9 @@ describe('npm run bench (smoke: 2,000 rows, one repeat)', () => {
     expect(results.config.rows).toBe(2000);
     expect(results.machine.cores).toBeGreaterThan(0);
     expect(results.machine.node).toBe(process.version);
-    const { publish, validate, memory, startup, latency, sandbox, peer, responder } = results.figures;
+    const { publish, validate, memory, startup, latency, sandbox, peer, responder, goodput } = results.figures;
+    const models = (goodput as { models?: { name: string }[] } | undefined)?.models ?? [];
+    expect(models.map((model) => model.name)).toEqual(expect.arrayContaining(['rate-limited', 'capacity-queue', 'load-shedding']));
     expect(isRate(publish?.listingsRowsPerSec)).toBe(true);
     expect(isRate(publish?.bareRowsPerSec)).toBe(true);
     expect(isRate(publish?.ratio)).toBe(true);
@@ -88,5 +90,5 @@ describe('npm run bench (smoke: 2,000 rows, one repeat)', () => {
     expect(run.stdout).toContain('validate rows/s, listings / bare csv-parse loop (CSV)');
     // The committed results of the last full run are not touched by a smoke run.
     expect(existsSync(committed) ? readFileSync(committed, 'utf8') : undefined).toBe(before);
-  }, 120_000);
+  }, 240_000);
 });
