@@ -1,0 +1,227 @@
+import { ApiError } from '../errors.js';
+import { classifyFailure, type FailureKind } from '../client/classify.js';
+import type { CreateListingResult } from '../client/listings-client.js';
+import type { RowOutcome } from './outcome.js';
+import { Alarm } from './alarm.js';
+import { DueQueue } from './due-queue.js';
+import { Fifo } from './fifo.js';
+import { RetryBudget } from './retry-budget.js';
+import { DEFAULT_RETRY_POLICY, decideRetry, type RetryPolicy } from './retry-policy.js';
+import { parseRetryAfter } from './retry-after.js';
+import { unsent } from './row-selection.js';
+import { describeRejected, failedOutcome, hintOf, publishedOutcome, type Task } from './task.js';
+import { createFlowControl } from './flow/create.js';
+import type { FlowControl } from './flow/flow-control.js';
+import type { SendTicket } from './flow/concurrency-limit.js';
+import type { EngineClock, ListingSender, PublishOptions } from './engine-types.js';
+
+/**
+ * Real errors in a row, with the retry budget spent, after which the service counts as unusable. One refused
+ * retry alone is not enough: a busy run may spend the budget on a flaky but working service.
+ */
+const UNUSABLE_AFTER = 5;
+const UNUSABLE = 'service unusable';
+
+/** What the sending side tells the run it serves. */
+export interface SendingHooks {
+  /** A row's outcome is known. */
+  finish(index: number, outcome: RowOutcome): void;
+  /** A row failed; `failed` rows so far (for --max-errors). */
+  failed(failed: number): void;
+  /** The service cannot be used by this run: the run must stop. */
+  unusable(error: unknown, reason: string, hint: string | undefined): void;
+  /** Something changed that the reading loop may be waiting for. */
+  notify(): void;
+  /** A callback threw: the run ends with the error. */
+  crash(error: unknown): void;
+}
+
+/**
+ * The sending half of a run: rows ready to go, rows waiting to be sent again, and the requests in flight. It sends
+ * what the flow control allows, turns each answer into an outcome, a retry or the run's end, and journals every row
+ * that reached the service.
+ */
+export class Sending {
+  readonly flow: FlowControl;
+  readonly #options: PublishOptions;
+  readonly #sender: ListingSender | undefined;
+  readonly #clock: EngineClock;
+  readonly #now: () => number;
+  readonly #hooks: SendingHooks;
+  readonly #policy: RetryPolicy;
+  readonly #budget: RetryBudget;
+  readonly #ready = new Fifo<Task>();
+  readonly #retries = new DueQueue<Task>();
+  readonly #alarm: Alarm;
+  /** Set once the run stops: nothing more is sent, and answers still coming end their rows with this reason. */
+  #halted: string | undefined;
+  #errorsInARow = 0;
+  requests = 0;
+  retriesSent = 0;
+  failedRows = 0;
+
+  constructor(options: PublishOptions, clock: EngineClock, now: () => number, hooks: SendingHooks) {
+    this.#options = options;
+    this.#sender = options.sender;
+    this.#clock = clock;
+    this.#now = now;
+    this.#hooks = hooks;
+    this.#policy = options.retryPolicy ?? DEFAULT_RETRY_POLICY;
+    this.#budget = options.retryBudget ?? new RetryBudget();
+    this.flow = createFlowControl(options, now());
+    this.#alarm = new Alarm(clock, now, () => {
+      this.#guarded(() => this.dispatch());
+      hooks.notify();
+    });
+  }
+
+  /** Rows ready and not yet sent. */
+  get readyCount(): number {
+    return this.#ready.size;
+  }
+
+  get waitingRetry(): number {
+    return this.#retries.size;
+  }
+
+  add(task: Task): void {
+    this.#ready.push(task);
+    this.dispatch();
+  }
+
+  /** Send what the flow control allows now: due retries first (they hold up the reorder buffer), then new rows. */
+  dispatch(): void {
+    if (this.#halted !== undefined) return;
+    const now = this.#now();
+    for (;;) {
+      const retry = this.#retries.peekDue(now);
+      if (retry === undefined && this.#ready.size === 0) break;
+      const sendAt = this.flow.nextSendAt(now);
+      if (sendAt > now) {
+        if (sendAt !== Infinity) this.#alarm.setFor(sendAt);
+        return;
+      }
+      if (retry !== undefined) {
+        this.#retries.pop();
+        this.#send(retry, now);
+      } else {
+        this.#send(this.#ready.take() as Task, now);
+        this.#hooks.notify();
+      }
+    }
+    const nextDue = this.#retries.nextDueAt();
+    if (nextDue !== undefined && nextDue > now) this.#alarm.setFor(nextDue);
+  }
+
+  /** Stop sending: rows ready become `not_attempted`; rows waiting for a retry end as failed (they were sent). */
+  halt(reason: string): void {
+    this.#halted ??= reason;
+    for (let task = this.#ready.take(); task !== undefined; task = this.#ready.take()) this.#hooks.finish(task.index, unsent(task.index, task.row, 'not_attempted', reason));
+    for (let task = this.#retries.pop(); task !== undefined; task = this.#retries.pop()) {
+      // A row the breaker held back never reached the service.
+      if (task.attempts === 0) this.#hooks.finish(task.index, unsent(task.index, task.row, 'not_attempted', reason));
+      else this.#fail(task, reason);
+    }
+    this.#alarm.clear();
+  }
+
+  /** The run is over: no timer may keep the process alive. */
+  close(): void {
+    this.#alarm.clear();
+  }
+
+  #send(task: Task, now: number): void {
+    const sender = this.#sender as ListingSender;
+    const ticket = this.flow.send(now);
+    this.requests++;
+    if (task.attempts++ === 0) {
+      task.startedAt = now;
+      this.#budget.recordRequest();
+    } else {
+      this.retriesSent++;
+    }
+    let answer: Promise<CreateListingResult>;
+    try {
+      answer = sender.postListingJson(task.body, { idempotencyKey: task.key });
+    } catch (error) {
+      answer = Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    answer.then(
+      (result) => this.#guarded(() => this.#succeeded(task, ticket, result)),
+      (error: unknown) => this.#guarded(() => this.#failedAttempt(task, ticket, error)),
+    );
+  }
+
+  #guarded(work: () => void): void {
+    try {
+      work();
+    } catch (error) {
+      this.#hooks.crash(error);
+    }
+  }
+
+  #succeeded(task: Task, ticket: SendTicket, result: CreateListingResult): void {
+    const now = this.#now();
+    this.flow.accepted(ticket, now);
+    this.#errorsInARow = 0;
+    this.#hooks.finish(task.index, publishedOutcome(task, result, now));
+    this.#options.changedOnly?.set(task.row.sku, task.hash);
+    this.#options.journal?.record({ index: task.index, sku: task.row.sku, hash: task.hash, outcome: 'published', status: result.status });
+    this.dispatch();
+    this.#hooks.notify();
+  }
+
+  #failedAttempt(task: Task, ticket: SendTicket, error: unknown): void {
+    const now = this.#now();
+    task.lastError = error;
+    const kind = classifyFailure(error);
+    const asked = error instanceof ApiError ? parseRetryAfter(error.retryAfter, this.#clock.now()) : undefined;
+    this.flow.failed(ticket, now, kind, error, asked);
+    const verdict = this.flow.verdict;
+    if (this.#options.abandon?.aborted) {
+      task.lastError = new Error('abandoned in flight: the service may or may not have received it');
+      this.#fail(task, 'interrupted');
+    } else if (kind === 'rejected') {
+      const rejected = describeRejected(error);
+      this.#hooks.unusable(error, rejected.run, hintOf(error));
+      this.#fail(task, rejected.row);
+    } else if (verdict !== undefined) {
+      this.#hooks.unusable(verdict.error, verdict.reason, verdict.hint ?? hintOf(verdict.error));
+      if (kind === 'unreachable') this.#hooks.finish(task.index, unsent(task.index, task.row, 'not_attempted', UNUSABLE));
+      else this.#fail(task, UNUSABLE);
+    } else if (this.#halted !== undefined) {
+      this.#fail(task, this.#halted);
+    } else if (kind === 'unreachable') {
+      // It never reached the service: not an attempt. It goes out again when the breaker lets a request through.
+      task.attempts--;
+      this.#retries.push(task, now);
+    } else {
+      this.#retry(task, kind, error, now);
+    }
+    this.dispatch();
+    this.#hooks.notify();
+  }
+
+  #retry(task: Task, kind: FailureKind, error: unknown, now: number): void {
+    const pushback = kind === 'throttled' || kind === 'overloaded' || kind === 'timeout';
+    if (pushback) task.pushbacks++;
+    else this.#errorsInARow = kind === 'transient' ? this.#errorsInARow + 1 : 0;
+    const decision = decideRetry({ error, attempt: task.attempts - task.pushbacks, pushbacks: task.pushbacks, policy: this.#policy, nowMs: this.#clock.now(), random: this.#clock.random });
+    if (!decision.retry) {
+      this.#fail(task, decision.reason);
+    } else if (!decision.pushback && !this.#budget.tryAcquire()) {
+      if (this.#errorsInARow >= UNUSABLE_AFTER) this.#hooks.unusable(error, `${UNUSABLE_AFTER} errors in a row, and the retry budget is spent`, hintOf(error));
+      this.#fail(task, 'retry budget spent');
+    } else {
+      this.#retries.push(task, now + decision.delayMs);
+    }
+  }
+
+  #fail(task: Task, reason: string): void {
+    const error = task.lastError;
+    this.#hooks.finish(task.index, failedOutcome(task, reason, this.#now()));
+    const status = error instanceof ApiError ? { status: error.status } : {};
+    this.#options.journal?.record({ index: task.index, sku: task.row.sku, hash: task.hash, outcome: 'failed', ...status });
+    this.#hooks.failed(++this.failedRows);
+  }
+}
