@@ -8,7 +8,7 @@ export interface AdaptiveLimitOptions {
   max?: number;
   /** Latency may rise to `tolerance` x the no-load latency (plus `slackMs`) before a queue is assumed. Default 1.5. */
   tolerance?: number;
-  /** Latency jitter in ms that is never taken for a queue (timers, GC, loopback). Default 2. */
+  /** Latency jitter in ms that is never taken for a queue (timers, GC, loopback, JIT warm-up). Default 5. */
   slackMs?: number;
   /** The factor the limit is cut by on overload (503, timeouts). Default 0.7. */
   backoff?: number;
@@ -21,11 +21,12 @@ export interface AdaptiveLimitOptions {
  *
  * - **Slow start** from `initial`: each accepted answer adds one (the limit doubles per round trip) until latency
  *   rises, the service pushes back, or the ceiling is reached.
- * - Answers are judged in **sample windows** (at least `minSamples`, and half the limit), by their mean latency,
+ * - Answers are judged in **sample windows** (`minSamples` in slow start, then half the limit), by their mean latency,
  *   so one slow answer of a noisy service does not move the limit. Only answers to requests sent after the last
  *   change count: each window measures the limit it judges.
  * - The **no-load latency** is the lowest window mean seen. While a window's mean stays within
- *   `tolerance x no-load + slackMs`, the limit grows by a tenth; above it, a queue is building at the service and
+ *   `tolerance x no-load + slackMs`, the limit grows by a tenth (by one once the service has shed load: its ceiling
+ *   is near); above it, a queue is building at the service and
  *   the limit shrinks in proportion (never by more than half). If cutting the limit to an eighth does not bring latency
  *   down, the queue is not ours (the service got slower for everyone): the no-load latency is learned again instead
  *   of cutting on to 1.
@@ -42,6 +43,8 @@ export class AdaptiveLimit implements ConcurrencyLimit {
   readonly #minSamples: number;
   #limit: number;
   #slowStart = true;
+  /** After an overload the limit probes upwards by one per window, not by a tenth: the ceiling is near. */
+  #overloaded = false;
   #seq = 0;
   #inFlight = 0;
   /** Answers to requests sent up to here were sent under an older limit. */
@@ -93,6 +96,7 @@ export class AdaptiveLimit implements ConcurrencyLimit {
       return;
     }
     if (signal === 'overloaded') {
+      this.#overloaded = true;
       if (current) this.#cut(this.#backoff);
       return;
     }
@@ -100,7 +104,8 @@ export class AdaptiveLimit implements ConcurrencyLimit {
     if (!current) return;
     this.#samples++;
     this.#sumMs += now - ticket.sentAt;
-    if (this.#samples >= Math.max(this.#minSamples, this.limit / 2)) this.#judgeWindow();
+    // In slow start the limit doubles each round trip: small windows catch a queue before it has grown deep.
+    if (this.#samples >= (this.#slowStart ? this.#minSamples : Math.max(this.#minSamples, this.limit / 2))) this.#judgeWindow();
   }
 
   #judgeWindow(): void {
@@ -122,7 +127,7 @@ export class AdaptiveLimit implements ConcurrencyLimit {
     }
     this.#cutsFrom = undefined;
     if (!this.#slowStart && used && this.#limit < this.#max) {
-      this.#limit = Math.min(this.#max, this.#limit + Math.max(1, this.#limit / 10));
+      this.#limit = Math.min(this.#max, this.#limit + (this.#overloaded ? 1 : Math.max(1, this.#limit / 10)));
       this.#changedAtSeq = this.#seq;
     }
     this.#newWindow();
