@@ -24,7 +24,11 @@ export * from './catalog/index.js';
 export { createPreparer, prepareCatalog, type ListingDefaults, type PreparedRow } from './prepare/index.js';
 
 export { publishRows, PublishRun } from './publish/engine.js';
-export type { PublishOptions, PublishEnd, ListingSender, EngineStats } from './publish/engine-types.js';
+export type { PublishOptions, PublishEnd, ListingSender, EngineStats, EngineClock } from './publish/engine-types.js';
+export { FixedLimit, type ConcurrencyLimit, type LoadSignal, type SendTicket } from './publish/flow/concurrency-limit.js';
+export { AdaptiveLimit, type AdaptiveLimitOptions } from './publish/flow/adaptive-limit.js';
+export { Pacer, type PacerOptions } from './publish/flow/pacer.js';
+export { Breaker, type BreakerOptions, type BreakerVerdict } from './publish/flow/breaker.js';
 export { OUTCOMES, type OutcomeKind, type RowOutcome } from './publish/outcome.js';
 export { DEFAULT_RETRY_POLICY, decideRetry, type RetryPolicy } from './publish/retry-policy.js';
 export { parseRetryAfter } from './publish/retry-after.js';

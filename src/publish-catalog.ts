@@ -20,8 +20,11 @@ export interface PublishCatalogOptions extends PublishOptions {
  *
  * ```ts
  * const client = new ListingsClient({ baseUrl, apiKey });
- * for await (const outcome of await publishCatalog('catalog.csv', { sender: client, concurrency: 32 })) { ... }
+ * for await (const outcome of await publishCatalog('catalog.csv', { sender: client })) { ... }
  * ```
+ *
+ * Concurrency and pace are learned from the service unless `concurrency` (a fixed limit) or `rate` (a ceiling) say
+ * otherwise.
  */
 export async function publishCatalog(sources: string | readonly string[], options: PublishCatalogOptions = {}): Promise<PublishRun> {
   const { defaults, catalog: catalogOptions, ...publishOptions } = options;

@@ -62,7 +62,8 @@ class SandboxHandler {
   ) {
     this.random = faultStreams(config.seed);
     this.bucket = config.rateLimit === undefined ? undefined : new TokenBucket(config.rateLimit);
-    this.admission = config.capacity === undefined ? undefined : new Admission(config.capacity, config.queue);
+    // Without a capacity every request is served at once; admission still counts the peak in flight.
+    this.admission = new Admission(config.capacity ?? Infinity, config.capacity === undefined ? 0 : config.queue);
     this.tooLarge = { status: 413, body: errorJson('payload_too_large', `the body exceeds ${config.maxBodyBytes} bytes`), headers: { connection: 'close' } };
     this.rateLimited = {
       status: 429,
@@ -94,7 +95,6 @@ class SandboxHandler {
         this.stats.throttled++;
         return this.deliver(req, res, this.rateLimited, started, false);
       }
-      if (this.admission === undefined) return this.deliver(req, res, this.safeAnswer(req, body), started, true);
       this.admit(this.admission, req, res, body, started);
     });
   }
@@ -191,7 +191,8 @@ class SandboxHandler {
     // the service time, counted from the entry into service (now), and any queue wait comes on top.
     let delay = 0;
     if (latency !== undefined) {
-      delay = Math.ceil(latency.min + (latency.max - latency.min) * this.random.latency() - (admission === undefined ? performance.now() - started : 0));
+      const fromArrival = admission === undefined || this.config.capacity === undefined;
+      delay = Math.ceil(latency.min + (latency.max - latency.min) * this.random.latency() - (fromArrival ? performance.now() - started : 0));
     }
     const finish = (): void => {
       try {

@@ -67,7 +67,7 @@ export interface SandboxStats {
   throttled: number;
   /** Requests refused with 503 because capacity and queue were full (injected 503s are not counted here). */
   overloaded: number;
-  /** The most listing requests held at once, in service plus waiting (counted only with a capacity set). */
+  /** The most listing requests held at once: in service plus waiting (without a capacity, all are in service). */
   peak_in_flight: number;
   /** The most listing requests waiting at once for a slot (counted only with a capacity set). */
   peak_queued: number;

@@ -338,7 +338,7 @@ describe('stats and lifecycle', () => {
     await call(sandbox.url, { path: '/nowhere', body: '{}' });
     const reply = await call(sandbox.url, { method: 'GET', path: '/_sandbox/stats', headers: {} });
     expect(reply.status).toBe(200);
-    expect(reply.json).toEqual({ requests: 3, created: 1, replayed: 0, duplicates: 0, dropped: 0, throttled: 0, overloaded: 0, peak_in_flight: 0, peak_queued: 0, by_status: { '201': 1, '401': 1, '404': 1 } });
+    expect(reply.json).toEqual({ requests: 3, created: 1, replayed: 0, duplicates: 0, dropped: 0, throttled: 0, overloaded: 0, peak_in_flight: 1, peak_queued: 0, by_status: { '201': 1, '401': 1, '404': 1 } });
     expect(sandbox.stats()).toEqual(reply.json);
   });
 

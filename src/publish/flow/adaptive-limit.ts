@@ -27,9 +27,9 @@ export interface AdaptiveLimitOptions {
  * - The **no-load latency** is the lowest window mean seen. While a window's mean stays within
  *   `tolerance x no-load + slackMs`, the limit grows by a tenth (by one once the service has shed load: its ceiling
  *   is near); above it, a queue is building at the service and
- *   the limit shrinks in proportion (never by more than half). If cutting the limit to an eighth does not bring latency
- *   down, the queue is not ours (the service got slower for everyone): the no-load latency is learned again instead
- *   of cutting on to 1.
+ *   the limit shrinks in proportion (never by more than half). If three round trips of cuts (the limit down by 40% or
+ *   more) do not bring latency down, the queue is not ours (the service got slower for everyone): the no-load
+ *   latency is learned again instead of cutting on to 1.
  * - **Overload** (503, 502/504, a timeout) cuts the limit by `backoff`, once per round trip. A **429** ends slow
  *   start without a cut: the pace is the pacer's to learn.
  * - The limit only grows while it is used (at least half of it in flight): a run held back by its pace or by its
@@ -51,7 +51,7 @@ export class AdaptiveLimit implements ConcurrencyLimit {
   #changedAtSeq = 0;
   #noLoadMs = Infinity;
   /** The limit and mean latency when the current run of latency cuts began, to check that cutting helps. */
-  #cutsFrom: { limit: number; meanMs: number } | undefined;
+  #cutsFrom: { limit: number; meanMs: number; windows: number } | undefined;
   #samples = 0;
   #sumMs = 0;
   #peakInFlight = 0;
@@ -114,14 +114,14 @@ export class AdaptiveLimit implements ConcurrencyLimit {
     this.#noLoadMs = Math.min(this.#noLoadMs, mean);
     let threshold = this.#threshold();
     const from = this.#cutsFrom;
-    if (mean > threshold && from !== undefined && this.#limit <= from.limit / 8 && mean > from.meanMs * 0.75) {
-      // An eighth of the requests in flight (three round trips of cuts, time for a queue we built to drain) did not
-      // lower latency: the queue is not ours, the service got slower.
+    if (mean > threshold && from !== undefined && ++from.windows >= 3 && this.#limit <= from.limit * 0.6 && mean > from.meanMs * 0.85) {
+      // Three round trips of cuts (time for a queue we built to drain), the limit down by 40% or more, and latency
+      // has not moved: the queue is not ours, the service (or this client, warming up) got slower.
       this.#noLoadMs = mean;
       threshold = this.#threshold();
     }
     if (mean > threshold) {
-      this.#cutsFrom ??= { limit: this.#limit, meanMs: mean };
+      this.#cutsFrom ??= { limit: this.#limit, meanMs: mean, windows: 0 };
       this.#cut(Math.max(0.5, threshold / mean));
       return;
     }
