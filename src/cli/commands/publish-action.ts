@@ -24,7 +24,7 @@ import { trapSignals } from '../signals.js';
 import { printRunEnd, printSummary, ROW_ERRORS_SHOWN } from '../summary.js';
 import type { LoadedSettings } from '../settings.js';
 import { catalogOptionsFrom } from '../catalog-options.js';
-import type { PublishFlags } from './publish.js';
+import type { PublishFlags } from './publish-flags.js';
 
 /** What the flags say before anything is opened; every mistake here is a usage error (exit 2), nothing sent. */
 function checkFlags(flags: PublishFlags): void {

@@ -1,30 +1,9 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { parseInteger } from '../../config/options.js';
 import { addSettingsOptions, loadSettings } from '../settings.js';
-import { addCatalogOptions, type CatalogFlags } from '../catalog-options.js';
+import { addCatalogOptions } from '../catalog-options.js';
+import type { PublishFlags } from './publish-flags.js';
 
-/** The flags of `listings publish`, as commander collects them. */
-export interface PublishFlags extends CatalogFlags {
-  concurrency?: number;
-  rate?: number;
-  maxAttempts: number;
-  timeout?: number;
-  connectTimeout?: number;
-  giveUpAfter?: number;
-  maxErrors?: number;
-  dryRun?: boolean;
-  changedOnly?: boolean;
-  state?: string;
-  shard?: string;
-  /** A path, or false for --no-journal. */
-  journal?: string | false;
-  resume?: boolean;
-  retryFailed?: string;
-  report: string[];
-  json?: boolean;
-  quiet?: boolean;
-  sandbox?: boolean;
-}
 
 function whole(min: number, max: number) {
   const parse = parseInteger(min, max);

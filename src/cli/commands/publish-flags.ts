@@ -1,0 +1,24 @@
+import type { CatalogFlags } from '../catalog-options.js';
+
+/** The flags of `listings publish`, as commander collects them. */
+export interface PublishFlags extends CatalogFlags {
+  concurrency?: number;
+  rate?: number;
+  maxAttempts: number;
+  timeout?: number;
+  connectTimeout?: number;
+  giveUpAfter?: number;
+  maxErrors?: number;
+  dryRun?: boolean;
+  changedOnly?: boolean;
+  state?: string;
+  shard?: string;
+  /** A path, or false for --no-journal. */
+  journal?: string | false;
+  resume?: boolean;
+  retryFailed?: string;
+  report: string[];
+  json?: boolean;
+  quiet?: boolean;
+  sandbox?: boolean;
+}
