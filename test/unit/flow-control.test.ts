@@ -20,6 +20,8 @@ describe('flow control with default settings on simulated services (deterministi
     ['capacity 128 with a queue, 200-300 ms', { latencyMs: [200, 300], capacity: 128 }, 20_000],
     ['capacity 8, queue 8, 503 past it, 20-50 ms', { latencyMs: [20, 50], capacity: 8, queue: 8 }, 10_000],
     ['2 s a request, capacity 400', { latencyMs: [1800, 2200], capacity: 400 }, 40_000],
+    ['noisy: 50-1000 ms, capacity 200 with a queue', { latencyMs: [50, 1000], capacity: 200 }, 20_000],
+    ['a fast rate limit: 5,000/s, 5-10 ms', { latencyMs: [5, 10], rateLimit: 5000, retryAfterS: 1 }, 100_000],
   ];
   it.each(models)('%s: goodput >= 0.9 of ideal, <= 2%% rejected', (_name, model, rows) => {
     const result = simulate(model, [defaultFlow()], rows);
@@ -145,23 +147,45 @@ describe('AdaptiveLimit', () => {
 });
 
 describe('Pacer', () => {
-  it('paces nothing until a 429, then sends just under the rate that was accepted, growing back along a cubic', () => {
+  it('after a burst the service allowed, the pace follows what it accepts while it throttles, not the burst', () => {
+    const pacer = new Pacer();
+    // A burst of 1,000 accepted in 100 ms, then the service lets 100/s through while answering 429.
+    for (let t = 0; t < 100; t += 0.1) pacer.onAccepted(t);
+    pacer.onPushback(100, 1, 1000, true, 1000);
+    const first = pacer.rate(100)!;
+    for (let t = 100, seq = 1001; t < 600; t += 10, seq++) {
+      pacer.onAccepted(t);
+      pacer.onPushback(t + 1, seq, seq, true, 1000);
+    }
+    expect(first).toBeGreaterThan(1000);
+    expect(pacer.rate(600)).toBeLessThan(110);
+  });
+
+  it('a cut leaves no credit: the next request waits one interval of the new pace', () => {
+    const pacer = new Pacer();
+    for (let t = 0; t < 1000; t += 1) pacer.onAccepted(t);
+    pacer.onPushback(1000, 1, 1, true, undefined);
+    const rate = pacer.rate(1000)!;
+    expect(pacer.nextSendAt(1000)).toBeCloseTo(1000 + 1000 / rate, 3);
+  });
+
+  it('paces nothing until a 429, then sends just under the rate accepted lately, growing back along a cubic', () => {
     const pacer = new Pacer();
     expect(pacer.rate(0)).toBeUndefined();
     for (let t = 0; t < 1000; t += 2) pacer.onAccepted(t);
     pacer.onPushback(1000, 1, 10, true, 1000);
-    // 450 accepted in the last full buckets (0.9 s of them); the pace drops to 0.9 x that.
-    expect(pacer.rate(1000)).toBeCloseTo(405, 0);
-    // Regrowth: back to 450 after K = cbrt(450 x 0.1 / 0.4) = 4.8 s, if it is used meanwhile, then above it.
+    // 500/s accepted lately (its last 100 ms bucket); the pace drops to 0.9 x that.
+    expect(pacer.rate(1000)).toBeCloseTo(450, 0);
+    // Regrowth: back to 500 after K = cbrt(500 x 0.1 / 0.4) = 5 s, if it is used meanwhile, then above it.
     const acceptUntil = (from: number, to: number): void => {
       for (let t = from; t < to; t += 2) pacer.onAccepted(t);
     };
     acceptUntil(1000, 3000);
-    expect(pacer.rate(3000)).toBeGreaterThan(430);
-    acceptUntil(3000, 5800);
-    expect(pacer.rate(5800)).toBeCloseTo(450, 0);
-    acceptUntil(5800, 9000);
-    expect(pacer.rate(9000)).toBeGreaterThan(455);
+    expect(pacer.rate(3000)).toBeGreaterThan(480);
+    acceptUntil(3000, 6000);
+    expect(pacer.rate(6000)).toBeCloseTo(500, 0);
+    acceptUntil(6000, 9000);
+    expect(pacer.rate(9000)).toBeGreaterThan(505);
   });
 
   it('a 429 for a request sent before the last cut does not cut again', () => {

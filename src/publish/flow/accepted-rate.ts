@@ -19,6 +19,27 @@ export class AcceptedRate {
     this.#counts[slot] = (this.#counts[slot] ?? 0) + 1;
   }
 
+  /**
+   * Requests per second accepted lately: over the newest buckets that together hold at least `minCount` answers
+   * (at least two buckets, at most the whole second). A fast service is measured over its last 200 ms, so a burst
+   * the service allowed a moment ago does not inflate it; a slow one over enough answers to mean something.
+   */
+  recentPerSecond(now: number, minCount = 20): number {
+    if (this.#first === undefined) return 0;
+    const current = Math.floor(now / BUCKET_MS);
+    let sum = 0;
+    let buckets = 0;
+    for (let back = 0; back < BUCKETS; back++) {
+      const bucket = current - back;
+      const slot = bucket % BUCKETS;
+      if (this.#slotOf[slot] === bucket) sum += this.#counts[slot] ?? 0;
+      buckets = back + 1;
+      if (buckets >= 2 && sum >= minCount) break;
+    }
+    const spanMs = Math.min(buckets * BUCKET_MS - BUCKET_MS + (now - current * BUCKET_MS), Math.max(BUCKET_MS, now - this.#first));
+    return (sum * 1000) / Math.max(1, spanMs);
+  }
+
   /** Requests per second accepted over the last second (or since the first, when that is shorter). */
   perSecond(now: number): number {
     if (this.#first === undefined) return 0;

@@ -24,8 +24,8 @@ export interface AdaptiveLimitOptions {
  * - Answers are judged in **sample windows** (`minSamples` in slow start, then half the limit), by their mean latency,
  *   so one slow answer of a noisy service does not move the limit. Only answers to requests sent after the last
  *   change count: each window measures the limit it judges.
- * - The **no-load latency** is the lowest window mean seen. While a window's mean stays within
- *   `tolerance x no-load + slackMs`, the limit grows by a tenth (by one once the service has shed load: its ceiling
+ * - The **no-load latency** is the lowest window mean seen (plus its standard error). While a window's mean stays
+ *   within `tolerance x no-load + slackMs` (less than two standard errors above it: chance is no queue), the limit grows by a tenth (by one once the service has shed load: its ceiling
  *   is near); above it, a queue is building at the service and
  *   the limit shrinks in proportion (never by more than half). If three round trips of cuts (the limit down by 40% or
  *   more) do not bring latency down, the queue is not ours (the service got slower for everyone): the no-load
@@ -54,6 +54,7 @@ export class AdaptiveLimit implements ConcurrencyLimit {
   #cutsFrom: { limit: number; meanMs: number; windows: number } | undefined;
   #samples = 0;
   #sumMs = 0;
+  #sumSquares = 0;
   #peakInFlight = 0;
 
   constructor(options: AdaptiveLimitOptions = {}) {
@@ -102,25 +103,32 @@ export class AdaptiveLimit implements ConcurrencyLimit {
     }
     if (this.#slowStart && ticket.inFlight >= this.#limit / 2) this.#limit = Math.min(this.#max, this.#limit + 1);
     if (!current) return;
+    const latency = now - ticket.sentAt;
     this.#samples++;
-    this.#sumMs += now - ticket.sentAt;
+    this.#sumMs += latency;
+    this.#sumSquares += latency * latency;
     // In slow start the limit doubles each round trip: small windows catch a queue before it has grown deep.
     if (this.#samples >= (this.#slowStart ? this.#minSamples : Math.max(this.#minSamples, this.limit / 2))) this.#judgeWindow();
   }
 
   #judgeWindow(): void {
-    const mean = this.#sumMs / this.#samples;
+    const n = this.#samples;
+    const mean = this.#sumMs / n;
+    // The standard error of the window's mean: a noisy service's windows differ by chance, and chance is no queue.
+    const error = Math.sqrt(Math.max(0, this.#sumSquares / n - mean * mean) / n);
     const used = this.#peakInFlight >= this.#limit / 2;
-    this.#noLoadMs = Math.min(this.#noLoadMs, mean);
+    // The lowest of many noisy means is lower than the service's no-load latency by a few standard errors.
+    this.#noLoadMs = Math.min(this.#noLoadMs, mean + error);
     let threshold = this.#threshold();
+    const queued = (): boolean => mean - 2 * error > threshold;
     const from = this.#cutsFrom;
-    if (mean > threshold && from !== undefined && ++from.windows >= 3 && this.#limit <= from.limit * 0.6 && mean > from.meanMs * 0.85) {
+    if (queued() && from !== undefined && ++from.windows >= 3 && this.#limit <= from.limit * 0.6 && mean > from.meanMs * 0.85) {
       // Three round trips of cuts (time for a queue we built to drain), the limit down by 40% or more, and latency
       // has not moved: the queue is not ours, the service (or this client, warming up) got slower.
       this.#noLoadMs = mean;
       threshold = this.#threshold();
     }
-    if (mean > threshold) {
+    if (queued()) {
       this.#cutsFrom ??= { limit: this.#limit, meanMs: mean, windows: 0 };
       this.#cut(Math.max(0.5, threshold / mean));
       return;
@@ -147,6 +155,7 @@ export class AdaptiveLimit implements ConcurrencyLimit {
   #newWindow(): void {
     this.#samples = 0;
     this.#sumMs = 0;
+    this.#sumSquares = 0;
     this.#peakInFlight = this.#inFlight;
   }
 }

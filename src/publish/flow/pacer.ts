@@ -18,7 +18,8 @@ const MIN_RATE = 1;
 /**
  * The run's send rate, learned from 429s (after the AWS SDKs' adaptive retry mode, which is CUBIC applied to a
  * rate): no pace at all until the service throttles; then, on each fresh 429 (one for a request sent after the
- * last cut), the pace drops to `backoff` x the rate the service was accepting over the last second, and grows
+ * last cut), the pace drops to `backoff` x the rate the service was accepting lately (its last 200 ms, or enough
+ * answers to tell), and grows
  * back along a cubic curve: quickly at first, flat near the rate that was throttled, then probing above it. So
  * after the first burst the run sends just under what the service accepts, and few requests are rejected.
  *
@@ -26,8 +27,8 @@ const MIN_RATE = 1;
  * not a slower pace: every send is held for its Retry-After (1 s when it names none, doubling while it goes on), so
  * a service that sheds everything is not hammered by requests that fail at once.
  *
- * Sends are spaced by GCRA (a token bucket with a burst of a tenth of a second), whose interval follows the pace
- * as it changes. Pure: the caller passes monotonic milliseconds.
+ * Sends are spaced by GCRA (a token bucket: a burst of a tenth of a second under the user's ceiling, a hundredth
+ * under a learned pace), whose interval follows the pace as it changes; a cut leaves no credit behind. Pure: the caller passes monotonic milliseconds.
  */
 export class Pacer {
   readonly #ceiling: number | undefined;
@@ -48,6 +49,11 @@ export class Pacer {
   #nextAt = -Infinity;
   #holdUntil = 0;
   #holdMs = 0;
+  /**
+   * A throttling episode: 429s no more than 2 s apart. What is accepted during one is what the service lets through
+   * while it throttles (its rate), not a burst it allowed before.
+   */
+  #episode: { since: number; lastAt: number; accepted: number } | undefined;
 
   constructor(options: PacerOptions = {}) {
     const { ceiling } = options;
@@ -80,12 +86,23 @@ export class Pacer {
     const rate = this.rate(now);
     if (rate === undefined) return;
     this.#tat = Math.max(this.#tat, now) + 1000 / rate;
-    this.#nextAt = this.#tat - burstMs(rate);
+    this.#nextAt = this.#tat - this.#burstMs(now, rate);
+  }
+
+  /**
+   * GCRA's burst tolerance: a tenth of a second's worth for the user's ceiling; a learned pace allows a hundredth,
+   * since its whole point is not to outrun the service.
+   */
+  #burstMs(now: number, rate: number): number {
+    const learned = this.#learned(now);
+    const share = learned !== undefined && (this.#ceiling === undefined || learned < this.#ceiling) ? 0.01 : 0.1;
+    return Math.max(0, rate * share - 1) * (1000 / rate);
   }
 
   onAccepted(now: number): void {
     this.#accepted.add(now);
     this.#holdMs = 0;
+    if (this.#episode !== undefined) this.#episode.accepted++;
   }
 
   /**
@@ -93,6 +110,7 @@ export class Pacer {
    * answers to requests already on their way when the pace was cut do not cut it again. Only a 429 sets the pace.
    */
   onPushback(now: number, seq: number, latestSeq: number, throttled: boolean, retryAfterMs: number | undefined): void {
+    if (throttled) this.#noteEpisode(now);
     if (seq <= this.#cutAtSeq) return;
     const accepted = this.#accepted.perSecond(now);
     if (accepted === 0) {
@@ -103,9 +121,29 @@ export class Pacer {
     }
     if (!throttled) return;
     this.#cutAtSeq = latestSeq;
+    // What the service accepts now: a burst it allowed a moment ago must not set the pace.
+    const recent = this.#acceptedWhileThrottled(now) ?? this.#accepted.recentPerSecond(now);
     const current = this.#learned(now);
-    this.#maxRate = Math.max(MIN_RATE, current === undefined ? accepted : Math.min(current, accepted));
+    this.#maxRate = Math.max(MIN_RATE, Math.min(current ?? Infinity, recent > 0 ? recent : accepted));
     this.#cutAt = now;
+    // No credit saved under the old pace: the next request leaves one interval of the new pace from now.
+    const interval = 1000 / (this.rate(now) ?? Infinity);
+    this.#tat = Math.max(this.#tat, now + interval);
+    this.#nextAt = Math.max(this.#nextAt, now + interval);
+  }
+
+  #noteEpisode(now: number): void {
+    const episode = this.#episode;
+    if (episode === undefined || now - episode.lastAt > 2000) this.#episode = { since: now, lastAt: now, accepted: 0 };
+    else episode.lastAt = now;
+  }
+
+  /** Requests per second accepted since the throttling began, once there is enough of it to tell. */
+  #acceptedWhileThrottled(now: number): number | undefined {
+    const episode = this.#episode;
+    if (episode === undefined) return undefined;
+    const elapsed = now - episode.since;
+    return episode.accepted >= 10 && elapsed >= 50 ? (episode.accepted * 1000) / elapsed : undefined;
   }
 
   /** W(t) = C (t - K)^3 + W_max, with K chosen so that W(0) = backoff x W_max; never more than twice what is accepted. */
@@ -120,7 +158,3 @@ export class Pacer {
   }
 }
 
-/** GCRA's burst tolerance: a tenth of a second's worth of requests, at least one. */
-function burstMs(rate: number): number {
-  return Math.max(0, rate / 10 - 1) * (1000 / rate);
-}
