@@ -71,11 +71,6 @@ export class Pacer {
     return this.#ceiling === undefined ? learned : Math.min(this.#ceiling, learned);
   }
 
-  /** The rate the service accepted over the last second. */
-  acceptedPerSecond(now: number): number {
-    return this.#accepted.perSecond(now);
-  }
-
   /** The earliest time the next request may leave (`now` when it may leave at once). */
   nextSendAt(now: number): number {
     return Math.max(now, this.#nextAt, this.#holdUntil);
