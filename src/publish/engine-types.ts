@@ -107,6 +107,8 @@ export interface EngineStats extends PushbackCounts {
   window: number;
   /** The highest concurrency limit reached. */
   peakWindow: number;
+  /** The most requests in flight at once. */
+  peakInFlight: number;
   /** The send rate the run keeps to now (requests/s), or undefined while nothing limits it. */
   pace: number | undefined;
   /** Rows waiting to be sent again. */

@@ -112,6 +112,7 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
       inFlight: flow?.inFlight ?? 0,
       window: flow?.limit.limit ?? 0,
       peakWindow: flow?.peakLimit ?? 0,
+      peakInFlight: flow?.peakInFlight ?? 0,
       pace: flow?.pacer.rate(this.#monotonic()),
       waitingRetry: sending?.waitingRetry ?? 0,
       requests: sending?.requests ?? 0,

@@ -29,7 +29,7 @@ export interface RunSummary {
   overloaded: number;
   /** Requests with no answer in time. */
   timeouts: number;
-  /** The highest number of requests the run allowed in flight at once. */
+  /** The most requests the run had in flight at once. */
   peak_concurrency: number;
   /** The report files written. */
   report: string[];

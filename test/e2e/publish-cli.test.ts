@@ -35,6 +35,10 @@ describe('listings publish: the command line', () => {
       ].sort());
     expect(result.stderr).toMatch(/published/);
     expect(result.stderr).not.toMatch(/sandbox-[0-9a-f]{24}/);
+    // Requests in flight at once, not the limit the run would have allowed: never more than were sent.
+    expect(summary.peak_concurrency).toBeGreaterThan(0);
+    expect(summary.peak_concurrency).toBeLessThanOrEqual(summary.requests);
+    expect(summary.requests).toBe(summary.rows);
   });
 
   it('publishes a plain WooCommerce export with exit 0: its grouped product is skipped, with the reason, not sent', async () => {

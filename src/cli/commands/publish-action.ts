@@ -156,7 +156,7 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
       progress.stop();
     }
     const stats = run.stats();
-    const traffic = { requests: stats.requests, throttled: stats.throttled, overloaded: stats.overloaded, timeouts: stats.timeouts, peakConcurrency: dryRun ? 0 : stats.peakWindow };
+    const traffic = { requests: stats.requests, throttled: stats.throttled, overloaded: stats.overloaded, timeouts: stats.timeouts, peakConcurrency: stats.peakInFlight };
     const summary = counter.summary(Math.round(performance.now() - startedAt), flags.report, traffic);
     await Promise.all(reports.map((report) => report.close(summary)));
     reports = [];

@@ -27,6 +27,7 @@ export class FlowControl {
   readonly breaker: Breaker;
   readonly pushback: PushbackCounts = { throttled: 0, overloaded: 0, timeouts: 0, unreachable: 0 };
   #inFlight = 0;
+  #peakInFlight = 0;
   #latestSeq = 0;
   #peakLimit = 0;
 
@@ -38,6 +39,11 @@ export class FlowControl {
 
   get inFlight(): number {
     return this.#inFlight;
+  }
+
+  /** The most requests in flight at once so far. */
+  get peakInFlight(): number {
+    return this.#peakInFlight;
   }
 
   /** The highest concurrency limit reached so far. */
@@ -57,7 +63,7 @@ export class FlowControl {
   }
 
   send(now: number): SendTicket {
-    this.#inFlight++;
+    if (++this.#inFlight > this.#peakInFlight) this.#peakInFlight = this.#inFlight;
     const ticket = this.limit.onSend(now);
     this.#latestSeq = ticket.seq;
     this.pacer.onSend(now);
