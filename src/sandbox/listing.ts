@@ -15,7 +15,7 @@ export interface SandboxErrorBody {
 
 /** What a listing body deserves: a created listing, or a 400 with the fields at fault. */
 export type ListingVerdict =
-  | { ok: true; sku: string; listing: Record<string, unknown> }
+  | { ok: true; marketplace: string; sku: string; listing: Record<string, unknown> }
   | { ok: false; error: SandboxErrorBody };
 
 const MAX_LISTED = 5;
@@ -83,8 +83,8 @@ export function judgeListing(text: string, savedDefaults: boolean): ListingVerdi
   if (!parsed.success) return rejected(parsed.error);
   const request: ListingRequest = parsed.data;
   return isWrappedRequest(request)
-    ? { ok: true, sku: request.payload.sku, listing: wrappedListing(request) }
-    : { ok: true, sku: request.sku, listing: flatListing(request) };
+    ? { ok: true, marketplace: request.marketplace, sku: request.payload.sku, listing: wrappedListing(request) }
+    : { ok: true, marketplace: request.marketplace, sku: request.sku, listing: flatListing(request) };
 }
 
 function rejected(error: Parameters<typeof issuesFromZod>[0]): ListingVerdict {

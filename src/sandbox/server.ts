@@ -25,7 +25,10 @@ const errorJson = (code: string, message: string): string => JSON.stringify({ er
 
 // Constant answers are serialised once: the sandbox must stay far faster than any client it tests.
 const FIXED = {
-  notFound: { status: 404, body: errorJson('not_found', `no such operation; the listing operation is POST ${LISTINGS_PATH}`) },
+  notFound: {
+    status: 404,
+    body: errorJson('not_found', `no such operation: this service serves POST ${LISTINGS_PATH} at its root, so the base URL is its address with no path`),
+  },
   notAllowed: { status: 405, body: errorJson('method_not_allowed', `${LISTINGS_PATH} accepts POST only`), headers: { allow: 'POST' } },
   statsNotAllowed: { status: 405, body: errorJson('method_not_allowed', `${STATS_PATH} accepts GET only`), headers: { allow: 'GET' } },
   noKey: { status: 401, body: errorJson('unauthorized', 'missing API key: send the header Authorization: Bearer <API key>') },
@@ -86,7 +89,8 @@ class SandboxHandler {
       return;
     }
     this.stats.requests++;
-    if (!path.endsWith(LISTINGS_PATH)) return this.deliver(req, res, FIXED.notFound, started, false);
+    // Exactly the documented path: a wrong base URL (an extra path segment, say) must show in a try-out.
+    if (path !== LISTINGS_PATH) return this.deliver(req, res, FIXED.notFound, started, false);
     if (req.method !== 'POST') return this.deliver(req, res, FIXED.notAllowed, started, false);
     if (Number(req.headers['content-length']) > this.config.maxBodyBytes) return this.deliver(req, res, this.tooLarge, started, false);
     this.readBody(req, (body) => {
@@ -156,7 +160,7 @@ class SandboxHandler {
       return answer;
     }
     if (key !== undefined) this.store.set(key, digest);
-    this.stats.createdSku(verdict.sku);
+    this.stats.created(verdict.marketplace, verdict.sku);
     return answer;
   }
 

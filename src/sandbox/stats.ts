@@ -10,26 +10,28 @@ export class StatsCounter {
   dropped = 0;
   throttled = 0;
   overloaded = 0;
-  private readonly skus = new Set<string>();
+  /** `marketplace NUL sku` of every listing created: one SKU may be listed on several marketplaces. */
+  private readonly listings = new Set<string>();
   private readonly byStatus = new Map<number, number>();
 
   answered(status: number): void {
     this.byStatus.set(status, (this.byStatus.get(status) ?? 0) + 1);
   }
 
-  /** A listing was created for this SKU (not a replay): a second creation of a SKU is a duplicate. */
-  createdSku(sku: string): void {
-    if (this.skus.has(sku)) this.duplicates++;
-    else this.skus.add(sku);
+  /** A listing was created (not a replay): a second creation of the same SKU on the same marketplace is a duplicate. */
+  created(marketplace: string, sku: string): void {
+    const key = `${marketplace}\u0000${sku}`;
+    if (this.listings.has(key)) this.duplicates++;
+    else this.listings.add(key);
   }
 
-  /** The counts; the peaks come from the admission, when a capacity is set. */
+  /** The counts; the peaks come from the admission. */
   snapshot(peaks: { peakInFlight: number; peakQueued: number } = NO_PEAKS): SandboxStats {
     const byStatus: Record<string, number> = {};
     for (const [status, count] of [...this.byStatus].sort((a, b) => a[0] - b[0])) byStatus[String(status)] = count;
     return {
       requests: this.requests,
-      created: this.skus.size,
+      created: this.listings.size,
       replayed: this.replayed,
       duplicates: this.duplicates,
       dropped: this.dropped,

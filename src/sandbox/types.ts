@@ -55,11 +55,11 @@ export interface SandboxOptions {
 export interface SandboxStats {
   /** Every request received, except those to `/_sandbox/stats`. */
   requests: number;
-  /** Distinct SKUs created. */
+  /** Distinct listings created: (marketplace, SKU) pairs. */
   created: number;
   /** Answers replayed for a repeated Idempotency-Key with the same body. */
   replayed: number;
-  /** Creations of a SKU that already existed, without a matching Idempotency-Key. */
+  /** Creations of a (marketplace, SKU) that already existed, without a matching Idempotency-Key. */
   duplicates: number;
   /** Requests processed but left unanswered (drop rate). */
   dropped: number;

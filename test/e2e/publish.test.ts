@@ -54,6 +54,20 @@ describe('listings publish against a service it cannot use', () => {
     for (const file of filesBelow(dir)) expect(readFileSync(file, 'utf8'), file).not.toContain(wrongKey);
   });
 
+  it('a base URL with a path the service does not serve: exit 3 after a handful of requests, naming the path it serves', async () => {
+    const sandbox = await startSandboxProcess([]);
+    const dir = tempDir();
+    const catalog = writeCatalog(dir, 200);
+    const result = await runCli(['publish', catalog, '--json', '--base-url', `${sandbox.url}/api`], { cwd: dir, env: publishEnv(sandbox.url) });
+    expect(result.code, result.stderr).toBe(3);
+    expect(result.stderr).toMatch(/could not be used: no listing operation here \(HTTP 404/);
+    expect(result.stderr).toContain('POST /v1/listings at its root');
+    expect(result.stderr).toMatch(/hint .*\/api\/v1\/listings: check base_url/);
+    const stats = await sandbox.stats();
+    expect(stats.created).toBe(0);
+    expect(stats.requests).toBeLessThanOrEqual(4);
+  });
+
   it('spends no more than rows + the retry budget on a service that always fails with 500, and says so', async () => {
     const sandbox = await startSandboxProcess(['--fail-rate', '1', '--fail-status', '500']);
     const dir = tempDir();

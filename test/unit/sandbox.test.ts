@@ -75,9 +75,21 @@ describe('the contract', () => {
     expect(reply.json).toMatchObject({ sku: 'W-1', status: 'ready', title: 'Blue mug', item_specifics: ['Marketplace', 'Color'], marketplace: 'ebay' });
   });
 
-  it('accepts a base URL path prefix', async () => {
-    expect((await call(sandbox.url, { path: '/tenant-a/v1/listings', body: wrapped('P-1') })).status).toBe(201);
+  it('serves exactly /v1/listings: a base URL with a path shows as a 404 that says which path it serves', async () => {
+    const prefixed = await call(sandbox.url, { path: '/tenant-a/v1/listings', body: wrapped('P-1') });
+    expect(prefixed.status).toBe(404);
+    expect(prefixed.json).toMatchObject({ error: { code: 'not_found', message: expect.stringContaining('POST /v1/listings at its root') as unknown } });
+    expect((await call(sandbox.url, { path: '/v1/listings/', body: wrapped('P-1') })).status).toBe(404);
     expect((await call(sandbox.url, { path: '/v1/listings?x=1', body: wrapped('P-2') })).status).toBe(201);
+  });
+
+  it('one SKU on two marketplaces is two listings; the same pair twice is a duplicate', async () => {
+    const own = await sandboxWith();
+    expect((await post(own, flat('M-1', { marketplace: 'EBAY_US' }))).status).toBe(201);
+    expect((await post(own, flat('M-1', { marketplace: 'EBAY_GB' }))).status).toBe(201);
+    expect(own.stats()).toMatchObject({ created: 2, duplicates: 0 });
+    expect((await post(own, flat('M-1', { marketplace: 'EBAY_GB', overrides: { condition: 'USED' } }))).status).toBe(201);
+    expect(own.stats()).toMatchObject({ created: 2, duplicates: 1 });
   });
 
   it('401 on a missing or wrong key, never echoing the key presented', async () => {
@@ -217,7 +229,7 @@ describe('Idempotency-Key', () => {
     expect(sandbox.stats()).toMatchObject({ created: 1, replayed: 0 });
   });
 
-  it('counts a SKU created again without a matching key as a duplicate', async () => {
+  it('counts a (marketplace, SKU) created again without a matching key as a duplicate', async () => {
     const sandbox = await sandboxWith();
     await post(sandbox, flat('D-1'));
     await post(sandbox, flat('D-1'));
@@ -225,7 +237,8 @@ describe('Idempotency-Key', () => {
     await post(sandbox, wrapped('D-1'), { ...AUTH, 'idempotency-key': 'b' });
     await post(sandbox, wrapped('D-2'), { ...AUTH, 'idempotency-key': 'b2' });
     await post(sandbox, wrapped('D-2'), { ...AUTH, 'idempotency-key': 'b2' });
-    expect(sandbox.stats()).toMatchObject({ requests: 6, created: 2, duplicates: 3, replayed: 1 });
+    // D-1 on EBAY_US three times (two duplicates), D-1 on ebay once (another listing), D-2 once plus a replay.
+    expect(sandbox.stats()).toMatchObject({ requests: 6, created: 3, duplicates: 2, replayed: 1 });
   });
 
   it('400 on an empty or overlong key', async () => {
