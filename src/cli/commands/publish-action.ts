@@ -16,6 +16,7 @@ import { SummaryCounter, openReport, readRetryRows, reportFormatOf, retryIdentit
 import type { RowOutcome } from '../../publish/outcome.js';
 import type { Sandbox } from '../../sandbox/types.js';
 import { UsageError } from '../../errors.js';
+import { checkOutputs } from '../../fs/check-outputs.js';
 import { registerSecret } from '../../secrets.js';
 import { EXIT, ExitError } from '../exit-codes.js';
 import { err } from '../output.js';
@@ -81,9 +82,19 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
   const loaded = await load();
   const { concurrency, max_concurrency: maxConcurrency } = loaded.settings;
   const dryRun = flags.dryRun === true;
-  const endpoint = dryRun ? undefined : await openEndpoint(flags, loaded, concurrency ?? maxConcurrency);
   const cwd = process.cwd();
   const sourceKey = sources.join('\n');
+  const statePath = flags.state ?? defaultStatePath(sourceKey, cwd);
+  const journalPath = typeof flags.journal === 'string' ? flags.journal : defaultJournalPath(sourceKey, cwd);
+  await checkOutputs(
+    [
+      ...flags.report.map((path) => ({ path, role: 'report' })),
+      ...(!dryRun && flags.journal !== false ? [{ path: journalPath, role: 'journal' }] : []),
+      ...(flags.changedOnly && !dryRun ? [{ path: statePath, role: 'state file (--changed-only)' }] : []),
+    ],
+    cwd,
+  );
+  const endpoint = dryRun ? undefined : await openEndpoint(flags, loaded, concurrency ?? maxConcurrency);
   let progress: ProgressDisplay | undefined;
   const signals = trapSignals((count) => {
     const line = count === 1 ? 'stopping: no new rows are sent; waiting for the requests in flight (Ctrl-C again to abandon them)' : 'abandoning the requests in flight';
@@ -94,8 +105,6 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
   let reports: ReportWriter[] = [];
   try {
     const catalog = await openCatalogs(sources, { ...catalogOptions, signal: signals.stop });
-    const statePath = flags.state ?? defaultStatePath(sourceKey, cwd);
-    const journalPath = typeof flags.journal === 'string' ? flags.journal : defaultJournalPath(sourceKey, cwd);
     const [state, published, retryRows] = await Promise.all([
       flags.changedOnly ? loadState(statePath) : undefined,
       flags.resume ? readPublished(journalPath) : undefined,

@@ -1,0 +1,61 @@
+import { constants } from 'node:fs';
+import { access, stat } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { ConfigError } from '../errors.js';
+
+/** A file a run will write, named the way the person who asked for it knows it (e.g. `report r.csv`). */
+export interface PlannedOutput {
+  path: string;
+  /** What the file is, for the message: `report`, `journal`, `state file`. */
+  role: string;
+}
+
+/**
+ * Check, before anything is sent, that every output of a run can be written: no two outputs on one path, none a
+ * directory, each in a directory that exists (or can be made inside one that does) and is writable. Throws a
+ * ConfigError naming the file and why; a run that passes can still meet a full disk, but not a typo.
+ */
+export async function checkOutputs(outputs: readonly PlannedOutput[], cwd: string): Promise<void> {
+  const seen = new Map<string, PlannedOutput>();
+  for (const output of outputs) {
+    const full = resolve(cwd, output.path);
+    const earlier = seen.get(full);
+    if (earlier !== undefined) {
+      const clash = earlier.role === output.role ? `the ${output.role} ${output.path} is named twice` : `the ${earlier.role} and the ${output.role} are the same file, ${output.path}`;
+      throw new ConfigError(`${clash}: each output needs its own path`, { hint: 'nothing was sent' });
+    }
+    seen.set(full, output);
+  }
+  await Promise.all([...seen].map(([full, output]) => checkOne(full, output)));
+}
+
+async function checkOne(full: string, output: PlannedOutput): Promise<void> {
+  const fail = (why: string): never => {
+    throw new ConfigError(`cannot write the ${output.role} ${output.path}: ${why}`, { hint: 'choose another path; nothing was sent' });
+  };
+  const found = await stat(full).catch(() => undefined);
+  if (found?.isDirectory()) fail('it is a directory');
+  if (found !== undefined) {
+    if (!(await writable(full))) fail('permission denied');
+    return;
+  }
+  // The nearest ancestor that exists must be a writable directory; the rest is created when the file is written.
+  for (let dir = dirname(full); ; dir = dirname(dir)) {
+    const ancestor = await stat(dir).catch(() => undefined);
+    if (ancestor !== undefined) {
+      if (!ancestor.isDirectory()) fail(`${dir} is not a directory`);
+      if (!(await writable(dir))) fail(`the directory ${dir} is not writable`);
+      return;
+    }
+    if (dirname(dir) === dir) fail('no part of its directory exists');
+  }
+}
+
+async function writable(path: string): Promise<boolean> {
+  try {
+    await access(path, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
