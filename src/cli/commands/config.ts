@@ -1,3 +1,4 @@
+import { listingsEndpoint } from '../../client/endpoint.js';
 import type { Command } from 'commander';
 import { OPTIONS, OPTION_BY_KEY, type OptionSpec } from '../../config/options.js';
 import { didYouMean } from '../../config/did-you-mean.js';
@@ -34,6 +35,7 @@ export function registerConfig(program: Command): void {
     .command('set <key> <value>')
     .description('store a value in the active profile')
     .option('--profile <name>', 'profile to write (default: the active one)')
+    .option('--allow-insecure-http', 'store a plain http base_url to a host that is not loopback (each run then needs --allow-insecure-http too)')
     .action(async (key: string, value: string, opts: Record<string, unknown>) => {
       const option = optionFor(key);
       let parsed;
@@ -42,6 +44,8 @@ export function registerConfig(program: Command): void {
       } catch (error) {
         throw new ConfigError(`${key}: ${(error as Error).message}`);
       }
+      // What publish and create would refuse later is refused now (plain http to a host that is not loopback, say).
+      if (option.key === 'base_url') listingsEndpoint(String(parsed), { allowInsecureHttp: opts.allowInsecureHttp === true });
       const { store, profile } = await openStore(opts);
       await store.set(profile, option.key, parsed);
       if (option.secret) err(`${paint.yellow('warning')} storing a raw API key in ${store.path} (mode 0600); prefer an environment variable named by api_key_env`);
@@ -51,6 +55,7 @@ export function registerConfig(program: Command): void {
   config
     .command('get <key>')
     .description('print the value in effect (flag > env > profile > default)')
+    .option('--profile <name>', 'profile to read (default: the active one)')
     .action(async (key: string, _opts: unknown, command: Command) => {
       const option = optionFor(key);
       const loaded = await loadSettings(command.optsWithGlobals());
@@ -108,6 +113,11 @@ export function registerConfig(program: Command): void {
     .description('make a profile the active one')
     .action(async (name: string) => {
       const { store } = await openStore({});
+      if (!store.profileNames().includes(name)) {
+        throw new ConfigError(`no profile named ${JSON.stringify(name)}`, {
+          hint: `known profiles: ${store.profileNames().join(', ')}; create it with: listings config set --profile ${name} KEY VALUE`,
+        });
+      }
       await store.use(name);
       err(`using profile ${name}`);
     });
