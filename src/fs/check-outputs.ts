@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { access, stat } from 'node:fs/promises';
+import { access, mkdir, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
 
@@ -12,7 +12,7 @@ export interface PlannedOutput {
 
 /**
  * Check, before anything is sent, that every output of a run can be written: no two outputs on one path, none a
- * directory, each in a directory that exists (or can be made inside one that does) and is writable. Throws a
+ * directory, each in a directory that exists and is writable (missing directories are made here). Throws a
  * ConfigError naming the file and why; a run that passes can still meet a full disk, but not a typo.
  */
 export async function checkOutputs(outputs: readonly PlannedOutput[], cwd: string): Promise<void> {
@@ -39,15 +39,23 @@ async function checkOne(full: string, output: PlannedOutput): Promise<void> {
     if (!(await writable(full))) fail('permission denied');
     return;
   }
-  // The nearest ancestor that exists must be a writable directory; the rest is created when the file is written.
+  // The nearest ancestor that exists must be a writable directory. The missing ones are made now, one level at a
+  // time: a recursive mkdir can spin for ever where a directory cannot be made (under /proc, say).
+  const missing: string[] = [];
   for (let dir = dirname(full); ; dir = dirname(dir)) {
     const ancestor = await stat(dir).catch(() => undefined);
     if (ancestor !== undefined) {
       if (!ancestor.isDirectory()) fail(`${dir} is not a directory`);
       if (!(await writable(dir))) fail(`the directory ${dir} is not writable`);
-      return;
+      break;
     }
     if (dirname(dir) === dir) fail('no part of its directory exists');
+    missing.unshift(dir);
+  }
+  for (const dir of missing) {
+    await mkdir(dir).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST') fail(`cannot create the directory ${dir} (${error.code ?? error.message})`);
+    });
   }
 }
 

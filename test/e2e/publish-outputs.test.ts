@@ -18,6 +18,8 @@ describe.concurrent('listings publish: outputs are checked before anything is se
     ['a journal under a file', (_dir, catalog) => ['--journal', join(catalog, 'j.ndjson')], /cannot write the journal .*: .*catalog\.csv is not a directory/],
     ['a state file under a file', (_dir, catalog) => ['--changed-only', '--state', join(catalog, 's.ndjson')], /cannot write the state file .*: .*catalog\.csv is not a directory/],
     ['a report under a file', (_dir, catalog) => ['--report', join(catalog, 'r.csv')], /cannot write the report .*: .*catalog\.csv is not a directory/],
+    // A directory that cannot be made (a recursive mkdir under /proc never returns: the check makes one level at a time).
+    ['a journal where no directory can be made', () => ['--journal', '/proc/listings-no-such-dir/j.ndjson'], /cannot write the journal .*: cannot create the directory \/proc\/listings-no-such-dir/],
   ];
   it.each(cases)('%s: exit 2, named, nothing sent', async (_name, args, message) => {
     const sandbox = await startSandboxProcess([]);
