@@ -18,6 +18,11 @@ export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([408, 425, 429, 5
  */
 export type FailureKind = 'throttled' | 'overloaded' | 'timeout' | 'unreachable' | 'rejected' | 'transient' | 'row';
 
+/** Pushback: the service is busy (429, 503, 502/504) or slow (a timeout), not failing. */
+export function isPushbackKind(kind: FailureKind): boolean {
+  return kind === 'throttled' || kind === 'overloaded' || kind === 'timeout';
+}
+
 /** Transport failures before any byte reached the service. */
 const UNREACHABLE_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME', 'UND_ERR_CONNECT_TIMEOUT']);
 

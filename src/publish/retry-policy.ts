@@ -1,5 +1,5 @@
 import { ApiError, NetworkError, TimeoutError } from '../errors.js';
-import { classifyFailure, isRetryable } from '../client/classify.js';
+import { classifyFailure, isPushbackKind, isRetryable } from '../client/classify.js';
 import { parseRetryAfter } from './retry-after.js';
 
 /** How hard the engine tries one row. */
@@ -32,8 +32,7 @@ export type RetryDecision = { retry: true; delayMs: number; pushback: boolean } 
 
 /** Pushback: the service is busy (429, 503, 502/504) or slow (a timeout), not failing. */
 export function isPushback(error: unknown): boolean {
-  const kind = classifyFailure(error);
-  return kind === 'throttled' || kind === 'overloaded' || kind === 'timeout';
+  return isPushbackKind(classifyFailure(error));
 }
 
 export interface RetryInput {

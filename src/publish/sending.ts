@@ -1,5 +1,5 @@
 import { ApiError } from '../errors.js';
-import { classifyFailure, type FailureKind } from '../client/classify.js';
+import { classifyFailure, isPushbackKind, type FailureKind } from '../client/classify.js';
 import type { CreateListingResult } from '../client/listings-client.js';
 import type { RowOutcome } from './outcome.js';
 import { Alarm } from './alarm.js';
@@ -203,8 +203,7 @@ export class Sending {
   }
 
   #retry(task: Task, kind: FailureKind, error: unknown, now: number): void {
-    const pushback = kind === 'throttled' || kind === 'overloaded' || kind === 'timeout';
-    if (pushback) task.pushbacks++;
+    if (isPushbackKind(kind)) task.pushbacks++;
     else this.#errorsInARow = kind === 'transient' ? this.#errorsInARow + 1 : 0;
     const decision = decideRetry({ error, attempt: task.attempts - task.pushbacks, pushbacks: task.pushbacks, policy: this.#policy, nowMs: this.#clock.now(), random: this.#clock.random });
     if (!decision.retry) {
