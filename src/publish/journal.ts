@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { WriteStream } from 'node:fs';
+import { parseTarget, sameTarget, targetId, type RunTarget } from './run-target.js';
 
 /** The first line of each run's part of a journal. */
 export interface JournalHeader {
@@ -9,6 +10,8 @@ export interface JournalHeader {
   source: string;
   /** ISO time the run started. */
   startedAt: string;
+  /** Where the run publishes: rows of another target's runs are never taken as published. */
+  target: RunTarget;
 }
 
 /** One finished row. Holds no secret by construction: no header, no body, no URL. */
@@ -29,7 +32,8 @@ const FLUSH_AFTER_MS = 50;
 
 /**
  * The resume journal: an append-only NDJSON file, one line per finished row, plus one header line per run
- * (`{"journal":1,"source":...,"startedAt":...}`). Runs of the same source append to the same file.
+ * (`{"journal":1,"source":...,"startedAt":...,"target":{...}}`). Runs of the same source and target append to the
+ * same file.
  *
  * Lines are handed to the OS together every 50 ms, or as soon as 64 KiB are pending: one write per thousand rows
  * instead of one per event-loop turn (which cost ~2.5 s of CPU per 100k rows). A kill -9 loses at most the rows
@@ -61,7 +65,7 @@ export class JournalWriter {
     // After a kill -9 the last line may be torn; start on a fresh line so it cannot swallow the header.
     const torn = await endsWithoutNewline(handle);
     const writer = new JournalWriter(handle.createWriteStream({ encoding: 'utf8' }));
-    writer.#append(`${torn ? '\n' : ''}${JSON.stringify({ journal: 1, source: header.source, startedAt: header.startedAt })}\n`);
+    writer.#append(`${torn ? '\n' : ''}${JSON.stringify({ journal: 1, source: header.source, startedAt: header.startedAt, target: header.target })}\n`);
     return writer;
   }
 
@@ -117,13 +121,26 @@ export function publishedKey(sku: string, hash: string): string {
   return `${sku}\u0000${hash}`;
 }
 
+/** What `--resume` learns from a journal. */
+export interface JournalRead {
+  /** Keys ({@link publishedKey}) of the rows earlier runs against this target published. */
+  published: Set<string>;
+  /** False when there is no journal at the path (another working directory, say). */
+  found: boolean;
+  /** Runs in the file that were against another target (or recorded none): their rows were not taken. */
+  foreignRuns: number;
+  /** One of those other targets, for the notice. */
+  foreignTarget: RunTarget | undefined;
+}
+
 /**
- * The rows published by earlier runs, as keys `${sku}\u0000${hash}` ({@link publishedKey}): a row is skipped on
- * resume only when both its SKU and its request content are the same. A missing file is an empty set; a torn or
- * unreadable line (a kill -9 mid-write) is ignored.
+ * The rows published by earlier runs against `target`, as keys `${sku}\u0000${hash}` ({@link publishedKey}): a row
+ * is skipped on resume only when its SKU and its request content are the same and it went to the same target. A
+ * missing file is an empty set; a torn or unreadable line (a kill -9 mid-write) is ignored; the rows of a run
+ * against another target (or of a journal that names none) are ignored and counted in `foreignRuns`.
  */
-export async function readPublished(path: string): Promise<Set<string>> {
-  const keys = new Set<string>();
+export async function readPublished(path: string, target: RunTarget): Promise<JournalRead> {
+  const read: JournalRead = { published: new Set(), found: false, foreignRuns: 0, foreignTarget: undefined };
   // Only a resumed run reads a journal: readline is not loaded for the others.
   const { createInterface } = await import('node:readline');
   let stream;
@@ -131,16 +148,36 @@ export async function readPublished(path: string): Promise<Set<string>> {
     const handle = await open(path, 'r');
     stream = handle.createReadStream({ encoding: 'utf8' });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return keys;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return read;
     throw error;
   }
+  read.found = true;
+  // Rows before any header (a journal cut at its start) belong to no known target.
+  let ours = false;
   for await (const line of createInterface({ input: stream, crlfDelay: Infinity })) {
+    if (line.startsWith('{"journal":')) {
+      const runTarget = headerTarget(line);
+      ours = runTarget !== undefined && sameTarget(runTarget, target);
+      if (!ours) {
+        read.foreignRuns++;
+        read.foreignTarget ??= runTarget;
+      }
+      continue;
+    }
     // Cheap pre-filter: most lines of a resumed run's journal are published rows, the rest need no parsing.
-    if (!line.includes('"outcome":"published"')) continue;
+    if (!ours || !line.includes('"outcome":"published"')) continue;
     const entry = parseLine(line);
-    if (entry) keys.add(publishedKey(entry.sku, entry.hash));
+    if (entry) read.published.add(publishedKey(entry.sku, entry.hash));
   }
-  return keys;
+  return read;
+}
+
+function headerTarget(line: string): RunTarget | undefined {
+  try {
+    return parseTarget((JSON.parse(line) as { target?: unknown }).target);
+  } catch {
+    return undefined;
+  }
 }
 
 function parseLine(line: string): { sku: string; hash: string } | undefined {
@@ -155,12 +192,18 @@ function parseLine(line: string): { sku: string; hash: string } | undefined {
 }
 
 /**
- * `<cwd>/.listings/journal-<12 hex of sha256(resolved source)>.ndjson`: one journal per source, so `--resume` of
- * the same file finds it from the same working directory. A file path is resolved against `cwd`; a URL (`http:`,
- * `https:`, `s3:`) and `-` (stdin) are taken as written.
+ * `<cwd>/.listings/journal-<12 hex of sha256(resolved source)>-<8 hex of the target>.ndjson`: one journal per
+ * source and target, so `--resume` of the same file against the same service finds it from the same working
+ * directory, and a try-out against the sandbox never feeds a run against production. A file path is resolved
+ * against `cwd`; a URL (`http:`, `https:`, `s3:`) and `-` (stdin) are taken as written.
  */
-export function defaultJournalPath(source: string, cwd: string): string {
+export function defaultJournalPath(source: string, cwd: string, target: RunTarget): string {
+  return runFilePath('journal', source, cwd, target);
+}
+
+/** `.listings/<kind>-<source hash>-<target hash>.ndjson`, the default place of a run's journal or state. */
+export function runFilePath(kind: 'journal' | 'state', source: string, cwd: string, target: RunTarget): string {
   const resolved = source === '-' || /^[a-z][a-z0-9+.-]*:\/\//i.test(source) ? source : resolve(cwd, source);
   const short = createHash('sha256').update(resolved).digest('hex').slice(0, 12);
-  return join(cwd, '.listings', `journal-${short}.ndjson`);
+  return join(cwd, '.listings', `${kind}-${short}-${targetId(target)}.ndjson`);
 }

@@ -1,39 +1,62 @@
 import { open } from 'node:fs/promises';
 import { ConfigError } from '../errors.js';
 import { writeFileAtomic } from '../fs/atomic-write.js';
+import { runFilePath } from './journal.js';
+import { parseTarget, sameTarget, type RunTarget } from './run-target.js';
 
-const HEADER = '{"listings_state":1}';
+const HEADER_START = '{"listings_state":1';
+
+/** What `--changed-only` learns from a state file. */
+export interface StateRead {
+  /** SKU -> content hash of what the target last accepted; empty when the file is missing or of another target. */
+  state: Map<string, string>;
+  /** Set when the file holds the state of another target (null: it names none): it was ignored, not applied. */
+  foreignTarget?: RunTarget | null;
+}
+
+/** `.listings/state-<source hash>-<target hash>.ndjson`, beside the journal of the same source and target. */
+export function defaultStatePath(source: string, cwd: string, target: RunTarget): string {
+  return runFilePath('state', source, cwd, target);
+}
 
 /**
  * The `--changed-only` state: SKU -> content hash of the last request the service accepted for it.
  *
  * Format (NDJSON, so neither side ever holds the file as one string, even at a million SKUs): a first line
- * `{"listings_state":1}`, then one line per SKU, a JSON array `["<sku>","<content hash>"]`. Written atomically
- * (temporary file then rename), so a crash leaves the previous state whole.
+ * `{"listings_state":1,"target":{...}}` naming the target it belongs to, then one line per SKU, a JSON array
+ * `["<sku>","<content hash>"]`. Written atomically (temporary file then rename), so a crash leaves the previous
+ * state whole.
  *
- * A missing (or empty) file is an empty state; anything else that is not such a file is a ConfigError, never
- * silently an empty state, which would republish the whole catalog.
+ * A missing (or empty) file is an empty state; so is the state of another target (the read says so, for a
+ * notice): what the sandbox accepted says nothing of production. Anything else that is not such a file is a
+ * ConfigError, never silently an empty state, which would republish the whole catalog.
  */
-export async function loadState(path: string): Promise<Map<string, string>> {
-  const state = new Map<string, string>();
+export async function loadState(path: string, target: RunTarget): Promise<StateRead> {
+  const read: StateRead = { state: new Map<string, string>() };
+  const state = read.state;
   let handle;
   try {
     handle = await open(path, 'r');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return state;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return read;
     throw unreadable(path, error);
   }
   let lineNumber = 0;
-  const take = (line: string): void => {
+  /** Takes one line; false when the rest of the file is not wanted (the state of another target). */
+  const take = (line: string): boolean => {
     lineNumber++;
     if (lineNumber === 1) {
-      if (line.trim() !== HEADER) throw notState(path, 'it does not start with {"listings_state":1}');
-      return;
+      const header = parseHeader(line);
+      if (header === undefined) throw notState(path, 'it does not start with {"listings_state":1,...}');
+      if (header !== null && sameTarget(header, target)) return true;
+      read.foreignTarget = header;
+      return false;
     }
-    if (line === '') return;
+    if (line === '') return true;
     const entry = parseEntry(line);
     if (!entry) throw notState(path, `line ${lineNumber} is not ["sku","hash"]`);
     state.set(entry[0], entry[1]);
+    return true;
   };
   try {
     // Splitting chunks by hand: several times faster than readline at a million lines.
@@ -42,7 +65,7 @@ export async function loadState(path: string): Promise<Map<string, string>> {
       const text = carry + (chunk as string);
       let start = 0;
       for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
-        take(text.slice(start, text.charCodeAt(end - 1) === 13 ? end - 1 : end));
+        if (!take(text.slice(start, text.charCodeAt(end - 1) === 13 ? end - 1 : end))) return read;
         start = end + 1;
       }
       carry = text.slice(start);
@@ -51,17 +74,31 @@ export async function loadState(path: string): Promise<Map<string, string>> {
   } catch (error) {
     if (error instanceof ConfigError) throw error;
     throw unreadable(path, error);
+  } finally {
+    await handle.close().catch(() => undefined);
   }
-  return state;
+  return read;
 }
 
-/** Write the whole state atomically, streamed one line per SKU. */
-export async function saveState(path: string, state: ReadonlyMap<string, string>): Promise<void> {
-  await writeFileAtomic(path, lines(state));
+/** The header's target; null for a state that names none (written before states were bound to a target). */
+function parseHeader(line: string): RunTarget | null | undefined {
+  if (!line.startsWith(HEADER_START)) return undefined;
+  try {
+    const value = JSON.parse(line) as { listings_state?: unknown; target?: unknown };
+    if (value.listings_state !== 1) return undefined;
+    return parseTarget(value.target) ?? null;
+  } catch {
+    return undefined;
+  }
 }
 
-function* lines(state: ReadonlyMap<string, string>): Generator<string> {
-  yield `${HEADER}\n`;
+/** Write the whole state atomically, streamed one line per SKU, under a header naming its target. */
+export async function saveState(path: string, state: ReadonlyMap<string, string>, target: RunTarget): Promise<void> {
+  await writeFileAtomic(path, lines(state, target));
+}
+
+function* lines(state: ReadonlyMap<string, string>, target: RunTarget): Generator<string> {
+  yield `${JSON.stringify({ listings_state: 1, target })}\n`;
   for (const [sku, hash] of state) {
     yield plain(sku) && plain(hash) ? `["${sku}","${hash}"]\n` : `${JSON.stringify([sku, hash])}\n`;
   }

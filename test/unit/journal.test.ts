@@ -2,10 +2,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { JournalWriter, defaultJournalPath, publishedKey, readPublished } from '../../src/publish/journal.js';
+import { JournalWriter, defaultJournalPath as defaultJournalPathFor, publishedKey, readPublished as readJournal } from '../../src/publish/journal.js';
+import { runTarget, sandboxTarget } from '../../src/publish/run-target.js';
 
 const HASH = 'e3b0c44298fc1c149afbf4c8996fb92427ae41e4';
-const header = { source: 'catalog.csv', startedAt: '2025-06-01T12:00:00.000Z' };
+const target = runTarget({ baseUrl: 'https://api.example.test', apiKey: 'key-1', marketplace: 'EBAY_US', shape: 'flat' });
+const header = { source: 'catalog.csv', startedAt: '2025-06-01T12:00:00.000Z', target };
+const readPublished = async (at: string) => (await readJournal(at, target)).published;
 let dir: string;
 let path: string;
 
@@ -28,7 +31,7 @@ describe('JournalWriter and readPublished', () => {
     journal.record({ index: 3, sku: 'D "quoted"\n', hash: 'ff', outcome: 'published' });
     await journal.close();
     expect(await lines()).toEqual([
-      '{"journal":1,"source":"catalog.csv","startedAt":"2025-06-01T12:00:00.000Z"}',
+      JSON.stringify({ journal: 1, source: 'catalog.csv', startedAt: '2025-06-01T12:00:00.000Z', target }),
       `{"index":0,"sku":"A","hash":"${HASH}","outcome":"published","status":201}`,
       `{"index":1,"sku":"B","hash":"${HASH}","outcome":"failed","status":500}`,
       `{"index":2,"sku":"C","hash":"${HASH}","outcome":"invalid"}`,
@@ -80,7 +83,7 @@ describe('JournalWriter and readPublished', () => {
     next.record({ index: 1, sku: 'B', hash: HASH, outcome: 'published' });
     await next.close();
     expect(await readPublished(path)).toEqual(new Set([publishedKey('A', HASH), publishedKey('B', HASH)]));
-    expect((await lines())[3]).toBe('{"journal":1,"source":"catalog.csv","startedAt":"2025-06-01T12:00:00.000Z"}');
+    expect((await lines())[3]).toBe(JSON.stringify({ journal: 1, source: 'catalog.csv', startedAt: '2025-06-01T12:00:00.000Z', target }));
   });
 
   it('ignores garbage lines and lines of the wrong shape', async () => {
@@ -88,6 +91,7 @@ describe('JournalWriter and readPublished', () => {
     await writeFile(
       garbage,
       [
+        JSON.stringify({ journal: 1, source: 'catalog.csv', startedAt: header.startedAt, target }),
         'not json',
         '42',
         'null',
@@ -137,11 +141,40 @@ describe('JournalWriter and readPublished', () => {
   });
 });
 
+describe('readPublished and targets', () => {
+  it('takes only the rows of runs against the same target, and counts the others', async () => {
+    const sandbox = sandboxTarget('EBAY_US', 'flat');
+    const tryOut = await JournalWriter.open(path, { ...header, target: sandbox });
+    tryOut.record({ index: 0, sku: 'A', hash: HASH, outcome: 'published' });
+    await tryOut.close();
+    const real = await JournalWriter.open(path, header);
+    real.record({ index: 1, sku: 'B', hash: HASH, outcome: 'published' });
+    await real.close();
+    const read = await readJournal(path, target);
+    expect(read).toEqual({ published: new Set([publishedKey('B', HASH)]), found: true, foreignRuns: 1, foreignTarget: sandbox });
+    expect((await readJournal(path, sandbox)).published).toEqual(new Set([publishedKey('A', HASH)]));
+  });
+
+  it('a journal with no target (an older version) gives nothing; a missing one says it was not found', async () => {
+    await writeFile(join(dir, 'old.ndjson'), `{"journal":1,"source":"c.csv","startedAt":"x"}\n{"index":0,"sku":"A","hash":"${HASH}","outcome":"published"}\n`);
+    expect(await readJournal(join(dir, 'old.ndjson'), target)).toMatchObject({ published: new Set(), found: true, foreignRuns: 1 });
+    expect(await readJournal(join(dir, 'none.ndjson'), target)).toMatchObject({ published: new Set(), found: false, foreignRuns: 0 });
+  });
+});
+
 describe('defaultJournalPath', () => {
   const cwd = resolve('/work/project');
-  it('is under .listings in the working directory, named by a short hash of the resolved source', () => {
+  const defaultJournalPath = (source: string, at: string) => defaultJournalPathFor(source, at, target);
+  it('is under .listings in the working directory, named by short hashes of the resolved source and the target', () => {
     const p = defaultJournalPath('catalog.csv', cwd);
-    expect(p).toMatch(/[/\\]work[/\\]project[/\\]\.listings[/\\]journal-[0-9a-f]{12}\.ndjson$/);
+    expect(p).toMatch(/[/\\]work[/\\]project[/\\]\.listings[/\\]journal-[0-9a-f]{12}-[0-9a-f]{8}\.ndjson$/);
+  });
+
+  it('differs by target, and holds nothing of the key', () => {
+    const other = runTarget({ baseUrl: 'https://api.example.test', apiKey: 'key-2', marketplace: 'EBAY_US', shape: 'flat' });
+    expect(defaultJournalPathFor('catalog.csv', cwd, other)).not.toBe(defaultJournalPath('catalog.csv', cwd));
+    expect(defaultJournalPathFor('catalog.csv', cwd, sandboxTarget('EBAY_US', 'flat'))).not.toBe(defaultJournalPath('catalog.csv', cwd));
+    expect(JSON.stringify(target)).not.toContain('key-1');
   });
 
   it.each([
@@ -157,6 +190,6 @@ describe('defaultJournalPath', () => {
   it('a URL keeps its own identity, independent of the working directory', () => {
     const a = defaultJournalPath('https://x.test/a.csv', cwd);
     const b = defaultJournalPath('https://x.test/a.csv', resolve('/elsewhere'));
-    expect(a.slice(-28)).toBe(b.slice(-28));
+    expect(a.slice(-37)).toBe(b.slice(-37));
   });
 });

@@ -10,8 +10,9 @@ import type { PublishOptions } from '../../publish/engine-types.js';
 import { parseShard } from '../../publish/shard.js';
 import { RetryBudget } from '../../publish/retry-budget.js';
 import { DEFAULT_RETRY_POLICY } from '../../publish/retry-policy.js';
-import { JournalWriter, defaultJournalPath, readPublished } from '../../publish/journal.js';
-import { loadState, saveState } from '../../publish/state-file.js';
+import { JournalWriter, defaultJournalPath, readPublished, type JournalRead } from '../../publish/journal.js';
+import { defaultStatePath, loadState, saveState, type StateRead } from '../../publish/state-file.js';
+import { describeTarget, runTarget, sandboxTarget, type RunTarget } from '../../publish/run-target.js';
 import { SummaryCounter, openReport, readRetryRows, reportFormatOf, retryIdentity, type ReportWriter } from '../../report/index.js';
 import type { RowOutcome } from '../../publish/outcome.js';
 import type { Sandbox } from '../../sandbox/types.js';
@@ -34,9 +35,24 @@ function checkFlags(flags: PublishFlags): void {
   for (const path of flags.report) reportFormatOf(path);
 }
 
-/** `.listings/state-<hash>.ndjson` beside the journal of the same source. */
-function defaultStatePath(source: string, cwd: string): string {
-  return defaultJournalPath(source, cwd).replace(/journal-([0-9a-f]+)\.ndjson$/, 'state-$1.ndjson');
+/** Where the run publishes; only the runs that keep a journal or a state need it (a dry run without them does not). */
+function targetOf(flags: PublishFlags, loaded: LoadedSettings): RunTarget {
+  const { marketplace, shape } = loaded.settings;
+  if (flags.sandbox) return sandboxTarget(marketplace, shape);
+  return runTarget({ baseUrl: loaded.baseUrl(), apiKey: loaded.apiKey(), marketplace, shape });
+}
+
+/** Say what of the journal and the state was not applied, and why; nothing when all of it was. */
+function noticeForeignState(journalPath: string, read: JournalRead | undefined, statePath: string, state: StateRead | undefined, target: RunTarget): void {
+  const other = (t: RunTarget | null | undefined): string => (t ? `another target, ${describeTarget(t)}` : 'no target (an older version wrote it)');
+  if (read !== undefined && !read.found) {
+    err(`warning: --resume: there is no journal at ${journalPath}, so every row is sent (journals are kept per working directory, source and target; run from the first run's directory or pass its --journal)`);
+  } else if (read !== undefined && read.foreignRuns > 0) {
+    err(`notice: ${journalPath} holds ${read.foreignRuns === 1 ? 'a run' : `${read.foreignRuns} runs`} against ${other(read.foreignTarget)}: their rows are not taken as published on ${describeTarget(target)}`);
+  }
+  if (state?.foreignTarget !== undefined) {
+    err(`notice: the state file ${statePath} belongs to ${other(state.foreignTarget)}: it is ignored (every row counts as new on ${describeTarget(target)}) and this run's state replaces it`);
+  }
 }
 
 interface Endpoint {
@@ -84,12 +100,14 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
   const dryRun = flags.dryRun === true;
   const cwd = process.cwd();
   const sourceKey = sources.join('\n');
-  const statePath = flags.state ?? defaultStatePath(sourceKey, cwd);
-  const journalPath = typeof flags.journal === 'string' ? flags.journal : defaultJournalPath(sourceKey, cwd);
+  const keepsJournal = !dryRun && flags.journal !== false;
+  const target = keepsJournal || flags.changedOnly ? targetOf(flags, loaded) : undefined;
+  const statePath = flags.state ?? (target === undefined ? '' : defaultStatePath(sourceKey, cwd, target));
+  const journalPath = typeof flags.journal === 'string' ? flags.journal : target === undefined ? '' : defaultJournalPath(sourceKey, cwd, target);
   await checkOutputs(
     [
       ...flags.report.map((path) => ({ path, role: 'report' })),
-      ...(!dryRun && flags.journal !== false ? [{ path: journalPath, role: 'journal' }] : []),
+      ...(keepsJournal ? [{ path: journalPath, role: 'journal' }] : []),
       ...(flags.changedOnly && !dryRun ? [{ path: statePath, role: 'state file (--changed-only)' }] : []),
     ],
     cwd,
@@ -105,17 +123,20 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
   let reports: ReportWriter[] = [];
   try {
     const catalog = await openCatalogs(sources, { ...catalogOptions, signal: signals.stop });
-    const [state, published, retryRows] = await Promise.all([
-      flags.changedOnly ? loadState(statePath) : undefined,
-      flags.resume ? readPublished(journalPath) : undefined,
+    const [stateRead, journalRead, retryRows] = await Promise.all([
+      flags.changedOnly && target !== undefined ? loadState(statePath, target) : undefined,
+      flags.resume && target !== undefined ? readPublished(journalPath, target) : undefined,
       flags.retryFailed === undefined ? undefined : readRetryRows(flags.retryFailed),
     ]);
+    if (target !== undefined) noticeForeignState(journalPath, journalRead, statePath, stateRead, target);
+    const state = stateRead?.state;
+    const published = journalRead?.published;
     reports = await openReports(flags.report);
-    if (!dryRun && flags.journal !== false) {
+    if (keepsJournal && target !== undefined) {
       // A run that does not resume starts a fresh journal, so nightly runs do not grow it without end; what an
       // earlier run published and this one sends again is answered from the Idempotency-Key, not created twice.
       if (!flags.resume) await rm(journalPath, { force: true });
-      journal = await JournalWriter.open(journalPath, { source: sourceKey, startedAt: new Date().toISOString() });
+      journal = await JournalWriter.open(journalPath, { source: sourceKey, startedAt: new Date().toISOString(), target });
     }
     const options: PublishOptions = {
       ...(concurrency === undefined ? { maxConcurrency } : { concurrency }),
@@ -171,7 +192,7 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
     reports = [];
     await journal?.close();
     journal = undefined;
-    if (state !== undefined && !dryRun) await saveState(statePath, state);
+    if (state !== undefined && target !== undefined && !dryRun) await saveState(statePath, state, target);
     // A catalog whose columns cannot work (no SKU column, say) read no row: the error is the whole story.
     if (sourceError instanceof UsageError && summary.rows === 0) throw sourceError;
     printSummary(summary, { json: flags.json === true, dryRun, rowErrors });
