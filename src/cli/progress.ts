@@ -23,6 +23,11 @@ export interface ProgressOptions {
   rowsRead?: () => number;
   /** Rows expected, when known in advance. */
   total?: number;
+  /**
+   * Rows expected to be skipped in no time (already published for `--resume`, unchanged for `--changed-only`): the
+   * ETA counts them as free instead of at the pace of the rows sent.
+   */
+  expectedSkips?: number;
   /** The run's flow now: requests in flight and their limit, the pace, and the service's pushback so far. */
   flow?: () => { inFlight: number; window: number; pace: number | undefined; throttled: number; overloaded: number };
   /** Between plain lines. Default 5,000 ms. */
@@ -36,6 +41,10 @@ export class ProgressDisplay {
   readonly #now: () => number;
   readonly #started: number;
   #done = 0;
+  /** Rows that cost a request or a check (not skipped, not left unsent), and when the first of them finished. */
+  #worked = 0;
+  #firstWorkAt: number | undefined;
+  #skipped = 0;
   #failed = 0;
   #invalid = 0;
   #total: number | undefined;
@@ -71,6 +80,11 @@ export class ProgressDisplay {
 
   tick(outcome: RowOutcome): void {
     this.#done++;
+    if (outcome.outcome === 'skipped') this.#skipped++;
+    else if (outcome.outcome !== 'not_attempted') {
+      this.#worked++;
+      this.#firstWorkAt ??= this.#now();
+    }
     if (outcome.outcome === 'failed') this.#failed++;
     else if (outcome.outcome === 'invalid') this.#invalid++;
   }
@@ -125,8 +139,25 @@ export class ProgressDisplay {
       if (flow.pace !== undefined) parts.push(`paced ${count(Math.round(flow.pace))}/s`);
       if (flow.throttled + flow.overloaded > 0) parts.push(paint.dim(`busy: ${count(flow.throttled)} throttled, ${count(flow.overloaded)} overloaded`));
     }
-    if (fraction !== undefined && fraction > 0 && fraction < 1) parts.push(`ETA ${duration((elapsedMs * (1 - fraction)) / fraction)}`);
+    const eta = fraction !== undefined && fraction > 0 && fraction < 1 ? this.#eta(fraction) : undefined;
+    if (eta !== undefined) parts.push(`ETA ${duration(eta)}`);
     return parts.join(' · ');
+  }
+
+  /**
+   * The rows left that need work, at the pace of the rows that needed work so far. Rows skipped in no time (a
+   * resumed run's first thousands) count neither in the pace nor, up to the number expected, in the rows left.
+   */
+  #eta(fraction: number): number | undefined {
+    const left = (this.#done * (1 - fraction)) / fraction;
+    const skipsLeft = Math.min(left, Math.max(0, (this.#options.expectedSkips ?? 0) - this.#skipped));
+    const workLeft = left - skipsLeft;
+    if (workLeft <= 0) return 0;
+    if (this.#firstWorkAt === undefined || this.#worked === 0) return undefined;
+    const workMs = Math.max(1, this.#now() - this.#firstWorkAt);
+    // Until a few rows of work have finished, the pace is the run's whole time (start-up included).
+    const pace = this.#worked >= 8 ? this.#worked / workMs : this.#worked / Math.max(1, this.#now() - this.#started);
+    return workLeft / pace;
   }
 }
 

@@ -59,9 +59,16 @@ export function trafficLine(summary: RunSummary): string {
   return paint.dim(busy.length === 0 ? line : `${line}; pushed back: ${busy.join(', ')}`);
 }
 
+/** `, about 880 not read` (or `, the rest of the source not read`) for a run that stopped before the end of its source. */
+function notRead(summary: RunSummary): string {
+  if (summary.complete) return '';
+  const left = summary.total === null ? undefined : summary.total - summary.rows;
+  return left === undefined ? ', and the rest of the source not read' : `, and about ${count(left)} not read (of about ${count(summary.total ?? 0)})`;
+}
+
 /** Why a run stopped early, with what to do next. */
 export function printRunEnd(end: PublishEnd, summary: RunSummary, resumable: boolean): void {
-  const left = `${count(summary.not_attempted)} ${summary.not_attempted === 1 ? 'row' : 'rows'} not attempted`;
+  const left = `${count(summary.not_attempted)} ${summary.not_attempted === 1 ? 'row' : 'rows'} not attempted${notRead(summary)}`;
   switch (end.kind) {
     case 'systemic': {
       const error = end.error as { message?: string };

@@ -52,6 +52,8 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
   readonly #sending: Sending | undefined;
   readonly #outcomes: ReorderBuffer;
   #sourceDone = false;
+  /** Reading was stopped before the source's end (interrupt, abandon, a consumer that left). */
+  #cut = false;
   /**
    * After a systemic failure or --max-errors the rest of the input is still read, each row `not_attempted`, so the
    * report lists every row (and `--retry-failed` finds them all); an interrupt stops reading at once.
@@ -97,6 +99,11 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
         });
     const ceiling = options.concurrency ?? options.maxConcurrency ?? 512;
     this.#outcomes = new ReorderBuffer(Math.max(1, options.reorderBuffer ?? Math.max(8192, ceiling * 32)));
+  }
+
+  /** True once every row of the source has been read (and so has, or will have, its outcome); false after a cut or an interrupt. */
+  get readToEnd(): boolean {
+    return this.#sourceDone && this.#stopping?.kind !== 'source' && !this.#cut;
   }
 
   /** Why the run ended; `completed` until it has been stopped. */
@@ -149,7 +156,8 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
           } catch (error) {
             this.#sourceDone = true;
             // A read aborted by the stop signal is how a stopped source ends, not a failure.
-            if (this.#options.stop?.aborted !== true) {
+            if (this.#options.stop?.aborted === true) this.#cut = true;
+            else {
               sourceError = error;
               this.#stop({ kind: 'source', error });
             }
@@ -166,6 +174,7 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
       abandon?.removeEventListener('abort', this.#onAbandon);
       // A consumer that leaves early ends the run: nothing more is sent.
       if (!outcomes.empty || !this.#sourceDone) this.#stop({ kind: 'interrupted' });
+      if (!this.#sourceDone) this.#cut = true;
       this.#sending?.close();
       if (!this.#sourceDone) await source.return?.();
     }

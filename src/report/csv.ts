@@ -1,6 +1,10 @@
 import type { RowOutcome } from '../publish/outcome.js';
 import { REPORT_COLUMNS, lineOf, safeText } from './row.js';
 import type { ReportFormat } from './format.js';
+import type { RunSummary } from './summary.js';
+
+/** Why the last line of the report of a run that did not read its whole source is there. */
+export const NOT_READ_REASON = 'the run stopped before the end of the source: the rows after the line above were not read (--retry-failed of this report sends them)';
 
 /**
  * One CSV cell, RFC 4180: quoted when it holds a quote, comma, CR or LF, quotes doubled. A cell that begins with
@@ -27,7 +31,11 @@ function number(value: number | undefined): string {
   return value === undefined ? '' : String(value);
 }
 
-/** The CSV report: a header line, then one line per row in the order written; lines end with LF. */
+/**
+ * The CSV report: a header line, then one line per row in the order written; lines end with LF. A report of a run
+ * that stopped before the end of its source ends with one more line, outcome `not_read`, saying so: a CSV has no
+ * summary to carry `complete: false`.
+ */
 export function csvFormat(): ReportFormat {
   // Every row of a run names the same source: quote it once.
   let source = '';
@@ -43,6 +51,6 @@ export function csvFormat(): ReportFormat {
     header: `${REPORT_COLUMNS.join(',')}\n`,
     row: (o: RowOutcome): string =>
       `${sourceOf(o)},${number(lineOf(o.location))},${optional(o.sku)},${o.outcome},${optional(safeText(o.reason))},${number(o.httpStatus)},${optional(o.listingStatus)},${optional(safeText(o.title))},${o.attempts},${o.durationMs},${optional(safeText(o.error))}\n`,
-    footer: () => '',
+    footer: (summary: RunSummary) => (summary.complete ? '' : `${sourceCell},,,not_read,${csvCell(NOT_READ_REASON)},,,,0,0,\n`),
   };
 }

@@ -4,6 +4,7 @@ import type { ReportFormat } from './format.js';
 import { safeText } from './row.js';
 import type { RunSummary } from './summary.js';
 import { xmlEscape } from './xml.js';
+import { NOT_READ_REASON } from './csv.js';
 
 const DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n';
 /**
@@ -29,7 +30,13 @@ export function junitFormat(): ReportFormat {
       else if (o.outcome === 'skipped' || o.outcome === 'not_attempted') skipped++;
       return testcase(o);
     },
-    footer: () => '</testsuite>\n',
+    footer(summary: RunSummary): string {
+      if (summary.complete) return '</testsuite>\n';
+      // The rows never read are not test cases; one skipped case says they exist, so a dashboard does not show green.
+      tests++;
+      skipped++;
+      return `  <testcase name="(rows not read)" classname="listings">\n    <skipped message="${xmlEscape(NOT_READ_REASON)}"/>\n  </testcase>\n</testsuite>\n`;
+    },
     patch(summary: RunSummary) {
       const attributes = [
         `name="listings publish"`,

@@ -8,31 +8,90 @@ import { parse } from 'csv-parse';
 import { ConfigError, UsageError, type Location } from '../errors.js';
 import { reportFormatOf } from './report-writer.js';
 
-/**
- * The identity under which `--retry-failed` finds a row again: its SKU when it has one (`sku:<SKU>`), so a row is
- * found even if the catalog was re-exported with its lines in another order or the source is named another way;
- * its place (`at:<source>:<line>`) only when it has no SKU.
- */
-export function retryIdentity(row: { location: Location; sku?: string | undefined }): string {
-  if (row.sku !== undefined && row.sku !== '') return `sku:${row.sku}`;
-  return `at:${row.location.source}:${row.location.line ?? row.location.record ?? ''}`;
+/** What `--retry-failed` learns from a report, per source as the report names it. */
+export interface RetryReport {
+  path: string;
+  sources: Map<string, ReportedSource>;
 }
 
-/** The identities ({@link retryIdentity}) of the rows a previous `.csv`, `.json` or `.ndjson` report lists as failed or not_attempted. */
-export async function readRetryRows(path: string): Promise<Set<string>> {
+interface ReportedSource {
+  /** `line\0sku` of the rows listed as failed or not_attempted. */
+  retry: Set<string>;
+  /** The last line (record) the report reached: rows after it were never read by that run. */
+  lastLine: number;
+}
+
+/** A row's identity in its source: its place and its SKU. */
+function identity(line: number | undefined, sku: string | undefined): string {
+  return `${line ?? ''}\u0000${sku ?? ''}`;
+}
+
+/**
+ * Decides, row by row, what `--retry-failed` sends: a row the report lists as failed or not_attempted at the same
+ * place with the same SKU (a SKU alone would also resend the published twin of a duplicated SKU), and every row
+ * the report never reached (the run that wrote it stopped before reading them). Counts what it matched, so a
+ * source that changed since the report can be told.
+ */
+export class RetrySelection {
+  readonly #report: RetryReport;
+  readonly #runSources: readonly string[];
+  /** Rows chosen because the report lists them. */
+  matched = 0;
+  /** Rows chosen because the report never reached them. */
+  beyondReport = 0;
+
+  constructor(report: RetryReport, runSources: readonly string[]) {
+    this.#report = report;
+    this.#runSources = runSources;
+  }
+
+  /** Rows the report lists to retry. */
+  get listed(): number {
+    let listed = 0;
+    for (const source of this.#report.sources.values()) listed += source.retry.size;
+    return listed;
+  }
+
+  selects(row: { location: Location; sku?: string | undefined }): boolean {
+    const reported = this.#sourceOf(row.location.source);
+    const line = row.location.line ?? row.location.record;
+    if (reported === undefined || (line !== undefined && line > reported.lastLine)) {
+      this.beyondReport++;
+      return true;
+    }
+    if (!reported.retry.has(identity(line, row.sku === '' ? undefined : row.sku))) return false;
+    this.matched++;
+    return true;
+  }
+
+  /** The report's entry for a source: by its name, or the report's only source when the run reads only one. */
+  #sourceOf(source: string): ReportedSource | undefined {
+    const sources = this.#report.sources;
+    const named = sources.get(source);
+    if (named !== undefined || sources.size !== 1 || this.#runSources.length !== 1) return named;
+    return sources.values().next().value;
+  }
+}
+
+/** The rows a previous `.csv`, `.json` or `.ndjson` report lists as failed or not_attempted, and how far it got. */
+export async function readRetryRows(path: string): Promise<RetryReport> {
   const format = reportFormatOf(path);
   if (format === 'xml') {
     throw new UsageError(`--retry-failed ${path}: a JUnit report cannot be read back`, { hint: 'pass the .csv, .json or .ndjson report of the earlier run' });
   }
-  const ids = new Set<string>();
+  const report: RetryReport = { path, sources: new Map() };
   const take = (row: unknown): void => {
     if (typeof row !== 'object' || row === null) return;
     const { outcome, source, line, sku } = row as Record<string, unknown>;
-    if (outcome !== 'failed' && outcome !== 'not_attempted') return;
+    if (typeof outcome !== 'string' || outcome === 'not_read') return;
+    const name = typeof source === 'string' ? source : '';
     const lineNumber = typeof line === 'number' ? line : typeof line === 'string' && line !== '' ? Number(line) : undefined;
-    const location: Location = { source: typeof source === 'string' ? source : '' };
-    if (lineNumber !== undefined && Number.isFinite(lineNumber)) location.line = lineNumber;
-    ids.add(retryIdentity({ location, sku: typeof sku === 'string' ? sku : undefined }));
+    let reported = report.sources.get(name);
+    if (reported === undefined) report.sources.set(name, (reported = { retry: new Set(), lastLine: 0 }));
+    const at = lineNumber !== undefined && Number.isFinite(lineNumber) ? lineNumber : undefined;
+    if (at !== undefined && at > reported.lastLine) reported.lastLine = at;
+    if (outcome !== 'failed' && outcome !== 'not_attempted') return;
+    reported.retry.add(identity(at, typeof sku === 'string' && sku !== '' ? sku : undefined));
   };
   // Fail before reading when the file is missing, with a message that says which.
   try {
@@ -47,7 +106,7 @@ export async function readRetryRows(path: string): Promise<Set<string>> {
   } catch (error) {
     throw new ConfigError(`--retry-failed ${path}: not a readable listings report: ${(error as Error).message}`, { cause: error });
   }
-  return ids;
+  return report;
 }
 
 /** Undo the CSV report's formula neutralisation: `'=x` was written for `=x`. */

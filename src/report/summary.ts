@@ -33,7 +33,30 @@ export interface RunSummary {
   peak_concurrency: number;
   /** The report files written. */
   report: string[];
+  /**
+   * True when every row of the source is in these counts. False when the run stopped before reading to the end
+   * (interrupted, or the source could not be read further): the report then lists only the rows read, and
+   * `--retry-failed` of it also sends the rows it never reached.
+   */
+  complete: boolean;
+  /** The run was stopped by a signal (Ctrl-C, SIGTERM). */
+  interrupted: boolean;
+  /**
+   * The rows of the source: `rows` when complete; else the rows read plus a count of the lines left where that is
+   * cheap (a local CSV/NDJSON file), or null.
+   */
+  total: number | null;
 }
+
+/** How far a run read its source, for the summary. */
+export interface Reading {
+  complete: boolean;
+  interrupted: boolean;
+  /** Rows left unread, when they could be counted. */
+  notRead?: number | undefined;
+}
+
+const READ_TO_END: Reading = { complete: true, interrupted: false };
 
 /** How a failed or invalid row is counted in `errors_by_status`. */
 export function errorClass(o: RowOutcome): string | undefined {
@@ -71,7 +94,7 @@ export class SummaryCounter {
     return c.published + c.failed + c.invalid + c.skipped + c.not_attempted + c.validated;
   }
 
-  summary(durationMs: number, reportPaths: string[], traffic: TrafficCounts = NO_TRAFFIC): RunSummary {
+  summary(durationMs: number, reportPaths: string[], traffic: TrafficCounts = NO_TRAFFIC, reading: Reading = READ_TO_END): RunSummary {
     const c = this.#counts;
     const work = c.published + c.failed + c.invalid + c.validated;
     const byStatus: Record<string, number> = {};
@@ -93,6 +116,9 @@ export class SummaryCounter {
       timeouts: traffic.timeouts,
       peak_concurrency: traffic.peakConcurrency,
       report: [...reportPaths],
+      complete: reading.complete,
+      interrupted: reading.interrupted,
+      total: reading.complete ? this.rows : reading.notRead === undefined ? null : this.rows + reading.notRead,
     };
   }
 }

@@ -1,6 +1,8 @@
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { once } from 'node:events';
 import { parse } from 'csv-parse/sync';
+import { spawnCli } from '../helpers/cli.js';
 
 export const HEADER = 'sku,title,marketplace,images_source,merchant_location_key,fulfillment_policy_id,payment_policy_id,return_policy_id,overrides.condition';
 
@@ -41,4 +43,18 @@ export function filesBelow(dir: string): string[] {
 /** The environment of a publish against a sandbox process. */
 export function publishEnv(url: string, key = 'sandbox-key'): Record<string, string> {
   return { LISTINGS_BASE_URL: url, LISTINGS_API_KEY: key };
+}
+
+/** Start a publish, wait until the sandbox has created some listings, then send `signal`; resolves with the exit. */
+export async function interrupted(args: string[], cwd: string, url: string, stats: () => Promise<{ created: number }>, signal: NodeJS.Signals) {
+  const child = spawnCli(args, { cwd, env: publishEnv(url) });
+  let stderr = '';
+  let stdout = '';
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  for (let waited = 0; (await stats()).created < 40 && waited < 10_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+  child.kill(signal);
+  const [code, by] = await exited;
+  return { code, by, stderr, stdout };
 }

@@ -6,20 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli, spawnCli } from '../helpers/cli.js';
 import { startSandboxProcess } from '../helpers/sandbox-process.js';
 import { tempDir } from '../helpers/tmp.js';
-import { csvRow, publishEnv, readCsvReport, writeCatalog } from './publish-helpers.js';
-
-/** Start a publish, wait until the sandbox has created some listings, then send `signal`; resolves with the exit. */
-async function interrupted(args: string[], cwd: string, url: string, stats: () => Promise<{ created: number }>, signal: NodeJS.Signals) {
-  const child = spawnCli(args, { cwd, env: publishEnv(url) });
-  let stderr = '';
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  child.stdout?.resume();
-  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
-  for (let waited = 0; (await stats()).created < 40 && waited < 10_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
-  child.kill(signal);
-  const [code, by] = await exited;
-  return { code, by, stderr };
-}
+import { csvRow, interrupted, publishEnv, readCsvReport, writeCatalog } from './publish-helpers.js';
 
 describe('interrupt and resume', () => {
   for (const signal of ['SIGINT', 'SIGKILL'] as const) {

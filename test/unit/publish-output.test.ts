@@ -51,4 +51,18 @@ describe('publish output', () => {
     bytes.setTotal(800);
     expect(bytes.line()).toBe('200/800 rows · 25% · 67 rows/s · ETA 9.0s');
   });
+
+  it('a resumed run: the ETA counts the skipped rows as free and the rows sent at their own pace', async () => {
+    let now = 0;
+    const display = await ProgressDisplay.start({ mode: 'off', readProgress: () => ({ bytesRead: 0 }), total: 1_000, expectedSkips: 600, now: () => now });
+    // 500 rows already published go by in half a second; then 100 rows are sent in 10 s.
+    for (let i = 0; i < 500; i++) display.tick({ index: i, location: at, outcome: 'skipped', reason: 'already published', attempts: 0, durationMs: 0 });
+    now = 500;
+    for (let i = 0; i < 100; i++) {
+      display.tick({ index: 500 + i, location: at, outcome: 'published', attempts: 1, durationMs: 100 });
+      now += 100;
+    }
+    // 400 rows left, 100 of them expected skipped: 300 to send at 10 rows/s (the old formula said 7s).
+    expect(display.line()).toMatch(/ETA 30s$/);
+  });
 });

@@ -60,6 +60,9 @@ describe('SummaryCounter', () => {
       timeouts: 1,
       peak_concurrency: 32,
       report: ['r.csv', 'r.xml'],
+      complete: true,
+      interrupted: false,
+      total: 13,
     });
     expect(summary.published + summary.failed + summary.invalid + summary.skipped + summary.not_attempted + summary.validated).toBe(summary.rows);
     expect(Object.keys(summary)).toEqual([
@@ -79,6 +82,9 @@ describe('SummaryCounter', () => {
       'timeouts',
       'peak_concurrency',
       'report',
+      'complete',
+      'interrupted',
+      'total',
     ]);
   });
 

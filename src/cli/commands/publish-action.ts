@@ -13,7 +13,7 @@ import { DEFAULT_RETRY_POLICY } from '../../publish/retry-policy.js';
 import { JournalWriter, defaultJournalPath, readPublished, type JournalRead } from '../../publish/journal.js';
 import { defaultStatePath, loadState, saveState, type StateRead } from '../../publish/state-file.js';
 import { describeTarget, runTarget, sandboxTarget, type RunTarget } from '../../publish/run-target.js';
-import { SummaryCounter, openReport, readRetryRows, reportFormatOf, retryIdentity, type ReportWriter } from '../../report/index.js';
+import { RetrySelection, SummaryCounter, openReport, readRetryRows, reportFormatOf, type ReportWriter } from '../../report/index.js';
 import type { RowOutcome } from '../../publish/outcome.js';
 import type { Sandbox } from '../../sandbox/types.js';
 import { UsageError } from '../../errors.js';
@@ -24,6 +24,8 @@ import { err } from '../output.js';
 import { ProgressDisplay, progressMode } from '../progress.js';
 import { trapSignals } from '../signals.js';
 import { printRunEnd, printSummary, ROW_ERRORS_SHOWN } from '../summary.js';
+import { count } from '../progress.js';
+import type { CatalogOptions } from '../../catalog/types.js';
 import type { LoadedSettings } from '../settings.js';
 import { catalogOptionsFrom } from '../catalog-options.js';
 import type { PublishFlags } from './publish-flags.js';
@@ -77,6 +79,23 @@ async function openEndpoint(flags: PublishFlags, loaded: LoadedSettings, connect
   return { client: new ListingsClient({ baseUrl: sandbox.url, apiKey, connections, ...timeout }), sandbox };
 }
 
+/** The lines left in local files after the rows read, as a cheap count of what an interrupted run did not read. */
+async function rowsNotRead(sources: string[], options: CatalogOptions, rowsRead: number): Promise<number | undefined> {
+  const lines = await estimateRowCount(sources, options).catch(() => undefined);
+  return lines === undefined ? undefined : Math.max(0, lines - rowsRead);
+}
+
+/** What `--retry-failed` did beyond the rows the report listed, and rows it listed that the source no longer has. */
+function noticeRetry(retry: RetrySelection, path: string): void {
+  if (retry.beyondReport > 0) {
+    err(`notice: --retry-failed: ${count(retry.beyondReport)} ${retry.beyondReport === 1 ? 'row' : 'rows'} that ${path} never reached (its run stopped before reading them) ${retry.beyondReport === 1 ? 'was' : 'were'} sent as well`);
+  }
+  const missing = retry.listed - retry.matched;
+  if (missing > 0) {
+    err(`warning: --retry-failed: ${count(missing)} ${missing === 1 ? 'row' : 'rows'} that ${path} lists as failed or not attempted ${missing === 1 ? 'is' : 'are'} not at ${missing === 1 ? 'its' : 'their'} place (line and SKU) in this source, so ${missing === 1 ? 'it was' : 'they were'} not sent: has the source changed since? (--changed-only compares by content instead)`);
+  }
+}
+
 /** Open every report, or none: a report that cannot be opened aborts the others. */
 async function openReports(paths: string[]): Promise<ReportWriter[]> {
   const settled = await Promise.allSettled(paths.map((path) => openReport(path)));
@@ -123,12 +142,13 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
   let reports: ReportWriter[] = [];
   try {
     const catalog = await openCatalogs(sources, { ...catalogOptions, signal: signals.stop });
-    const [stateRead, journalRead, retryRows] = await Promise.all([
+    const [stateRead, journalRead, retryReport] = await Promise.all([
       flags.changedOnly && target !== undefined ? loadState(statePath, target) : undefined,
       flags.resume && target !== undefined ? readPublished(journalPath, target) : undefined,
       flags.retryFailed === undefined ? undefined : readRetryRows(flags.retryFailed),
     ]);
     if (target !== undefined) noticeForeignState(journalPath, journalRead, statePath, stateRead, target);
+    const retry = retryReport === undefined ? undefined : new RetrySelection(retryReport, sources);
     const state = stateRead?.state;
     const published = journalRead?.published;
     reports = await openReports(flags.report);
@@ -152,7 +172,7 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
       ...(shard === undefined ? {} : { shard }),
       ...(state === undefined ? {} : { changedOnly: state }),
       ...(published === undefined ? {} : { alreadyPublished: published }),
-      ...(retryRows === undefined ? {} : { retryOnly: (row) => retryRows.has(retryIdentity(row)) }),
+      ...(retry === undefined ? {} : { retryOnly: (row) => retry.selects(row) }),
       ...(journal === undefined ? {} : { journal }),
     };
     const run = publishRows(catalog.drafts, options, createPreparer(loaded.defaults));
@@ -160,6 +180,7 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
       mode: progressMode(flags.quiet === true),
       readProgress: () => catalog.progress(),
       rowsRead: () => run.stats().read,
+      expectedSkips: (published?.size ?? 0) + (state?.size ?? 0),
       ...(dryRun ? {} : { flow: () => run.stats() }),
     });
     const display = progress;
@@ -187,7 +208,11 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
     }
     const stats = run.stats();
     const traffic = { requests: stats.requests, throttled: stats.throttled, overloaded: stats.overloaded, timeouts: stats.timeouts, peakConcurrency: stats.peakInFlight };
-    const summary = counter.summary(Math.round(performance.now() - startedAt), flags.report, traffic);
+    const interrupted = signals.received() !== undefined;
+    // Only an interrupted run has a rest to count: a source that failed has no known end.
+    const notRead = !run.readToEnd && interrupted && sourceError === undefined ? await rowsNotRead(sources, catalogOptions, counter.rows) : undefined;
+    const reading = { complete: run.readToEnd, interrupted, notRead };
+    const summary = counter.summary(Math.round(performance.now() - startedAt), flags.report, traffic, reading);
     await Promise.all(reports.map((report) => report.close(summary)));
     reports = [];
     await journal?.close();
@@ -195,6 +220,7 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
     if (state !== undefined && target !== undefined && !dryRun) await saveState(statePath, state, target);
     // A catalog whose columns cannot work (no SKU column, say) read no row: the error is the whole story.
     if (sourceError instanceof UsageError && summary.rows === 0) throw sourceError;
+    if (retry !== undefined) noticeRetry(retry, flags.retryFailed ?? '');
     printSummary(summary, { json: flags.json === true, dryRun, rowErrors });
     printRunEnd(run.end, summary, flags.journal !== false && !dryRun);
     if (sourceError !== undefined) throw sourceError as Error;
