@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { REPO_ROOT, runCli } from '../helpers/cli.js';
 import { startSandboxProcess } from '../helpers/sandbox-process.js';
 import { tempDir } from '../helpers/tmp.js';
 import { publishEnv, writeCatalog } from './publish-helpers.js';
@@ -62,5 +62,38 @@ describe('state and journal bound to their target', () => {
     expect(run.stderr).toMatch(/warning: --resume: there is no journal at .*journal-[0-9a-f]{12}-[0-9a-f]{8}\.ndjson, so every row is sent/);
     expect(await sandbox.stats()).toMatchObject({ created: 5 });
     await sandbox.stop();
+  });
+});
+
+// Real exports none of us wrote (../shared/testdata/README.md), read in place, never copied into the repository.
+const CATALOGS = join(REPO_ROOT, '..', 'shared', 'testdata', 'catalogs');
+const REAL = [
+  { file: join(CATALOGS, 'shopify', 'jewelery.csv'), args: ['--preset', 'shopify'] },
+  { file: join(CATALOGS, 'magento2-sample-data', 'CatalogSampleData__SimpleProduct__products_gear_bags.csv'), args: ['--map', 'title=name'] },
+];
+const realPresent = REAL.every(({ file }) => existsSync(file));
+const DEFAULTS = ['--marketplace', 'EBAY_US', '--merchant-location-key', 'wh-1', '--fulfillment-policy-id', 'F-1', '--payment-policy-id', 'P-1', '--return-policy-id', 'R-1'];
+
+describe.skipIf(!realPresent)(realPresent ? 'real catalogs, try-out then real targets' : `real catalogs (skipped: ${CATALOGS} is absent)`, () => {
+  it.each(REAL)('$file: after a --sandbox try-out with --changed-only and a journal, a second service receives every row by --resume and a third by --changed-only', async ({ file, args }) => {
+    const dir = tempDir();
+    const tryOut = await runCli(['publish', file, ...args, ...DEFAULTS, '--sandbox', '--changed-only', '--json'], { cwd: dir });
+    expect(tryOut.code, tryOut.stderr).toBe(0);
+    const listings = (JSON.parse(tryOut.stdout) as { published: number }).published;
+    expect(listings).toBeGreaterThan(10);
+
+    const [second, third] = await Promise.all([startSandboxProcess(), startSandboxProcess()]);
+    const resumed = await runCli(['publish', file, ...args, ...DEFAULTS, '--resume', '--json'], { cwd: dir, env: publishEnv(second.url) });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(JSON.parse(resumed.stdout)).toMatchObject({ published: listings, skipped: 0 });
+    const changed = await runCli(['publish', file, ...args, ...DEFAULTS, '--changed-only', '--json'], { cwd: dir, env: publishEnv(third.url) });
+    expect(changed.code, changed.stderr).toBe(0);
+    expect(JSON.parse(changed.stdout)).toMatchObject({ published: listings, skipped: 0 });
+    expect(await second.stats()).toMatchObject({ created: listings, duplicates: 0 });
+    expect(await third.stats()).toMatchObject({ created: listings, duplicates: 0 });
+    // And each target's own state works: the third service's second --changed-only sends nothing.
+    const again = await runCli(['publish', file, ...args, ...DEFAULTS, '--changed-only', '--json'], { cwd: dir, env: publishEnv(third.url) });
+    expect(JSON.parse(again.stdout)).toMatchObject({ published: 0, skipped: listings });
+    await Promise.all([second.stop(), third.stop()]);
   });
 });
