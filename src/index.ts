@@ -22,6 +22,7 @@ export { OPTIONS, resolveSettings, type Settings, type SettingKey, type SettingS
 
 export * from './catalog/index.js';
 export { createPreparer, prepareCatalog, type ListingDefaults, type PreparedRow } from './prepare/index.js';
+export { MissingSettingsError } from './prepare/missing-settings.js';
 
 export { publishRows, PublishRun } from './publish/engine.js';
 export type { PublishOptions, PublishEnd, ListingSender, EngineStats, EngineClock } from './publish/engine-types.js';

@@ -1,6 +1,7 @@
 import { openCatalogs } from './catalog/open-catalog.js';
 import type { CatalogOptions } from './catalog/types.js';
 import { createPreparer } from './prepare/preparer.js';
+import { requireSettings } from './prepare/missing-settings.js';
 import type { ListingDefaults } from './prepare/types.js';
 import { publishRows, type PublishRun } from './publish/engine.js';
 import type { PublishOptions } from './publish/engine-types.js';
@@ -29,6 +30,7 @@ export interface PublishCatalogOptions extends PublishOptions {
 export async function publishCatalog(sources: string | readonly string[], options: PublishCatalogOptions = {}): Promise<PublishRun> {
   const { defaults, catalog: catalogOptions, ...publishOptions } = options;
   const catalog = await openCatalogs(typeof sources === 'string' ? [sources] : sources, catalogOptions ?? {});
-  const prepare = createPreparer({ shape: 'flat', saved_defaults: false, ...defaults });
-  return publishRows(catalog.drafts, publishOptions, prepare);
+  const fullDefaults: ListingDefaults = { shape: 'flat', saved_defaults: false, ...defaults };
+  // A setting neither the defaults nor the first rows give is one MissingSettingsError, before anything is sent.
+  return publishRows(await requireSettings(catalog.drafts, fullDefaults), publishOptions, createPreparer(fullDefaults));
 }

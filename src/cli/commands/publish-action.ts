@@ -5,6 +5,7 @@ import { ListingsClient } from '../../client/listings-client.js';
 import { openCatalogs } from '../../catalog/open-catalog.js';
 import { estimateRowCount } from '../../catalog/count-rows.js';
 import { createPreparer } from '../../prepare/preparer.js';
+import { requireSettings } from '../../prepare/missing-settings.js';
 import { publishRows } from '../../publish/engine.js';
 import type { PublishOptions } from '../../publish/engine-types.js';
 import { parseShard } from '../../publish/shard.js';
@@ -142,6 +143,8 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
   let reports: ReportWriter[] = [];
   try {
     const catalog = await openCatalogs(sources, { ...catalogOptions, signal: signals.stop });
+    // A setting that no flag, env, profile or first row gives: one error (exit 2) before any output is opened.
+    const drafts = await requireSettings(catalog.drafts, loaded.defaults);
     const [stateRead, journalRead, retryReport] = await Promise.all([
       flags.changedOnly && target !== undefined ? loadState(statePath, target) : undefined,
       flags.resume && target !== undefined ? readPublished(journalPath, target) : undefined,
@@ -175,7 +178,7 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
       ...(retry === undefined ? {} : { retryOnly: (row) => retry.selects(row) }),
       ...(journal === undefined ? {} : { journal }),
     };
-    const run = publishRows(catalog.drafts, options, createPreparer(loaded.defaults));
+    const run = publishRows(drafts, options, createPreparer(loaded.defaults));
     progress = await ProgressDisplay.start({
       mode: progressMode(flags.quiet === true),
       readProgress: () => catalog.progress(),

@@ -1,0 +1,227 @@
+import type { Draft } from '../catalog/types.js';
+import { OPTION_BY_KEY } from '../config/options.js';
+import { DEFAULTABLE_FIELDS, type Shape } from '../contract/schemas.js';
+import { UsageError } from '../errors.js';
+import type { ListingDefaults } from './types.js';
+
+/**
+ * A run's settings are checked against this many drafts at most: enough to tell a catalog without the column from
+ * one with a few empty cells, few enough that keeping them costs nothing and the first request is not held back.
+ */
+export const FIRST_ROWS = 100;
+
+/** A setting a request of the run's shape needs, which a row may give and a flag, env or profile may default. */
+export type RequiredSetting = 'marketplace' | (typeof DEFAULTABLE_FIELDS)[number];
+
+/**
+ * The settings a request of this shape needs that no default covers, each of which must then come from the rows: the
+ * marketplace, and for the flat shape without saved Marketplace configurations the location key and the three policy
+ * ids (rules 1 and 2). The wrapped shape sends neither location key nor policy ids.
+ */
+export function neededSettings(defaults: ListingDefaults): RequiredSetting[] {
+  const needed: RequiredSetting[] = [];
+  if (defaults.marketplace === undefined) needed.push('marketplace');
+  if (defaults.shape === 'flat' && !defaults.saved_defaults) {
+    for (const field of DEFAULTABLE_FIELDS) if (defaults[field] === undefined) needed.push(field);
+  }
+  return needed;
+}
+
+/** A draft that says something about the catalog's columns: not a row that is no listing, nor one that could not be read. */
+function tellsColumns(draft: Draft): boolean {
+  if (draft.skip !== undefined) return false;
+  for (const issue of draft.issues) if (issue.path === '(record)') return false;
+  return true;
+}
+
+/** The needed settings not yet given by any of the drafts seen. */
+class Unseen {
+  private readonly unseen: Set<RequiredSetting>;
+  /** Whether a draft that tells the columns was seen: rows that tell nothing prove nothing missing. */
+  private told = false;
+
+  constructor(private readonly needed: readonly RequiredSetting[]) {
+    this.unseen = new Set(needed);
+  }
+
+  /** Whether every needed setting was given by some row. */
+  get none(): boolean {
+    return this.unseen.size === 0;
+  }
+
+  see(draft: Draft): void {
+    if (!tellsColumns(draft)) return;
+    this.told = true;
+    for (const setting of this.unseen) if (draft.values[setting] !== undefined) this.unseen.delete(setting);
+  }
+
+  /** The settings no row gave, in the order of neededSettings; none when no row told the columns. */
+  missing(): RequiredSetting[] {
+    return this.told ? this.needed.filter((setting) => this.unseen.has(setting)) : [];
+  }
+}
+
+/**
+ * The needed settings (see neededSettings) that none of `drafts` gives. Pure. Rows that tell nothing of the columns
+ * (skipped by design, unreadable) give nothing and prove nothing: with no other row, nothing is missing, and the rows
+ * are left to the per-row checks.
+ */
+export function missingSettings(drafts: Iterable<Draft>, defaults: ListingDefaults): RequiredSetting[] {
+  const unseen = new Unseen(neededSettings(defaults));
+  for (const draft of drafts) {
+    if (unseen.none) break;
+    unseen.see(draft);
+  }
+  return unseen.missing();
+}
+
+/** The rows a check looked at: how many input rows, of which source, and whether that was all of the source's rows. */
+export interface Examined {
+  source: string;
+  rows: number;
+  whole: boolean;
+}
+
+function placeholder(setting: RequiredSetting): string {
+  return /<[^>]+>/.exec(OPTION_BY_KEY.get(setting)?.flag ?? '')?.[0] ?? '<value>';
+}
+
+/** The ways to give one setting, from the one options table: flag, environment variable, profile, column. */
+export function waysToGive(setting: RequiredSetting): string {
+  const option = OPTION_BY_KEY.get(setting);
+  const value = placeholder(setting);
+  const flag = option?.flag === undefined ? '' : `${option.flag}, `;
+  const env = option === undefined ? '' : `${option.env}=${value}, `;
+  return `${flag}${env}\`listings config set ${setting} ${value}\`, or a ${setting} column in the catalog`;
+}
+
+/** `none of the 3 rows of cat.csv has a value for them`, `the one row of ... has no value for it`, `none of the first 100 ...`. */
+function noRowGives({ source, rows, whole }: Examined, pronoun: string): string {
+  if (whole && rows === 1) return `the one row of ${source} has no value for ${pronoun}`;
+  return `none of the ${whole ? '' : 'first '}${rows} rows of ${source} has a value for ${pronoun}`;
+}
+
+/**
+ * Settings that neither a flag, the environment nor the profile gives, and that none of the catalog's first rows
+ * gives: every row would be invalid for the same reason, so the run is refused before anything is sent (exit 2).
+ * Carries the settings and the rows looked at, for a caller that words them itself.
+ */
+export class MissingSettingsError extends UsageError {
+  constructor(
+    readonly settings: readonly RequiredSetting[],
+    readonly examined: Examined,
+    shape: Shape = 'flat',
+  ) {
+    const several = settings.length > 1;
+    const head = `${settings.join(', ')} ${several ? 'are' : 'is'} not set, and ${noRowGives(examined, several ? 'them' : 'it')}; give ${several ? 'each' : 'it'} with:`;
+    const ways = settings.map((setting) => `  ${setting}: ${waysToGive(setting)}`);
+    const policies = settings.some((setting) => setting !== 'marketplace');
+    const example = shape === 'wrapped' ? 'the wrapped shape takes a marketplace such as ebay' : 'the flat shape takes a marketplace such as EBAY_US (ebay with --shape wrapped)';
+    super([head, ...ways].join('\n'), {
+      hint: policies
+        ? 'when the workspace has Marketplace configurations saved, the location key and the policy ids may be left out: --saved-defaults (LISTINGS_SAVED_DEFAULTS=true, or `listings config set saved_defaults true`)'
+        : example,
+    });
+  }
+}
+
+/** The kept first drafts, then the rest of the source (if any), or else the error that ended the read (if one did). */
+function replay(kept: Draft[], rest: AsyncIterator<Draft> | undefined, failure?: { error: Error }): AsyncIterable<Draft> {
+  let head = kept;
+  let at = 0;
+  let tail = rest;
+  let pending = failure;
+  // A plain iterator rather than a generator: past the first rows, a row costs one call more than reading it directly.
+  const iterator: AsyncIterator<Draft> = {
+    next() {
+      if (at < head.length) {
+        const value = head[at++]!;
+        if (at === head.length) {
+          // Let the kept drafts go once all are handed on.
+          head = [];
+          at = 0;
+        }
+        return Promise.resolve({ value, done: false });
+      }
+      if (pending !== undefined) {
+        const { error } = pending;
+        pending = undefined;
+        return Promise.reject(error);
+      }
+      return tail === undefined ? Promise.resolve({ value: undefined, done: true }) : tail.next();
+    },
+    return(value?: unknown) {
+      head = [];
+      pending = undefined;
+      const open = tail;
+      tail = undefined;
+      return open?.return === undefined ? Promise.resolve({ value: undefined, done: true }) : open.return(value);
+    },
+  };
+  return { [Symbol.asyncIterator]: () => iterator };
+}
+
+/** Checks the first drafts of a run before anything is sent; see createSettingsCheck. */
+export type SettingsCheck = (drafts: AsyncIterable<Draft>) => Promise<AsyncIterable<Draft>>;
+
+/**
+ * A check of one run's settings against its first rows. When every needed setting has a default, the drafts are passed
+ * on untouched and nothing is read. Otherwise the first drafts are read and kept (up to `firstRows`, stopping as soon
+ * as each needed setting was seen in a row, or where the first source ends); when none of them gives a needed
+ * setting, MissingSettingsError is thrown and the source closed. Else the drafts come out as they went in, the kept
+ * ones first: the same rows in the same order, at most `firstRows` of them read ahead.
+ *
+ * Only the first source with rows is judged, so that a multi-source run read as one catalog (`publish`) and one read
+ * source by source through the same check (`validate`) are judged by the same rows. A read that fails among the first
+ * rows is not judged: its error comes out of the drafts after the rows read before it, as it would without the check.
+ */
+export function createSettingsCheck(defaults: ListingDefaults, firstRows = FIRST_ROWS): SettingsCheck {
+  const needed = neededSettings(defaults);
+  let judged = needed.length === 0;
+  return async (drafts) => {
+    if (judged) return drafts;
+    const iterator = drafts[Symbol.asyncIterator]();
+    const kept: Draft[] = [];
+    const unseen = new Unseen(needed);
+    let source: string | undefined;
+    let examined = 0;
+    let ended = false;
+    let nextSource = false;
+    while (kept.length < firstRows && !unseen.none) {
+      let next: IteratorResult<Draft>;
+      try {
+        next = await iterator.next();
+      } catch (error) {
+        judged ||= kept.length > 0;
+        // Passed on as it was thrown, whatever it is (an abort is told from a failure by its name).
+        return replay(kept, undefined, { error: error as Error });
+      }
+      if (next.done === true) {
+        ended = true;
+        break;
+      }
+      const draft = next.value;
+      kept.push(draft);
+      source ??= draft.location.source;
+      if (draft.location.source !== source) {
+        nextSource = true;
+        break;
+      }
+      // Input rows, as the person reading the file counts them (a preset may fold several into one listing).
+      examined += draft.rows ?? 1;
+      unseen.see(draft);
+    }
+    judged ||= examined > 0;
+    const missing = unseen.missing();
+    if (missing.length > 0) {
+      if (!ended) await iterator.return?.().catch(() => undefined);
+      throw new MissingSettingsError(missing, { source: source ?? '', rows: examined, whole: ended || nextSource }, defaults.shape);
+    }
+    return replay(kept, ended ? undefined : iterator);
+  };
+}
+
+/** The check for a run read as one catalog: `await requireSettings(catalog.drafts, defaults)` in place of `catalog.drafts`. */
+export function requireSettings(drafts: AsyncIterable<Draft>, defaults: ListingDefaults, firstRows = FIRST_ROWS): Promise<AsyncIterable<Draft>> {
+  return createSettingsCheck(defaults, firstRows)(drafts);
+}
