@@ -5,6 +5,8 @@ export const EXIT = {
   usage: 2,
   service: 3,
   source: 4,
+  /** An output (report, journal, state) could not be written mid-run: sending stopped (sysexits EX_IOERR). */
+  output: 74,
   interrupted: 130,
 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

@@ -51,20 +51,31 @@ export class JournalWriter {
   #error: Error | undefined;
   #closed = false;
 
-  private constructor(stream: WriteStream) {
+  readonly #onError: ((error: Error) => void) | undefined;
+
+  private constructor(stream: WriteStream, onError: ((error: Error) => void) | undefined) {
     this.#stream = stream;
-    stream.on('error', (error) => {
-      this.#error ??= error;
-    });
+    this.#onError = onError;
+    stream.on('error', (error) => this.#failed(error));
   }
 
-  /** Open (creating the folder and file when needed) for appending, and write the run's header line. */
-  static async open(path: string, header: JournalHeader): Promise<JournalWriter> {
+  #failed(error: Error): void {
+    if (this.#error !== undefined) return;
+    this.#error = error;
+    this.#onError?.(error);
+  }
+
+  /**
+   * Open (creating the folder and file when needed) and write the run's header line: appending to what earlier runs
+   * wrote, or with `fresh` starting the file over (truncated in place: a path that is not a regular file, such as a
+   * device, is written to, never removed). `onError` hears of the first write that fails (a full disk), at once.
+   */
+  static async open(path: string, header: JournalHeader, options: { fresh?: boolean; onError?: (error: Error) => void } = {}): Promise<JournalWriter> {
     await mkdir(dirname(path), { recursive: true });
-    const handle = await open(path, 'a+');
+    const handle = await open(path, options.fresh === true ? 'w' : 'a+');
     // After a kill -9 the last line may be torn; start on a fresh line so it cannot swallow the header.
-    const torn = await endsWithoutNewline(handle);
-    const writer = new JournalWriter(handle.createWriteStream({ encoding: 'utf8' }));
+    const torn = options.fresh !== true && (await endsWithoutNewline(handle));
+    const writer = new JournalWriter(handle.createWriteStream({ encoding: 'utf8' }), options.onError);
     writer.#append(`${torn ? '\n' : ''}${JSON.stringify({ journal: 1, source: header.source, startedAt: header.startedAt, target: header.target })}\n`);
     return writer;
   }
@@ -83,7 +94,11 @@ export class JournalWriter {
     this.#closed = true;
     this.#flush();
     await new Promise<void>((done) => {
-      this.#stream.end(() => done());
+      // The callback may hear of a failed last write before the 'error' event does.
+      this.#stream.end((error?: Error | null) => {
+        if (error) this.#failed(error);
+        done();
+      });
       this.#stream.once('error', () => done());
     });
     if (this.#error) throw this.#error;

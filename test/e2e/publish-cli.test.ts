@@ -16,9 +16,11 @@ describe('listings publish: the command line', () => {
     expect(summary.rows).toBeGreaterThan(0);
     expect(summary).toMatchObject({ published: summary.rows, failed: 0, invalid: 0, not_attempted: 0, skipped: 0 });
     expect(Object.keys(summary).sort()).toEqual([
+        'complete',
         'duration_ms',
         'errors_by_status',
         'failed',
+        'interrupted',
         'invalid',
         'not_attempted',
         'overloaded',
@@ -31,6 +33,7 @@ describe('listings publish: the command line', () => {
         'skipped',
         'throttled',
         'timeouts',
+        'total',
         'validated',
       ].sort());
     expect(result.stderr).toMatch(/published/);

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { JournalWriter, defaultJournalPath as defaultJournalPathFor, publishedKey, readPublished as readJournal } from '../../src/publish/journal.js';
 import { runTarget, sandboxTarget } from '../../src/publish/run-target.js';
@@ -191,5 +192,27 @@ describe('defaultJournalPath', () => {
     const a = defaultJournalPath('https://x.test/a.csv', cwd);
     const b = defaultJournalPath('https://x.test/a.csv', resolve('/elsewhere'));
     expect(a.slice(-37)).toBe(b.slice(-37));
+  });
+});
+
+describe('JournalWriter.open options', () => {
+  it('fresh starts the file over in place; onError hears of a failed write once', async () => {
+    const path = join(dir, 'j.ndjson');
+    const old = await JournalWriter.open(path, header);
+    old.record({ index: 0, sku: 'OLD', hash: HASH, outcome: 'published' });
+    await old.close();
+    const fresh = await JournalWriter.open(path, header, { fresh: true });
+    fresh.record({ index: 0, sku: 'NEW', hash: HASH, outcome: 'published' });
+    await fresh.close();
+    expect(await readPublished(path)).toEqual(new Set([publishedKey('NEW', HASH)]));
+  });
+
+  it.skipIf(!existsSync('/dev/full'))('a device is written to, not replaced; its write error reaches onError and close', async () => {
+    const errors: Error[] = [];
+    const journal = await JournalWriter.open('/dev/full', header, { fresh: true, onError: (error) => errors.push(error) });
+    journal.record({ index: 0, sku: 'A', hash: HASH, outcome: 'published' });
+    await expect(journal.close()).rejects.toThrow(/ENOSPC/);
+    expect(errors.map((error) => (error as NodeJS.ErrnoException).code)).toEqual(['ENOSPC']);
+    expect(statSync('/dev/full').isCharacterDevice()).toBe(true);
   });
 });

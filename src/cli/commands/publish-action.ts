@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { rm } from 'node:fs/promises';
 import { performance } from 'node:perf_hooks';
 import { ListingsClient } from '../../client/listings-client.js';
 import { openCatalogs } from '../../catalog/open-catalog.js';
@@ -11,17 +10,17 @@ import type { PublishOptions } from '../../publish/engine-types.js';
 import { parseShard } from '../../publish/shard.js';
 import { RetryBudget } from '../../publish/retry-budget.js';
 import { DEFAULT_RETRY_POLICY } from '../../publish/retry-policy.js';
-import { JournalWriter, defaultJournalPath, readPublished, type JournalRead } from '../../publish/journal.js';
-import { defaultStatePath, loadState, saveState, type StateRead } from '../../publish/state-file.js';
+import { defaultJournalPath, readPublished, type JournalRead } from '../../publish/journal.js';
+import { defaultStatePath, loadState, type StateRead } from '../../publish/state-file.js';
 import { describeTarget, runTarget, sandboxTarget, type RunTarget } from '../../publish/run-target.js';
-import { RetrySelection, SummaryCounter, openReport, readRetryRows, reportFormatOf, type ReportWriter } from '../../report/index.js';
+import { RetrySelection, SummaryCounter, readRetryRows, reportFormatOf } from '../../report/index.js';
 import type { RowOutcome } from '../../publish/outcome.js';
 import type { Sandbox } from '../../sandbox/types.js';
 import { UsageError } from '../../errors.js';
 import { checkOutputs } from '../../fs/check-outputs.js';
 import { registerSecret } from '../../secrets.js';
 import { EXIT, ExitError } from '../exit-codes.js';
-import { err } from '../output.js';
+import { err, paint } from '../output.js';
 import { ProgressDisplay, progressMode } from '../progress.js';
 import { trapSignals } from '../signals.js';
 import { printRunEnd, printSummary, ROW_ERRORS_SHOWN } from '../summary.js';
@@ -30,6 +29,7 @@ import type { CatalogOptions } from '../../catalog/types.js';
 import type { LoadedSettings } from '../settings.js';
 import { catalogOptionsFrom } from '../catalog-options.js';
 import type { PublishFlags } from './publish-flags.js';
+import { RunOutputs, type OutputFailure } from './run-outputs.js';
 
 /** What the flags say before anything is opened; every mistake here is a usage error (exit 2), nothing sent. */
 function checkFlags(flags: PublishFlags): void {
@@ -97,16 +97,16 @@ function noticeRetry(retry: RetrySelection, path: string): void {
   }
 }
 
-/** Open every report, or none: a report that cannot be opened aborts the others. */
-async function openReports(paths: string[]): Promise<ReportWriter[]> {
-  const settled = await Promise.allSettled(paths.map((path) => openReport(path)));
-  const opened = settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
-  const failure = settled.find((result) => result.status === 'rejected');
-  if (failure !== undefined) {
-    await Promise.all(opened.map((report) => report.abort()));
-    throw failure.reason;
-  }
-  return opened;
+/** Why the run stopped at a write that failed, what was kept, and what to do. */
+function printOutputFailure(failure: OutputFailure, journalPath: string | undefined): void {
+  const code = (failure.error as NodeJS.ErrnoException).code;
+  const why = `${failure.error.message}${code !== undefined && !failure.error.message.includes(code) ? ` (${code})` : ''}`;
+  err(`${paint.red('error')} cannot write the ${failure.role} ${failure.path}: ${why}; sending stopped`);
+  const next = 'after making room, run again with --resume (rows sent twice are answered from their Idempotency-Key, not created again)';
+  if (failure.role === 'journal') err(`${paint.dim('hint')}  the journal keeps the rows written before the failure; ${next}`);
+  else if (failure.role === 'state file') err(`${paint.dim('hint')}  the previous state is kept whole: the next --changed-only run sends this run's rows again, harmlessly`);
+  else if (journalPath !== undefined) err(`${paint.dim('hint')}  the report was dropped (a cut report would read as complete); the journal ${journalPath} has every row sent: ${next}`);
+  else err(`${paint.dim('hint')}  the report was dropped (a cut report would read as complete), and no journal was kept: the summary above is the record`);
 }
 
 /** `listings publish SOURCE...`: the whole run, from flags to exit code. */
@@ -139,8 +139,10 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
     if (progress === undefined) err(line);
     else progress.note(line);
   });
-  let journal: JournalWriter | undefined;
-  let reports: ReportWriter[] = [];
+  // A write that fails mid-run stops the sending as an interrupt would, and is then told as what it is.
+  const outputStop = new AbortController();
+  const stop = AbortSignal.any([signals.stop, outputStop.signal]);
+  let outputs: RunOutputs | undefined;
   try {
     const catalog = await openCatalogs(sources, { ...catalogOptions, signal: signals.stop });
     // A setting that no flag, env, profile or first row gives: one error (exit 2) before any output is opened.
@@ -154,20 +156,22 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
     const retry = retryReport === undefined ? undefined : new RetrySelection(retryReport, sources);
     const state = stateRead?.state;
     const published = journalRead?.published;
-    reports = await openReports(flags.report);
-    if (keepsJournal && target !== undefined) {
+    outputs = await RunOutputs.open({
+      reports: flags.report,
       // A run that does not resume starts a fresh journal, so nightly runs do not grow it without end; what an
       // earlier run published and this one sends again is answered from the Idempotency-Key, not created twice.
-      if (!flags.resume) await rm(journalPath, { force: true });
-      journal = await JournalWriter.open(journalPath, { source: sourceKey, startedAt: new Date().toISOString(), target });
-    }
+      ...(keepsJournal && target !== undefined ? { journal: { path: journalPath, header: { source: sourceKey, startedAt: new Date().toISOString(), target }, fresh: !flags.resume } } : {}),
+      ...(flags.changedOnly && !dryRun && target !== undefined ? { state: { path: statePath, target } } : {}),
+      onFailure: () => outputStop.abort(),
+    });
+    const { journal } = outputs;
     const options: PublishOptions = {
       ...(concurrency === undefined ? { maxConcurrency } : { concurrency }),
       ...(flags.giveUpAfter === undefined ? {} : { giveUpAfterMs: flags.giveUpAfter * 1000 }),
       retryPolicy: { ...DEFAULT_RETRY_POLICY, maxAttempts: flags.maxAttempts },
       retryBudget: new RetryBudget(),
       dryRun,
-      stop: signals.stop,
+      stop,
       abandon: signals.abandon,
       ...(endpoint === undefined ? {} : { sender: endpoint.client }),
       ...(flags.rate === undefined ? {} : { rate: flags.rate }),
@@ -197,10 +201,7 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
       for await (const outcome of run) {
         counter.add(outcome);
         progress.tick(outcome);
-        for (const report of reports) {
-          const behind = report.write(outcome);
-          if (behind !== undefined) await behind;
-        }
+        await outputs.write(outcome);
         if ((outcome.outcome === 'failed' || outcome.outcome === 'invalid') && rowErrors.length < ROW_ERRORS_SHOWN) rowErrors.push(outcome);
       }
     } catch (error) {
@@ -216,15 +217,16 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
     const notRead = !run.readToEnd && interrupted && sourceError === undefined ? await rowsNotRead(sources, catalogOptions, counter.rows) : undefined;
     const reading = { complete: run.readToEnd, interrupted, notRead };
     const summary = counter.summary(Math.round(performance.now() - startedAt), flags.report, traffic, reading);
-    await Promise.all(reports.map((report) => report.close(summary)));
-    reports = [];
-    await journal?.close();
-    journal = undefined;
-    if (state !== undefined && target !== undefined && !dryRun) await saveState(statePath, state, target);
+    await outputs.close(summary, dryRun ? undefined : state);
+    const failure = outputs.failure;
     // A catalog whose columns cannot work (no SKU column, say) read no row: the error is the whole story.
     if (sourceError instanceof UsageError && summary.rows === 0) throw sourceError;
     if (retry !== undefined) noticeRetry(retry, flags.retryFailed ?? '');
     printSummary(summary, { json: flags.json === true, dryRun, rowErrors });
+    if (failure !== undefined) {
+      printOutputFailure(failure, journal === undefined || failure.role === 'journal' ? undefined : journalPath);
+      throw new ExitError(EXIT.output);
+    }
     printRunEnd(run.end, summary, flags.journal !== false && !dryRun);
     if (sourceError !== undefined) throw sourceError as Error;
     if (signals.received() !== undefined) throw new ExitError(EXIT.interrupted);
@@ -233,8 +235,7 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
   } finally {
     progress?.stop();
     signals.dispose();
-    await Promise.all(reports.map((report) => report.abort()));
-    await journal?.close();
+    await outputs?.abort();
     if (signals.abandon.aborted) await endpoint?.client.destroy();
     else await endpoint?.client.close();
     await endpoint?.sandbox?.close();

@@ -1,0 +1,126 @@
+import { JournalWriter, type JournalHeader } from '../../publish/journal.js';
+import { saveState } from '../../publish/state-file.js';
+import type { RunTarget } from '../../publish/run-target.js';
+import type { RowOutcome } from '../../publish/outcome.js';
+import { openReport, type ReportWriter, type RunSummary } from '../../report/index.js';
+
+/** The first output of a run that could not be written: which, where, and why. */
+export interface OutputFailure {
+  role: 'report' | 'journal' | 'state file';
+  path: string;
+  error: Error;
+}
+
+export interface RunOutputsPlan {
+  reports: readonly string[];
+  journal?: { path: string; header: JournalHeader; fresh: boolean };
+  state?: { path: string; target: RunTarget };
+  /** Called once, at the first write that fails, so the run can stop sending. */
+  onFailure: (failure: OutputFailure) => void;
+}
+
+/**
+ * What a publish run writes: its reports, its journal and its `--changed-only` state. A write that fails mid-run
+ * (a full disk) is not a crash: it is recorded, the run is told to stop sending, the failed report is dropped (a
+ * half-written report would read back as complete and wrong), and the journal keeps what reached it.
+ */
+export class RunOutputs {
+  #reports: ReportWriter[];
+  #journal: JournalWriter | undefined;
+  readonly #plan: RunOutputsPlan;
+  #failure: OutputFailure | undefined;
+
+  private constructor(plan: RunOutputsPlan, reports: ReportWriter[], journal: JournalWriter | undefined) {
+    this.#plan = plan;
+    this.#reports = reports;
+    this.#journal = journal;
+  }
+
+  /** Open every report and the journal, or none: one that cannot be opened closes the others and throws. */
+  static async open(plan: RunOutputsPlan): Promise<RunOutputs> {
+    const settled = await Promise.allSettled(plan.reports.map((path) => openReport(path)));
+    const reports = settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+    const failed = settled.find((result) => result.status === 'rejected');
+    if (failed !== undefined) {
+      await Promise.all(reports.map((report) => report.abort()));
+      throw failed.reason;
+    }
+    const outputs = new RunOutputs(plan, reports, undefined);
+    if (plan.journal !== undefined) {
+      const { path, header, fresh } = plan.journal;
+      try {
+        outputs.#journal = await JournalWriter.open(path, header, { fresh, onError: (error) => outputs.#fail('journal', path, error) });
+      } catch (error) {
+        await outputs.abort();
+        throw error;
+      }
+    }
+    return outputs;
+  }
+
+  /** The journal the engine records finished rows in. */
+  get journal(): JournalWriter | undefined {
+    return this.#journal;
+  }
+
+  /** The first write that failed, if one did. */
+  get failure(): OutputFailure | undefined {
+    return this.#failure;
+  }
+
+  /** Add one outcome to every report; resolves when none is behind (backpressure). */
+  async write(outcome: RowOutcome): Promise<void> {
+    for (const report of this.#reports) {
+      try {
+        const behind = report.write(outcome);
+        if (behind !== undefined) await behind;
+      } catch (error) {
+        await this.#dropReport(report, error);
+      }
+    }
+  }
+
+  /** Finish every report with the summary, close the journal, save the state; a failure is recorded, not thrown. */
+  async close(summary: RunSummary, state: ReadonlyMap<string, string> | undefined): Promise<void> {
+    await Promise.all(
+      this.#reports.map(async (report) => {
+        try {
+          await report.close(summary);
+        } catch (error) {
+          this.#fail('report', report.path, error);
+        }
+      }),
+    );
+    this.#reports = [];
+    const journal = this.#journal;
+    this.#journal = undefined;
+    await journal?.close().catch((error: unknown) => this.#fail('journal', this.#plan.journal?.path ?? '', error));
+    const plan = this.#plan.state;
+    if (state !== undefined && plan !== undefined) {
+      // Written atomically: a state that cannot be written leaves the previous one whole.
+      await saveState(plan.path, state, plan.target).catch((error: unknown) => this.#fail('state file', plan.path, error));
+    }
+  }
+
+  /** Drop the reports (nothing is left of them) and close the journal (what reached it stays). */
+  async abort(): Promise<void> {
+    const reports = this.#reports;
+    this.#reports = [];
+    await Promise.all(reports.map((report) => report.abort()));
+    const journal = this.#journal;
+    this.#journal = undefined;
+    await journal?.close().catch(() => undefined);
+  }
+
+  async #dropReport(report: ReportWriter, error: unknown): Promise<void> {
+    this.#reports = this.#reports.filter((other) => other !== report);
+    await report.abort().catch(() => undefined);
+    this.#fail('report', report.path, error);
+  }
+
+  #fail(role: OutputFailure['role'], path: string, error: unknown): void {
+    if (this.#failure !== undefined) return;
+    this.#failure = { role, path, error: error instanceof Error ? error : new Error(String(error)) };
+    this.#plan.onFailure(this.#failure);
+  }
+}
