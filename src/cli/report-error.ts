@@ -2,6 +2,7 @@ import { ListingsError } from '../errors.js';
 import { CommanderError } from 'commander';
 import { EXIT, ExitError } from './exit-codes.js';
 import { err, paint } from './output.js';
+import { printable } from '../printable.js';
 
 const CODE_OF_KIND: Record<ListingsError['kind'], number> = {
   api: EXIT.service,
@@ -17,8 +18,9 @@ export function reportError(error: unknown): number {
   if (error instanceof ExitError) return error.code;
   if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : EXIT.usage;
   if (error instanceof ListingsError) {
-    err(`${paint.red('error')} ${error.message}`);
-    if (error.hint) err(`${paint.dim('hint')}  ${error.hint}`);
+    // A message may quote a server or a catalog: shown, never obeyed.
+    err(`${paint.red('error')} ${printable(error.message)}`);
+    if (error.hint) err(`${paint.dim('hint')}  ${printable(error.hint)}`);
     return CODE_OF_KIND[error.kind];
   }
   if (error instanceof Error && error.name === 'AbortError') return EXIT.interrupted;

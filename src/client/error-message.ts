@@ -1,9 +1,11 @@
 import { STATUS_CODES } from 'node:http';
+import { printable } from '../printable.js';
 
 const MAX_MESSAGE = 300;
 
+/** One line, at most `max` characters, with whatever control characters the server sent written out, not obeyed. */
 function truncate(text: string, max = MAX_MESSAGE): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = printable(text.replace(/\s+/g, ' ').trim(), { lines: false });
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 

@@ -2,6 +2,7 @@ import type { RowOutcome } from '../publish/outcome.js';
 import { REPORT_COLUMNS, lineOf, safeText } from './row.js';
 import type { ReportFormat } from './format.js';
 import type { RunSummary } from './summary.js';
+import { printable } from '../printable.js';
 
 /** Why the last line of the report of a run that did not read its whole source is there. */
 export const NOT_READ_REASON = 'the run stopped before the end of the source: the rows after the line above were not read (--retry-failed of this report sends them)';
@@ -43,14 +44,14 @@ export function csvFormat(): ReportFormat {
   const sourceOf = (o: RowOutcome): string => {
     if (o.location.source !== source) {
       source = o.location.source;
-      sourceCell = csvCell(source);
+      sourceCell = csvCell(printable(source, { lines: false }));
     }
     return sourceCell;
   };
   return {
     header: `${REPORT_COLUMNS.join(',')}\n`,
     row: (o: RowOutcome): string =>
-      `${sourceOf(o)},${number(lineOf(o.location))},${optional(o.sku)},${o.outcome},${optional(safeText(o.reason))},${number(o.httpStatus)},${optional(o.listingStatus)},${optional(safeText(o.title))},${o.attempts},${o.durationMs},${optional(safeText(o.error))}\n`,
+      `${sourceOf(o)},${number(lineOf(o.location))},${optional(o.sku === undefined ? undefined : printable(o.sku, { lines: false }))},${o.outcome},${optional(safeText(o.reason))},${number(o.httpStatus)},${optional(o.listingStatus)},${optional(safeText(o.title))},${o.attempts},${o.durationMs},${optional(safeText(o.error))}\n`,
     footer: (summary: RunSummary) => (summary.complete ? '' : `${sourceCell},,,not_read,${csvCell(NOT_READ_REASON)},,,,0,0,\n`),
   };
 }

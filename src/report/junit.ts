@@ -5,6 +5,7 @@ import { safeText } from './row.js';
 import type { RunSummary } from './summary.js';
 import { xmlEscape } from './xml.js';
 import { NOT_READ_REASON } from './csv.js';
+import { printable } from '../printable.js';
 
 const DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n';
 /**
@@ -54,8 +55,9 @@ export function junitFormat(): ReportFormat {
 
 function testcase(o: RowOutcome): string {
   const where = formatLocation(o.location);
-  const name = `${o.sku === undefined || o.sku === '' ? '(no sku)' : o.sku} (${where})`;
-  const open = `  <testcase name="${xmlEscape(name)}" classname="listings.${xmlEscape(o.location.source)}" time="${seconds(o.durationMs)}"`;
+  // XML 1.0 cannot carry most control characters at all: they are written out.
+  const name = printable(`${o.sku === undefined || o.sku === '' ? '(no sku)' : o.sku} (${where})`, { lines: false });
+  const open = `  <testcase name="${xmlEscape(name)}" classname="listings.${xmlEscape(printable(o.location.source, { lines: false }))}" time="${seconds(o.durationMs)}"`;
   switch (o.outcome) {
     case 'published':
     case 'validated':

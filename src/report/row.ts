@@ -2,6 +2,7 @@ import type { FieldIssue } from '../contract/issues.js';
 import type { Location } from '../errors.js';
 import type { RowOutcome } from '../publish/outcome.js';
 import { redact } from '../secrets.js';
+import { printable } from '../printable.js';
 
 /** The columns of the CSV report, and the keys of a row in the JSON and NDJSON reports, in this order. */
 export const REPORT_COLUMNS = [
@@ -42,11 +43,12 @@ export function lineOf(location: Location): number | undefined {
 }
 
 /**
- * Free text that may echo what the service or a library said. Passed through `redact`, so a key that leaked into
- * an error message never reaches a report file.
+ * Free text that may echo what the service, a library or the catalog said. Passed through `redact`, so a key that
+ * leaked into an error message never reaches a report file, and `printable`, so no control character does (a report
+ * shown with `cat` cannot drive the terminal).
  */
 export function safeText(text: string | undefined): string | undefined {
-  return text === undefined ? undefined : redact(text);
+  return text === undefined ? undefined : printable(redact(text), { lines: false });
 }
 
 export function toReportRow(o: RowOutcome): ReportRow {

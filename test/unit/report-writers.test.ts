@@ -115,7 +115,7 @@ describe('JUnit report', () => {
       '(no sku) (cat.csv:4)',
       'A-4 (cat.csv:5)',
       'A-5 (cat.csv:6)',
-      'ctl\ufffd\ufffd \ufffd é ✓ 😀 (cat.csv:7)',
+      'ctl\\u0001\\u0008 \ufffd é ✓ 😀 (cat.csv:7)',
     ]);
     expect(cases.every((c) => c.classname === 'listings.cat.csv')).toBe(true);
     expect(cases[0]?.failure).toBeUndefined();
