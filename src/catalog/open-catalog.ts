@@ -1,6 +1,7 @@
-import type { Catalog, CatalogOptions, Draft, ReadProgress } from './types.js';
-import { openRecords, type RecordStream } from './read-records.js';
-import { checkTarget, mapRecords } from './mapping/index.js';
+import type { Catalog, CatalogNotice, CatalogOptions, Draft, Format, ReadProgress } from './types.js';
+import { openRecords, type RecordItem, type RecordStream } from './read-records.js';
+import { checkTarget, FieldCounter, mapHeaderTelling, mapRecords, type HeaderMapping } from './mapping/index.js';
+import { batchedRecords, hasBatches } from './formats/batches.js';
 import { presetDrafts } from './presets/index.js';
 import { UsageError } from '../errors.js';
 
@@ -13,25 +14,114 @@ export function checkCatalogOptions(options: CatalogOptions): void {
   }
 }
 
-function draftsOf(stream: RecordStream, options: CatalogOptions, headerColumns: () => readonly string[] | undefined): AsyncIterable<Draft> {
-  if (options.preset !== undefined) return presetDrafts(options.preset, stream.records);
-  return mapRecords(stream.records, {
+/** Drafts counted on their way out, so that optional fields no listing gives are told at the end of reading. */
+async function* counted(drafts: AsyncIterable<Draft>, source: string, notify: (notice: CatalogNotice) => void): AsyncIterable<Draft> {
+  const counter = new FieldCounter();
+  for await (const draft of drafts) {
+    counter.add(draft);
+    yield draft;
+  }
+  for (const notice of counter.notices(source, { map: {}, preset: true })) notify(notice);
+}
+
+function draftsOf(stream: RecordStream, records: AsyncIterable<RecordItem>, options: CatalogOptions, headerColumns: () => readonly string[] | undefined, headerMapping: HeaderMapping | undefined): AsyncIterable<Draft> {
+  if (options.preset !== undefined) {
+    const drafts = presetDrafts(options.preset, records);
+    return options.onNotice === undefined ? drafts : counted(drafts, stream.name, options.onNotice);
+  }
+  return mapRecords(records, {
     ...(options.map === undefined ? {} : { map: options.map }),
     ...(options.listSeparator === undefined ? {} : { listSeparator: options.listSeparator }),
-    fixedColumns: stream.format === 'csv' || stream.format === 'tsv',
+    ...(options.mapFrom === undefined ? {} : { mapFrom: options.mapFrom }),
+    ...(options.onNotice === undefined ? {} : { onNotice: options.onNotice }),
+    ...(headerMapping === undefined ? {} : { headerMapping }),
+    fixedColumns: isTabular(stream.format),
     header: { columns: headerColumns, source: stream.name },
   });
 }
 
+function isTabular(format: Format): boolean {
+  return format === 'csv' || format === 'tsv';
+}
+
+/** Records whose first item (or batch) is read now, and then read from the start as if it had not been. */
+interface ReadAhead<T> {
+  items: AsyncGenerator<T>;
+  /** Ends the reading, for a catalog that is given up before it is read. */
+  close: () => Promise<void>;
+}
+
+/**
+ * Reads the first item of `items` now. A failure to read it is kept and thrown where it would have been without
+ * the read-ahead, by the first read of the items, so a source that fails mid-way fails the same way.
+ */
+async function readAhead<T>(items: AsyncIterable<T>): Promise<ReadAhead<T>> {
+  const iterator = items[Symbol.asyncIterator]();
+  let first: IteratorResult<T>;
+  let failure: { error: unknown } | undefined;
+  try {
+    first = await iterator.next();
+  } catch (error) {
+    first = { done: true, value: undefined };
+    failure = { error };
+  }
+  async function* again(): AsyncGenerator<T> {
+    try {
+      if (failure !== undefined) throw failure.error;
+      if (first.done === true) return;
+      yield first.value;
+      for (let next = await iterator.next(); next.done !== true; next = await iterator.next()) yield next.value;
+    } finally {
+      await iterator.return?.();
+    }
+  }
+  return {
+    items: again(),
+    close: async () => {
+      await iterator.return?.();
+    },
+  };
+}
+
+/**
+ * A CSV or TSV source's first records, read now, so that its header is known when it is opened: a mapping that
+ * cannot work (a renamed column not in the header, no SKU column) fails the open, before anything is sent or
+ * written, and the header's notices come before any row's.
+ */
+async function withHeaderRead(records: AsyncIterable<RecordItem>): Promise<{ records: AsyncIterable<RecordItem>; close: () => Promise<void> }> {
+  if (hasBatches(records)) {
+    const ahead = await readAhead(records.batches());
+    return { records: batchedRecords(() => ahead.items), close: ahead.close };
+  }
+  const ahead = await readAhead(records);
+  return { records: ahead.items, close: ahead.close };
+}
+
 /**
  * Opens a catalog: source -> format -> mapping (or a preset). Throws SourceError when the source cannot be opened
- * and UsageError for a mapping that cannot work; the drafts are read lazily, one at a time.
+ * and UsageError for a mapping that cannot work (for CSV and TSV, checked against the header here); the drafts are
+ * read lazily, one at a time. Notices go to `options.onNotice`.
  */
 export async function openCatalog(source: string, options: CatalogOptions = {}): Promise<Catalog> {
   checkCatalogOptions(options);
   let header: readonly string[] | undefined;
   const stream = await openRecords(source, { ...options, onHeader: (columns) => (header = columns) });
-  return { name: stream.name, drafts: draftsOf(stream, options, () => header), progress: () => stream.progress() };
+  let records = stream.records;
+  let headerMapping: HeaderMapping | undefined;
+  if (options.preset === undefined && isTabular(stream.format)) {
+    const read = await withHeaderRead(records);
+    records = read.records;
+    const columns = header;
+    if (columns !== undefined) {
+      try {
+        headerMapping = mapHeaderTelling(columns, options.map ?? {}, stream.name, options);
+      } catch (error) {
+        await read.close();
+        throw error;
+      }
+    }
+  }
+  return { name: stream.name, drafts: draftsOf(stream, records, options, () => header, headerMapping), progress: () => stream.progress() };
 }
 
 /**

@@ -65,6 +65,16 @@ export interface CatalogOptions {
   listSeparator?: string;
   /** field -> column renames, from `--map` and `--mapping`. */
   map?: Record<string, string>;
+  /**
+   * How each rename was given, by field, for messages about it: e.g. `--mapping shop.json (sku)`. Default
+   * `--map FIELD=COLUMN`.
+   */
+  mapFrom?: Record<string, string>;
+  /**
+   * Told what is worth saying once about a catalog as a whole (see CatalogNotice): header names matched loosely and
+   * columns no field reads as soon as the header is read, fields empty in every row at the end of reading.
+   */
+  onNotice?: (notice: CatalogNotice) => void;
   /** A preset for a shop system's export. */
   preset?: Preset;
   /** Extra headers for http(s) sources, `Name: value`. */
@@ -73,6 +83,33 @@ export interface CatalogOptions {
   s3Endpoint?: string;
   signal?: AbortSignal;
 }
+
+/**
+ * Something about a catalog as a whole, told once (not per row) and not an error. `message` is written for the person
+ * who owns the catalog; names taken from the catalog in it are quoted and escaped (see `quoteName`).
+ * - `loose-header`: header names that match a field only when case and spaces are ignored (`"SKU "` read as sku).
+ * - `columns-not-read`: columns (CSV, TSV) or keys of the first record (JSON, NDJSON) that no listing field reads.
+ * - `empty-field`: an optional field that no row of the source gives (`0 of 194 rows have images_source`).
+ */
+export type CatalogNotice =
+  | { kind: 'loose-header'; source: string; matches: Array<{ column: string; field: string }>; message: string }
+  | { kind: 'columns-not-read'; source: string; columns: string[]; message: string }
+  | {
+      kind: 'empty-field';
+      source: string;
+      field: OptionalField;
+      /** Rows read (readable rows; for a preset, listings). */
+      rows: number;
+      /** The column (or JSON key) the field is read from; absent for a preset. */
+      column?: string;
+      /** For a source with a header: whether that column is in it. */
+      inHeader?: boolean;
+      message: string;
+    };
+
+/** The draft fields a row may leave empty (defaults, saved configurations or the shape may cover them). */
+export const OPTIONAL_FIELDS = ['title', 'marketplace', 'images_source', 'merchant_location_key', 'fulfillment_policy_id', 'payment_policy_id', 'return_policy_id'] as const;
+export type OptionalField = (typeof OPTIONAL_FIELDS)[number];
 
 /** How far through its bytes a catalog is, for progress and ETA. */
 export interface ReadProgress {

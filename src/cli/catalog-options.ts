@@ -38,6 +38,7 @@ export function addCatalogOptions(command: Command): Command {
 export async function catalogOptionsFrom(flags: CatalogFlags): Promise<CatalogOptions> {
   const { parseMapFlags, parseMappingJson } = await import('../catalog/mapping/fields.js');
   let map: Record<string, string> = {};
+  const mapFrom: Record<string, string> = {};
   if (flags.mapping !== undefined) {
     const { readFile } = await import('node:fs/promises');
     let text: string;
@@ -47,8 +48,12 @@ export async function catalogOptionsFrom(flags: CatalogFlags): Promise<CatalogOp
       throw new UsageError(`--mapping ${flags.mapping}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
     }
     map = parseMappingJson(text, flags.mapping);
+    for (const field of Object.keys(map)) mapFrom[field] = `--mapping ${flags.mapping} (${field})`;
   }
-  map = { ...map, ...parseMapFlags(flags.map) };
+  const fromFlags = parseMapFlags(flags.map);
+  // A --map flag wins over the file; messages then name the flag (the default wording).
+  for (const field of Object.keys(fromFlags)) delete mapFrom[field];
+  map = { ...map, ...fromFlags };
   if (flags.listSeparator === '') throw new UsageError('--list-separator must not be empty');
   const options: CatalogOptions = {
     ...(flags.format === undefined ? {} : { format: flags.format }),
@@ -56,6 +61,7 @@ export async function catalogOptionsFrom(flags: CatalogFlags): Promise<CatalogOp
     ...(flags.jsonPath === undefined ? {} : { jsonPath: flags.jsonPath }),
     ...(flags.listSeparator === undefined ? {} : { listSeparator: flags.listSeparator }),
     ...(Object.keys(map).length === 0 ? {} : { map }),
+    ...(Object.keys(mapFrom).length === 0 ? {} : { mapFrom }),
     ...(flags.preset === undefined ? {} : { preset: flags.preset }),
     ...(flags.sourceHeader.length === 0 ? {} : { sourceHeaders: flags.sourceHeader }),
     ...(flags.s3Endpoint === undefined ? {} : { s3Endpoint: flags.s3Endpoint }),

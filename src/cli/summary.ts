@@ -1,4 +1,4 @@
-import { formatLocation } from '../errors.js';
+import { formatLocation, SourceError } from '../errors.js';
 import type { PublishEnd } from '../publish/engine-types.js';
 import type { RowOutcome } from '../publish/outcome.js';
 import type { RunSummary } from '../report/index.js';
@@ -30,9 +30,10 @@ export function summaryLine(summary: RunSummary, dryRun: boolean): string {
     part(summary.skipped, 'skipped', (text) => text),
     part(summary.not_attempted, 'not attempted', paint.yellow),
   ];
-  const ok = summary.failed + summary.invalid + summary.not_attempted === 0;
+  // A run that did not read its source to the end is not a success, whatever the rows it read did.
+  const ok = summary.failed + summary.invalid + summary.not_attempted === 0 && summary.complete !== false;
   const mark = ok ? paint.green('✔') : paint.red('✖');
-  return `${mark} ${count(summary.rows)} rows in ${duration(summary.duration_ms)} (${count(Math.round(summary.rows_per_second))} rows/s): ${parts.join(', ')}`;
+  return `${mark} ${count(summary.rows)} ${summary.rows === 1 ? 'row' : 'rows'} in ${duration(summary.duration_ms)} (${count(Math.round(summary.rows_per_second))} rows/s): ${parts.join(', ')}`;
 }
 
 /** The final summary: first row errors and the counts on stderr; with `json`, the summary object on stdout. */
@@ -84,6 +85,13 @@ export function printRunEnd(end: PublishEnd, summary: RunSummary, resumable: boo
     case 'interrupted':
       err(`${paint.yellow('interrupted')}: ${left}; ${resumable ? 'run again with --resume to continue where this run stopped' : 'no journal was kept: --retry-failed REPORT sends the rest again'}`);
       return;
+    case 'source': {
+      // The error itself (where, and why) is printed last, as the run's error.
+      const at = end.error instanceof SourceError ? formatLocation(end.error.location) : undefined;
+      if (summary.rows === 0) err(`${paint.red('stopped')}: no row could be read from the source${at === undefined ? '' : ` (${at})`}`);
+      else err(`${paint.red('stopped')}: the source could not be read${at === undefined ? '' : ` past ${at}`}: ${count(summary.rows)} ${summary.rows === 1 ? 'row' : 'rows'} read, ${left}`);
+      return;
+    }
     default:
   }
 }

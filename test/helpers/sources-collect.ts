@@ -20,3 +20,14 @@ export function bytes(content: string | Buffer, chunkSize = 64 * 1024): Readable
 export function brief(items: readonly RecordItem[]): [number | undefined, unknown][] {
   return items.map((item) => [item.location.line ?? item.location.record, isRecordError(item) ? `error: ${item.error}` : item.fields]);
 }
+
+/** Every item of a record stream, in order, and the error that ended it (undefined when it ended normally). */
+export async function collectUntilError(records: AsyncIterable<RecordItem>): Promise<{ items: RecordItem[]; error: Error | undefined }> {
+  const items: RecordItem[] = [];
+  try {
+    for await (const item of records) items.push(item);
+  } catch (error) {
+    return { items, error: error as Error };
+  }
+  return { items, error: undefined };
+}

@@ -3,9 +3,9 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isRecordError, openRecords, type RecordItem } from '../../src/catalog/read-records.js';
-import { collect } from '../helpers/sources-collect.js';
+import { collect, collectUntilError } from '../helpers/sources-collect.js';
 import { openCatalog } from '../../src/catalog/open-catalog.js';
-import { UsageError } from '../../src/errors.js';
+import { SourceError, UsageError } from '../../src/errors.js';
 
 /** ../shared/testdata beside the project root; CI has it, a fresh clone does not. */
 const TESTDATA = fileURLToPath(new URL('../../../shared/testdata/', import.meta.url));
@@ -36,6 +36,19 @@ async function allOf<T>(items: AsyncIterable<T>): Promise<T[]> {
 
 async function read(path: string): Promise<RecordItem[]> {
   return collect((await openRecords(path, {})).records);
+}
+
+/** The items read and the SourceError that stopped the reading, if one did (a bad header, an unclosed quote). */
+async function readStopped(path: string): Promise<{ items: RecordItem[]; stop: SourceError | undefined }> {
+  const { items, error } = await collectUntilError((await openRecords(path, {})).records);
+  if (error !== undefined && !(error instanceof SourceError)) throw error;
+  return { items, stop: error };
+}
+
+/** The line of each error item, then `stop N` for the line where reading stopped. */
+async function faults(path: string): Promise<string[]> {
+  const { items, stop } = await readStopped(path);
+  return [...items.filter(isRecordError).map((e) => String(e.location.line)), ...(stop === undefined ? [] : [`stop ${stop.location.line}`])];
 }
 
 function fieldsOf(items: readonly RecordItem[]): unknown[] {
@@ -85,9 +98,11 @@ describe.skipIf(!present)('CSV conformance: sineemore csv-test-data', () => {
     expect(fieldsOf(items)).toEqual(expected(join(TESTDATA, 'sineemore-csv-test-data/json', name.replace(/\.csv$/, '.json'))));
   });
 
-  it('all-empty.csv is reported as a header without column names, at line 1', async () => {
-    const items = await read(join(TESTDATA, 'sineemore-csv-test-data/csv/all-empty.csv'));
-    expect(fieldsOf(items)).toEqual([{ error: 'the header row is empty; the first line should name the columns', line: 1 }]);
+  it('all-empty.csv stops at a header without column names, at line 1', async () => {
+    const path = join(TESTDATA, 'sineemore-csv-test-data/csv/all-empty.csv');
+    const { items, stop } = await readStopped(path);
+    expect(items).toEqual([]);
+    expect(stop?.message).toBe(`${path}:1: the header row is empty; the first line should name the columns`);
   });
 
   it('has the seven bad files', () => {
@@ -99,37 +114,36 @@ describe.skipIf(!present)('CSV conformance: sineemore csv-test-data', () => {
   const rejectable = bad.filter((name) => name !== 'bad-header-wrong-header.csv');
 
   it.each(rejectable)('%s is rejected with a line number', async (name) => {
-    const items = await read(join(TESTDATA, 'sineemore-csv-test-data/csv', name));
-    const errors = items.filter(isRecordError);
-    expect(errors.length).toBeGreaterThan(0);
-    for (const error of errors) {
-      expect(error.location.line).toBeGreaterThanOrEqual(1);
-      expect(error.location.source).toContain(name);
+    const { items, stop } = await readStopped(join(TESTDATA, 'sineemore-csv-test-data/csv', name));
+    const locations = [...items.filter(isRecordError).map((e) => e.location), ...(stop === undefined ? [] : [stop.location])];
+    expect(locations.length).toBeGreaterThan(0);
+    for (const location of locations) {
+      expect(location.line).toBeGreaterThanOrEqual(1);
+      expect(location.source).toContain(name);
     }
   });
 
-  it('rejects each bad file at the line of its fault', async () => {
-    const lines: Record<string, (number | undefined)[]> = {};
-    for (const name of rejectable) {
-      lines[name] = (await read(join(TESTDATA, 'sineemore-csv-test-data/csv', name))).filter(isRecordError).map((e) => e.location.line);
-    }
+  it('rejects each bad file at the line of its fault; one that cannot be read past it stops there', async () => {
+    const lines: Record<string, string[]> = {};
+    for (const name of rejectable) lines[name] = await faults(join(TESTDATA, 'sineemore-csv-test-data/csv', name));
     expect(lines).toEqual({
-      'bad-header-less-fields.csv': [2],
-      'bad-header-more-fields.csv': [2],
-      'bad-header-no-header.csv': [1],
-      'bad-missing-quote.csv': [2],
-      'bad-quotes-with-unescaped-quote.csv': [2],
-      'bad-unescaped-quote.csv': [2],
+      'bad-header-less-fields.csv': ['2'],
+      'bad-header-more-fields.csv': ['2'],
+      // An empty file: no row, so no item; reading stops at line 1.
+      'bad-header-no-header.csv': ['stop 1'],
+      // The unclosed quote's row is reported, and nothing after it can be read.
+      'bad-missing-quote.csv': ['2', 'stop 2'],
+      'bad-quotes-with-unescaped-quote.csv': ['2'],
+      'bad-unescaped-quote.csv': ['2'],
     });
   });
 
-  it('bad-header-wrong-header.csv reads as a header without rows, and the catalog rejects its header though no row follows', async () => {
+  it('bad-header-wrong-header.csv reads as a header without rows, and the catalog rejects its header when it is opened', async () => {
     const path = join(TESTDATA, 'sineemore-csv-test-data/csv/bad-header-wrong-header.csv');
     expect(await read(path)).toEqual([]);
-    const catalog = await openCatalog(path);
-    const drafts = allOf(catalog.drafts);
-    await expect(drafts).rejects.toThrow(UsageError);
-    await expect(drafts).rejects.toThrow(/has no sku column/);
+    const opened = openCatalog(path);
+    await expect(opened).rejects.toThrow(UsageError);
+    await expect(opened).rejects.toThrow(/has no sku column/);
     // With the SKU mapped to one of its columns, the same file is a catalog of no rows.
     expect(await allOf((await openCatalog(path, { map: { sku: 'qux' } })).drafts)).toEqual([]);
   });
@@ -141,8 +155,9 @@ describe.skipIf(!present)('CSV conformance: gebi csv-test (hostile input)', () =
   // each file, read to the end within the time limit. Per item: its line, and whether it is a record or an error.
   const outcomes: Record<string, string[]> = {
     'evil.csv': ['2 record', '4 record', '5 record', '6 record', '7 error', '8 record', '9 error', '10 record', '11 record'],
-    'evil1.csv': ['1 error'],
-    'evil2.csv': ['1 error'],
+    // A bad header: not a row, so no item; reading stops at line 1.
+    'evil1.csv': ['1 stop'],
+    'evil2.csv': ['1 stop'],
   };
 
   it('has the three files', () => {
@@ -151,9 +166,10 @@ describe.skipIf(!present)('CSV conformance: gebi csv-test (hostile input)', () =
 
   it.each(files)('%s is read to the end without crashing or hanging, every item located', { timeout: 5_000 }, async (name) => {
     const path = join(TESTDATA, 'gebi-csv-test', name);
-    const items = await read(path);
-    expect(items.every((item) => item.location.source === path)).toBe(true);
-    expect(items.map((item) => `${item.location.line} ${isRecordError(item) ? 'error' : 'record'}`)).toEqual(outcomes[name]);
+    const { items, stop } = await readStopped(path);
+    expect([...items, ...(stop === undefined ? [] : [stop])].every((item) => item.location.source === path)).toBe(true);
+    const seen = items.map((item) => `${item.location.line} ${isRecordError(item) ? 'error' : 'record'}`);
+    expect(stop === undefined ? seen : [...seen, `${stop.location.line} stop`]).toEqual(outcomes[name]);
   });
 
   it('keeps a multi-line quoted value whole and reports the bare quote of evil.csv', async () => {

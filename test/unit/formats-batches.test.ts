@@ -5,7 +5,8 @@ import { hasBatches } from '../../src/catalog/formats/batches.js';
 import { mapRecords } from '../../src/catalog/mapping/index.js';
 import type { RecordItem } from '../../src/catalog/read-records.js';
 import type { Draft } from '../../src/catalog/types.js';
-import { brief, bytes, collect } from '../helpers/sources-collect.js';
+import { SourceError } from '../../src/errors.js';
+import { brief, bytes, collect, collectUntilError } from '../helpers/sources-collect.js';
 
 async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
@@ -30,11 +31,17 @@ describe('CSV records in batches', () => {
     expect(brief(single)[1500]).toEqual([1502, 'error: a quote inside the quoted value (column "title") must be doubled ("")']);
   });
 
-  it('ends a batch at a fatal item and reads no further', async () => {
+  it('ends the batches at the row that stops the reading, then throws, as one by one', async () => {
     const text = `a,b\n1,2\n"open,3\n${'x,y\n'.repeat(10)}`;
-    const batches = await all(csvRecords(bytes(text), { source: 'c.csv', delimiter: ',' }).batches());
-    expect(brief(batches.flat())).toEqual(brief(await collect(csvRecords(bytes(text), { source: 'c.csv', delimiter: ',' }))));
+    const batches: RecordItem[][] = [];
+    const stopped = await (async () => {
+      for await (const batch of csvRecords(bytes(text), { source: 'c.csv', delimiter: ',' }).batches()) batches.push(batch);
+    })().catch((error: unknown) => error);
+    const single = await collectUntilError(csvRecords(bytes(text), { source: 'c.csv', delimiter: ',' }));
+    expect(brief(batches.flat())).toEqual(brief(single.items));
     expect(batches.flat().at(-1)).toMatchObject({ error: expect.stringContaining('never closed') as string });
+    expect(stopped).toBeInstanceOf(SourceError);
+    expect((stopped as Error).message).toBe(single.error?.message);
   });
 
   it('maps batched records to the same drafts as records read one by one', async () => {

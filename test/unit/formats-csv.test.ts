@@ -2,10 +2,18 @@ import { describe, expect, it } from 'vitest';
 import { Readable } from 'node:stream';
 import { csvRecords } from '../../src/catalog/formats/csv.js';
 import { isRecordError } from '../../src/catalog/read-records.js';
-import { brief, bytes, collect } from '../helpers/sources-collect.js';
+import { SourceError } from '../../src/errors.js';
+import { brief, bytes, collect, collectUntilError } from '../helpers/sources-collect.js';
 
 function read(text: string | Buffer, delimiter = ',', chunkSize?: number) {
   return collect(csvRecords(bytes(text, chunkSize), { source: 'c.csv', delimiter })).then(brief);
+}
+
+/** The items read, then the SourceError that stopped the reading (its message), for input that cannot be read to its end. */
+async function readStopped(text: string | Buffer, chunkSize?: number): Promise<{ items: ReturnType<typeof brief>; error: string | undefined }> {
+  const { items, error } = await collectUntilError(csvRecords(bytes(text, chunkSize), { source: 'c.csv', delimiter: ',' }));
+  if (error !== undefined) expect(error).toBeInstanceOf(SourceError);
+  return { items: brief(items), error: error?.message };
 }
 
 describe('csv: values and quoting', () => {
@@ -81,12 +89,17 @@ describe('csv: values and quoting', () => {
 });
 
 describe('csv: bad input', () => {
-  it('reports an unclosed quote at the line where its record starts, after the records before it', async () => {
+  it('reports an unclosed quote at the line where its record starts, after the records before it, then stops: the rest is not read', async () => {
     const text = 'sku,title\nA,ok\nB,"never closed\nC,more\nD,end\n';
-    expect(await read(text)).toEqual([
-      [2, { sku: 'A', title: 'ok' }],
-      [3, 'error: a quoted value (column "title") opens in this row and is never closed (the file ends inside it)'],
-    ]);
+    for (const chunkSize of [undefined, 3]) {
+      expect(await readStopped(text, chunkSize)).toEqual({
+        items: [
+          [2, { sku: 'A', title: 'ok' }],
+          [3, 'error: a quoted value (column "title") opens in this row and is never closed: the file ends inside it, so nothing after it could be read'],
+        ],
+        error: 'c.csv:3: not read to its end: a quoted value (column "title") opens on this line and is never closed, so the rest of the file is taken as part of it',
+      });
+    }
   });
 
   it('reports a row with more fields than the header and goes on', async () => {
@@ -113,12 +126,15 @@ describe('csv: bad input', () => {
     ]);
   });
 
-  it('reports a stray quote that leaves a quoted value open to the end once, at its line', async () => {
+  it('reports a stray quote that leaves a quoted value open to the end once, at its line, then stops: the rest is not read', async () => {
     // csv-parse stays inside the quoted value, so the rows after it are part of this broken record.
-    expect(await read('a,b\n1,ok\n2,"closed" early\n3,fine\n')).toEqual([
-      [2, { a: '1', b: 'ok' }],
-      [3, 'error: a quote inside the quoted value (column "b") must be doubled ("")'],
-    ]);
+    expect(await readStopped('a,b\n1,ok\n2,"closed" early\n3,fine\n')).toEqual({
+      items: [
+        [2, { a: '1', b: 'ok' }],
+        [3, 'error: a quote inside the quoted value (column "b") must be doubled ("")'],
+      ],
+      error: 'c.csv:3: not read to its end: a quoted value (column "b") opens on this line and is never closed, so the rest of the file is taken as part of it',
+    });
   });
 
   it('reports invalid UTF-8 at the row that holds it and reads the rows around it', async () => {
@@ -134,18 +150,19 @@ describe('csv: bad input', () => {
     expect(await read('a\nx \uFFFD y\n')).toEqual([[2, { a: 'x \uFFFD y' }]]);
   });
 
-  it('reports a header with duplicate and empty column names once, naming the columns, and reads nothing after', async () => {
-    expect(await read('sku,title,,sku,title\n1,2,3,4,5\n')).toEqual([
-      [1, 'error: the header row column 3 has no name; columns 1, 4 are all named "sku"; columns 2, 5 are all named "title"'],
-    ]);
+  it('stops at a header with duplicate and empty column names, naming the columns: a header is not a row, so no item', async () => {
+    expect(await readStopped('sku,title,,sku,title\n1,2,3,4,5\n')).toEqual({
+      items: [],
+      error: 'c.csv:1: the header row column 3 has no name; columns 1, 4 are all named "sku"; columns 2, 5 are all named "title"',
+    });
   });
 
-  it('reports an empty first line as a missing header', async () => {
-    expect(await read('\nsku\nA\n')).toEqual([[1, 'error: the header row is empty; the first line should name the columns']]);
+  it('stops at an empty first line: a missing header', async () => {
+    expect(await readStopped('\nsku\nA\n')).toEqual({ items: [], error: 'c.csv:1: the header row is empty; the first line should name the columns' });
   });
 
-  it('reports an empty source at line 1', async () => {
-    expect(await read('')).toEqual([[1, 'error: the file is empty; its first line should name the columns']]);
+  it('stops at an empty source, at line 1, with no item (an empty file holds no row)', async () => {
+    expect(await readStopped('')).toEqual({ items: [], error: 'c.csv:1: the file is empty; its first line should name the columns' });
   });
 
   it('reports a field over 1 MiB as an error, without holding the rest, after the rows before it', async () => {
@@ -159,11 +176,13 @@ describe('csv: bad input', () => {
         sent += 64 * 1024;
       },
     });
-    const items = brief(await collect(csvRecords(huge, { source: 'c.csv', delimiter: ',' })));
-    expect(items).toEqual([
+    const { items, error } = await collectUntilError(csvRecords(huge, { source: 'c.csv', delimiter: ',' }));
+    expect(brief(items)).toEqual([
       [2, { sku: 'A', title: 'small' }],
       [3, 'error: the row is larger than 1 MiB; reading stopped here (an unclosed quote can cause this)'],
     ]);
+    expect(error).toBeInstanceOf(SourceError);
+    expect(error?.message).toBe('c.csv:3: not read to its end: the row on this line is larger than 1 MiB (an unclosed quote can cause this)');
     // Reading stopped at the error rather than at the end of the 64 MiB stream.
     expect(sent).toBeLessThan(8 * 1024 * 1024);
   });

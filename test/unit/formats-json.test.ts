@@ -2,10 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { Readable } from 'node:stream';
 import { jsonRecords } from '../../src/catalog/formats/json.js';
 import { ndjsonRecords } from '../../src/catalog/formats/ndjson.js';
-import { brief, bytes, collect } from '../helpers/sources-collect.js';
+import { SourceError } from '../../src/errors.js';
+import { brief, bytes, collect, collectUntilError } from '../helpers/sources-collect.js';
 
 function json(text: string | Buffer, jsonPath?: string, chunkSize?: number) {
   return collect(jsonRecords(bytes(text, chunkSize), { source: 'c.json', ...(jsonPath === undefined ? {} : { jsonPath }) })).then(brief);
+}
+
+/** The items read, then the error that stopped the reading: its class name and message. */
+async function jsonStopped(text: string | Buffer, jsonPath?: string, chunkSize?: number) {
+  const { items, error } = await collectUntilError(jsonRecords(bytes(text, chunkSize), { source: 'c.json', ...(jsonPath === undefined ? {} : { jsonPath }) }));
+  return { items: brief(items), error: error === undefined ? undefined : `${error.constructor.name}: ${error.message}` };
 }
 
 function ndjson(text: string | Buffer, chunkSize?: number) {
@@ -42,52 +49,67 @@ describe('json', () => {
     ]);
   });
 
-  it('reports a second top-level array, after the records of the first', async () => {
-    expect(await json('{"products":[{"sku":"A"}],"variants":[{"sku":"B"}]}')).toEqual([
-      [1, { sku: 'A' }],
-      [2, 'error: the top-level object holds several arrays ("products", "variants"); choose one with --json-path'],
-    ]);
+  it('stops at a second top-level array, after the records of the first: the rest is not read', async () => {
+    expect(await jsonStopped('{"products":[{"sku":"A"}],"variants":[{"sku":"B"}]}')).toEqual({
+      items: [[1, { sku: 'A' }]],
+      error: 'SourceError: c.json#2: not read to its end: the top-level object holds several arrays ("products", "variants")',
+    });
   });
 
   it.each([
-    ['{"a":1,"b":{"c":[]}}', undefined, 'the top-level object holds no array of records (if it is one JSON object per line, use --format ndjson)'],
-    ['{"items":[]}', 'products', 'the top-level object has no key "products" (--json-path)'],
-    ['{"data":{"x":[]}}', 'data.items', '"data" has no key "items" (--json-path)'],
-    ['{"products":{"sku":"A"}}', 'products', '"products" is an object, not an array (--json-path)'],
-    ['{"data":[]}', 'data.items', '"data" is an array, not an object (--json-path)'],
-    ['[{"sku":"A"}]', 'products', 'the top level is an array, so --json-path products does not apply'],
-    ['"just a string"', undefined, 'the top level is a string; expected an array of objects, or an object holding one'],
-    ['42', undefined, 'the top level is a number; expected an array of objects, or an object holding one'],
-  ])('reports a top level that holds no records: %s', async (text, path, message) => {
-    expect(await json(text, path)).toEqual([[1, `error: ${message}`]]);
+    ['{"a":1,"b":{"c":[]}}', undefined, 'SourceError: c.json: the top-level object holds no array of records'],
+    ['{"items":[]}', 'products', 'UsageError: c.json: the top-level object has no key "products" (--json-path)'],
+    ['{"data":{"x":[]}}', 'data.items', 'UsageError: c.json: "data" has no key "items" (--json-path)'],
+    ['{"products":{"sku":"A"}}', 'products', 'UsageError: c.json: "products" is an object, not an array (--json-path)'],
+    ['{"data":[]}', 'data.items', 'UsageError: c.json: "data" is an array, not an object (--json-path)'],
+    ['[{"sku":"A"}]', 'products', 'UsageError: c.json: the top level is an array, so --json-path products does not apply'],
+    ['"just a string"', undefined, 'SourceError: c.json:1: the top level is a string; expected an array of objects, or an object holding one'],
+    ['42', undefined, 'SourceError: c.json:1: the top level is a number; expected an array of objects, or an object holding one'],
+  ])('throws for a top level that holds no records, with no item (it is not a row): %s', async (text, path, error) => {
+    expect(await jsonStopped(text, path)).toEqual({ items: [], error });
   });
 
-  it('reports truncated JSON after the records before it', async () => {
-    expect(await json('[{"sku":"A"},{"sku":"B"},{"sku":"C", "title": "unfinish')).toEqual([
-      [1, { sku: 'A' }],
-      [2, { sku: 'B' }],
-      [3, 'error: the JSON breaks inside record 3: expected a string value'],
-    ]);
-    expect(await json('[{"sku":"A"}')).toEqual([
-      [1, { sku: 'A' }],
-      [2, "error: the JSON breaks after record 1: expected ','"],
-    ]);
+  it('stops at truncated JSON after the records before it: the record cut is a row, the error says the file is cut short', async () => {
+    for (const chunkSize of [undefined, 1]) {
+      expect(await jsonStopped('[{"sku":"A"},{"sku":"B"},{"sku":"C", "title": "unfinish', undefined, chunkSize)).toEqual({
+        items: [
+          [1, { sku: 'A' }],
+          [2, { sku: 'B' }],
+          [3, 'error: record 3 is cut off: the file ends inside it'],
+        ],
+        error: 'SourceError: c.json#3: not read to its end: the file ends inside record 3: it is cut short',
+      });
+      for (const text of ['[{"sku":"A"}', '[{"sku":"A"},', '[{"sku":"A"},\n ']) {
+        expect(await jsonStopped(text, undefined, chunkSize)).toEqual({
+          items: [[1, { sku: 'A' }]],
+          error: 'SourceError: c.json#2: not read to its end: the file ends after record 1, before the array is closed: it is cut short',
+        });
+      }
+    }
   });
 
-  it('reports broken JSON at the record it breaks in', async () => {
-    const items = await json('[{"sku":"A"},{"sku":"B",,}, {"sku":"C"}]');
-    expect(items[0]).toEqual([1, { sku: 'A' }]);
-    expect(items[1]?.[0]).toBe(2);
-    expect(items[1]?.[1]).toMatch(/^error: the JSON breaks inside record 2: /);
-    expect(items).toHaveLength(2);
+  it('stops at broken JSON, reporting the record it breaks in', async () => {
+    expect(await jsonStopped('[{"sku":"A"},{"sku":"B",,}, {"sku":"C"}]')).toEqual({
+      items: [
+        [1, { sku: 'A' }],
+        [2, 'error: the JSON breaks inside record 2: expected an object key'],
+      ],
+      error: 'SourceError: c.json#2: not read to its end: the JSON breaks inside record 2 (expected an object key)',
+    });
   });
 
-  it('reports an empty file and a break after the array', async () => {
-    expect(await json('  ')).toEqual([[1, 'error: the file is empty or not JSON: expected a value']]);
-    expect(await json('{"products":[{"sku":"A"}],"x":')).toEqual([
-      [1, { sku: 'A' }],
-      [1, 'error: the JSON is broken outside the records: expected a value'],
-    ]);
+  it('throws for an empty file (no item: it holds no row), and for a break after the array', async () => {
+    for (const text of ['', '  \n']) expect(await jsonStopped(text)).toEqual({ items: [], error: 'SourceError: c.json:1: the file is empty; expected a JSON array of objects' });
+    expect(await jsonStopped('hello')).toEqual({ items: [], error: 'SourceError: c.json:1: the file is not JSON: expected a value' });
+    expect(await jsonStopped('{"products":[{"sku":"A"}],"x":')).toEqual({
+      items: [[1, { sku: 'A' }]],
+      error: 'SourceError: c.json: not read to its end: the file ends outside the records, before the JSON is closed: it is cut short',
+    });
+  });
+
+  it('reads an empty array, or an object holding one, as no records and no error', async () => {
+    expect(await jsonStopped('[]')).toEqual({ items: [], error: undefined });
+    expect(await jsonStopped('{"products":[]}')).toEqual({ items: [], error: undefined });
   });
 
   it('reports elements that are not objects and goes on', async () => {
@@ -142,11 +164,13 @@ describe('json', () => {
       })(),
       { objectMode: false },
     );
-    const items = brief(await collect(jsonRecords(endless, { source: 'c.json' })));
-    expect(items).toEqual([
+    const { items, error } = await collectUntilError(jsonRecords(endless, { source: 'c.json' }));
+    expect(brief(items)).toEqual([
       [1, { sku: 'A' }],
       [2, 'error: the JSON breaks inside record 2: a single value is longer than 1 MiB; reading stopped here'],
     ]);
+    expect(error).toBeInstanceOf(SourceError);
+    expect(error?.message).toBe('c.json#2: not read to its end: the JSON breaks inside record 2 (a single value is longer than 1 MiB; reading stopped here)');
     expect(pulled).toBeLessThan(64);
   });
 

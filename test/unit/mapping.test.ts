@@ -139,7 +139,7 @@ describe('header check (CSV, TSV)', () => {
   });
 
   it('runs on the first readable record of a CSV, failing the stream before any draft', async () => {
-    const items: RecordItem[] = [rec({ SKU: 'A' })];
+    const items: RecordItem[] = [rec({ 'Item Code': 'A' })];
     await expect(collect(mapRecords(feed(items), { fixedColumns: true }))).rejects.toThrow(/has no sku column/);
     // JSON records may differ from each other: no header check.
     expect(await collect(mapRecords(feed(items)))).toHaveLength(1);

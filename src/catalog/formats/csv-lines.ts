@@ -49,6 +49,14 @@ export class LineTracker {
     return this.#end - breaks;
   }
 
+  /**
+   * csv-parse counted `extra` lines too many (CRLFs inside the quoted values of a record whose end is not fed here,
+   * one it dropped for an error): the lines after it are counted without them.
+   */
+  skipDoubleCounted(extra: number): void {
+    this.#parserLines += extra;
+  }
+
   /** The physical line of a position csv-parse reports while inside a record (where it found a bad quote). */
   lineOf(parserLines: number): number {
     return this.#end + (parserLines - this.#parserLines);

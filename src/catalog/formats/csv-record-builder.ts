@@ -1,6 +1,8 @@
 import type { CsvError } from 'csv-parse';
-import type { RecordItem } from '../read-records.js';
-import { LineTracker } from './csv-lines.js';
+import { SourceError } from '../../errors.js';
+import type { RecordError, RecordItem } from '../read-records.js';
+import { notReadToEnd } from '../sources/read-failure.js';
+import { LineTracker, lineBreaks } from './csv-lines.js';
 import { hasReplacement, INVALID_UTF8, type Utf8Watch } from './utf8-watch.js';
 
 function anyReplacement(values: readonly string[]): boolean {
@@ -32,14 +34,18 @@ function headerProblems(names: readonly string[]): string[] {
  * Turns what csv-parse reports (each record's values, each skipped record's error) into record items: the header
  * row gives the keys, every item carries the physical line where its record starts, and each bad record is reported
  * once. csv-parse calls it synchronously and in input order, so items keep that order.
+ *
+ * A problem after which nothing can be read (a bad or missing header, an unclosed quote, an oversized row) sets
+ * `stopped`, the SourceError to throw once the items before it are handed on: a header is not a row, so a bad one
+ * is no item; a row that stops the reading is one, reported once, before the error.
  */
 export class CsvRecordBuilder {
   /** The header's names, once the header row has been read. */
   columns: string[] | undefined;
-  /** Set on an item after which nothing can be read (a bad header, an oversized record). */
-  fatal: RecordItem | undefined;
-  /** True once any error item was made. */
-  reported = false;
+  /** Set when nothing more can be read: the error to throw after the items made before it. */
+  stopped: SourceError | undefined;
+  /** The physical line where the last record seen (good, bad or blank) starts. */
+  lastLine = 0;
   readonly #source: string;
   readonly #watch: Utf8Watch;
   readonly #lines = new LineTracker();
@@ -54,10 +60,16 @@ export class CsvRecordBuilder {
     this.#onHeader = onHeader;
   }
 
+  /** The physical line after the last record seen: where a record still being read starts. */
+  get nextLine(): number {
+    return this.#lines.end + 1;
+  }
+
   /** A record csv-parse read whole. Returns the item to emit, or null for none (the header, a blank row). */
   record(values: string[], parserLines: number): RecordItem | null {
-    if (this.fatal !== undefined) return null;
+    if (this.stopped !== undefined) return null;
     const line = this.#lines.recordEnd(values, parserLines);
+    this.lastLine = line;
     const columns = this.columns;
     if (columns === undefined) return this.#header(values, line);
     if (this.#watch.invalid && anyReplacement(values)) return this.#error(line, `the row ${INVALID_UTF8}`);
@@ -71,42 +83,76 @@ export class CsvRecordBuilder {
    * A record csv-parse skipped, with its error. `current` is the record csv-parse is building (the same array for
    * every error of one record). Returns the item to emit, or null.
    */
-  skip(error: CsvError, current: unknown): RecordItem | null {
-    if (this.fatal !== undefined) return null;
+  skip(error: CsvError, current: unknown, field?: { toString(encoding: 'utf8'): string }): RecordItem | null {
+    if (this.stopped !== undefined) return null;
     const repeated = current !== undefined && current === this.#lastErrorRecord;
     this.#lastErrorRecord = current;
     if (error.code === 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH') {
       const values = Array.isArray(error.record) ? (error.record as string[]) : [];
       const line = this.#lines.recordEnd(values, Number(error.lines));
+      this.lastLine = line;
       if (repeated || (values.length === 1 && values[0] === '')) return null;
       const expected = this.columns?.length ?? 0;
       const hint = values.length > expected ? ': a value holding the delimiter must be quoted' : '';
       return this.#error(line, `the row has ${values.length} fields but the header has ${expected}${hint}`);
     }
-    if (repeated) return null;
+    const stops = error.code === 'CSV_QUOTE_NOT_CLOSED' || error.code === 'CSV_MAX_RECORD_SIZE';
+    if (repeated && !stops) return null;
     const column = this.#columnName(error.column);
-    const here = this.#lines.lineOf(Number(error.lines));
-    const next = this.#lines.end + 1;
-    const [line, message, fatal] = ((): [number, string, boolean] => {
+    // The line the error is on, and the line the record it is in starts on (before it, when a quoted value in the
+    // record holds line breaks: csv-parse counts a CRLF there twice, so the breaks are counted here).
+    const text = field?.toString('utf8') ?? '';
+    const { breaks, crlf } = lineBreaks([...(Array.isArray(current) ? (current as string[]) : []), text]);
+    // csv-parse counts a line when it reads what follows its break: a break the value ends with is not counted yet.
+    const last = text.charCodeAt(text.length - 1);
+    const pending = last === 0x0a || last === 0x0d ? 1 : 0;
+    const here = this.#lines.lineOf(Number(error.lines)) - crlf;
+    const start = here - breaks + pending;
+    // This record's end is never seen (csv-parse drops a record with an error): its CRLFs must not shift the lines after it.
+    if (!repeated) this.#lines.skipDoubleCounted(crlf);
+    // The rest of the file is inside this record: the row is reported (unless it already was), then reading stops.
+    if (error.code === 'CSV_QUOTE_NOT_CLOSED') {
+      const row = `a quoted value${column} opens in this row and is never closed: the file ends inside it, so nothing after it could be read`;
+      return this.#stop(start, `a quoted value${column} opens on this line and is never closed, so the rest of the file is taken as part of it`, repeated ? undefined : row, UNCLOSED_QUOTE_HINT);
+    }
+    if (error.code === 'CSV_MAX_RECORD_SIZE') {
+      const row = 'the row is larger than 1 MiB; reading stopped here (an unclosed quote can cause this)';
+      return this.#stop(start, 'the row on this line is larger than 1 MiB (an unclosed quote can cause this)', repeated ? undefined : row, UNCLOSED_QUOTE_HINT);
+    }
+    // A quoted value that runs over several lines to a quote that does not close it: most often a quote left open
+    // on the first line, which made the lines after it part of the value. The row is located where it starts.
+    if (error.code === 'CSV_INVALID_CLOSING_QUOTE' && breaks > 0 && this.columns !== undefined) {
+      return this.#error(
+        start,
+        `a quoted value${column} opens in this row and runs on to line ${here}, where a quote inside it is not doubled: lines ${start}-${here} are read as this one row (is a quote on line ${start} left open?)`,
+      );
+    }
+    const message = ((): string => {
       switch (error.code) {
-        case 'CSV_QUOTE_NOT_CLOSED':
-          return [next, `a quoted value${column} opens in this row and is never closed (the file ends inside it)`, false];
-        case 'CSV_MAX_RECORD_SIZE':
-          return [next, 'the row is larger than 1 MiB; reading stopped here (an unclosed quote can cause this)', true];
         case 'CSV_INVALID_CLOSING_QUOTE':
-          return [here, `a quote inside the quoted value${column} must be doubled ("")`, false];
+          return `a quote inside the quoted value${column} must be doubled ("")`;
         case 'INVALID_OPENING_QUOTE':
-          return [here, `a quote inside the unquoted value${column}: quote the whole value and double the quote ("")`, false];
+          return `a quote inside the unquoted value${column}: quote the whole value and double the quote ("")`;
         default:
-          return [here, error.message, false];
+          return error.message;
       }
     })();
-    return this.#error(line, this.columns === undefined ? `the header row: ${message}` : message, fatal);
+    return this.columns === undefined ? this.#stop(start, `the header row: ${message}`) : this.#error(here, message);
   }
 
-  /** The item for a source that held no header row at all. */
-  empty(): RecordItem {
-    return this.#error(1, 'the file is empty; its first line should name the columns', true);
+  /** The error of a source that held no header row at all. */
+  empty(): SourceError {
+    this.#stop(1, 'the file is empty; its first line should name the columns', undefined, 'a CSV catalog starts with a line naming its columns, e.g. sku,title,marketplace');
+    return this.stopped!;
+  }
+
+  /**
+   * The row at `line` is cut off: reading failed inside it. It is reported as such, never read as a shorter row;
+   * before the header is read there is no row to report.
+   */
+  cutOff(line: number, why: string): RecordItem | null {
+    if (this.stopped !== undefined || this.columns === undefined) return null;
+    return this.#error(line, `the row is cut off: reading stopped inside it (${why})`);
   }
 
   #header(values: string[], line: number): RecordItem | null {
@@ -116,7 +162,7 @@ export class CsvRecordBuilder {
       this.#onHeader?.(values);
       return null;
     }
-    return this.#error(line, `the header row ${problems.join('; ')}`, true);
+    return this.#stop(line, `the header row ${problems.join('; ')}`);
   }
 
   #columnName(column: unknown): string {
@@ -125,11 +171,23 @@ export class CsvRecordBuilder {
     return name === undefined ? ` (column ${column + 1})` : ` (column ${JSON.stringify(name)})`;
   }
 
-  #error(line: number, error: string, fatal = false): RecordItem {
-    // Before the header is read, any error leaves the keys unknown: nothing after it can be read.
-    const item = { location: { source: this.#source, line }, error };
-    this.reported = true;
-    if (fatal || this.columns === undefined) this.fatal = item;
-    return item;
+  #error(line: number, error: string): RecordError {
+    return { location: { source: this.#source, line }, error };
+  }
+
+  /**
+   * Nothing after this can be read. Before the header (or in it) the keys are unknown and no row was read: the
+   * error alone says why. A row that stops the reading is an item too (`row`), so it is reported like any row.
+   */
+  #stop(line: number, why: string, row?: string, hint?: string): RecordItem | null {
+    const location = { source: this.#source, line };
+    if (this.columns === undefined) {
+      this.stopped = new SourceError(location, row === undefined ? why : `the header row: ${why}`, { hint });
+      return null;
+    }
+    this.stopped = notReadToEnd(location, why, { hint });
+    return row === undefined ? null : this.#error(line, row);
   }
 }
+
+const UNCLOSED_QUOTE_HINT = 'close the quote (a quote inside a quoted value is written twice: ""); if the file was cut short, export it again';

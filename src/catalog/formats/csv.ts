@@ -1,7 +1,7 @@
 import { Parser, type CsvError } from 'csv-parse';
 import type { Readable } from 'node:stream';
 import type { RecordItem } from '../read-records.js';
-import { readFailure } from '../sources/read-failure.js';
+import { failureReason, isAbort, readFailure } from '../sources/read-failure.js';
 import { batchedRecords, type BatchedRecords } from './batches.js';
 import { CsvRecordBuilder } from './csv-record-builder.js';
 import { MAX_RECORD_BYTES } from './limits.js';
@@ -19,22 +19,25 @@ export interface CsvReadOptions {
 /**
  * csv-parse v6's parser core, which its stream drives: `parse(bytes, end, push, close)` reports each record to
  * `push` synchronously, with the line counter current, and returns an error it could not skip. `state.record` is a
- * new array for every record.
+ * new array for every record, `state.field` holds the value being read, and `state.quoting` is true inside quotes.
  */
 interface ParserCore {
   parse(bytes: Buffer | undefined, end: boolean, push: (record: string[]) => void, close: () => void): Error | undefined;
   info: { lines: number };
-  state: { record?: unknown };
+  state: { record?: unknown; quoting?: boolean; field?: { toString(encoding: 'utf8'): string } };
 }
 
 function noop(): void {}
 
 /**
  * Reads CSV (or TSV) bytes as records keyed by the header row, every value a string. A bad row is yielded as an
- * error item and reading goes on; a bad header, an oversized row or an unclosed quote at the end ends the records
- * after its error item. Blank lines and rows whose cells are all empty are skipped (in a one-column file an empty
- * line is an empty value). A row with fewer fields than the header is an error, like one with more: padding it would
- * hide a row split by an unquoted line break. The records can be read once, one by one or in batches.
+ * error item and reading goes on. Where nothing after a place can be read (a bad or missing header, an unclosed
+ * quote, a row over the size limit, input that fails part-way) the records before it are yielded, then the row at
+ * that place as an error item (a header is not a row), then a SourceError located there is thrown: every row read
+ * is reported, and the input is never taken for read to its end when it was not. Blank lines and rows whose cells
+ * are all empty are skipped (in a one-column file an empty line is an empty value). A row with fewer fields than
+ * the header is an error, like one with more: padding it would hide a row split by an unquoted line break. The
+ * records can be read once, one by one or in batches.
  */
 export function csvRecords(input: Readable, options: CsvReadOptions): BatchedRecords {
   return batchedRecords(() => csvBatches(input, options));
@@ -58,7 +61,7 @@ async function* csvBatches(input: Readable, options: CsvReadOptions): AsyncGener
       skip_records_with_error: true,
       on_skip: (error: CsvError | undefined) => {
         if (error === undefined) return undefined;
-        const item = builder.skip(error, core.state.record);
+        const item = builder.skip(error, core.state.record, core.state.field);
         if (item !== null) items.push(item);
         return undefined;
       },
@@ -68,28 +71,63 @@ async function* csvBatches(input: Readable, options: CsvReadOptions): AsyncGener
     const item = builder.record(record, core.info.lines);
     if (item !== null) items.push(item);
   };
+  /**
+   * The input failed part-way: every record whole in the bytes read is handed on (csv-parse holds the last one or
+   * two until it sees what follows), and the one the bytes end inside is cut off. Returns the error to throw.
+   */
+  const cutShort = (error: unknown): Error => {
+    if (isAbort(error)) return error as Error;
+    const headerRead = builder.columns !== undefined;
+    // Inside a quoted value, the record it is in is cut off, and every record before it was handed on already.
+    let at = builder.nextLine;
+    let cut = true;
+    if (core.state.quoting !== true) {
+      const before = builder.lastLine;
+      const failed = core.parse(undefined, true, push, noop);
+      if (failed !== undefined || builder.stopped !== undefined) return readFailure(failed ?? builder.stopped, options.source);
+      at = builder.nextLine;
+      cut = lastByte !== 0x0a && lastByte !== 0x0d;
+      if (cut && builder.lastLine !== before) {
+        // The last record csv-parse ended is the one the bytes end inside: its item (if it made one) is replaced.
+        at = builder.lastLine;
+        if (items.at(-1)?.location.line === at) items.pop();
+      }
+    }
+    const item = cut && headerRead ? builder.cutOff(at, failureReason(error).why) : null;
+    if (item !== null) items.push(item);
+    return readFailure(error, options.source, { line: at });
+  };
+  // The last byte read: whether the bytes read end with a line break.
+  let lastByte = 0x0a;
   try {
     const chunks = (input as AsyncIterable<Buffer | string>)[Symbol.asyncIterator]();
     for (;;) {
-      const next = await chunks.next();
+      let next: IteratorResult<Buffer | string>;
+      try {
+        next = await chunks.next();
+      } catch (error) {
+        const failure = cutShort(error);
+        if (items.length > 0) yield items;
+        throw failure;
+      }
       // undefined: the input has ended, and csv-parse reads what it still holds.
       const bytes = next.done === true ? undefined : typeof next.value === 'string' ? Buffer.from(next.value) : next.value;
       if (bytes === undefined) watch.seeEnd();
-      else watch.see(bytes);
+      else {
+        watch.see(bytes);
+        if (bytes.length > 0) lastByte = bytes[bytes.length - 1]!;
+      }
       const error = core.parse(bytes, bytes === undefined, push, noop);
       if (error !== undefined) throw error;
-      if (builder.fatal !== undefined) {
-        // Nothing after the fatal item is read.
-        yield items.slice(0, items.indexOf(builder.fatal) + 1);
-        return;
-      }
       if (items.length > 0) {
         yield items;
         items = [];
       }
+      // Nothing after the place it names can be read.
+      if (builder.stopped !== undefined) throw builder.stopped;
       if (bytes === undefined) break;
     }
-    if (builder.columns === undefined && !builder.reported) yield [builder.empty()];
+    if (builder.columns === undefined) throw builder.empty();
   } catch (error) {
     throw readFailure(error, options.source);
   } finally {

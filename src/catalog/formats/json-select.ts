@@ -1,4 +1,6 @@
+import { SourceError, UsageError, type Location } from '../../errors.js';
 import type { RecordItem } from '../read-records.js';
+import { notReadToEnd } from '../sources/read-failure.js';
 import { isJsonObject, jsonHasReplacement } from './json-values.js';
 import { MAX_RECORD_BYTES } from './limits.js';
 import { INVALID_UTF8 } from './utf8-watch.js';
@@ -10,6 +12,9 @@ export interface JsonToken {
 }
 
 type Container = Record<string, unknown> | unknown[];
+
+/** What `broken` is told when the input ended holding nothing but white space. */
+export const ONLY_WHITE_SPACE = 'nothing but white space';
 type Mode = 'start' | 'seek' | 'skip' | 'elements' | 'element' | 'done';
 
 const SCALAR_NAMES: Readonly<Record<string, string>> = {
@@ -35,18 +40,21 @@ function scalarOf(token: JsonToken): unknown {
  * Picks the records out of a JSON token stream: the elements of the top-level array, or of the array at `path`
  * inside the top-level object (`["products"]`), or, without a path, of the object's single array-valued key. Each
  * element is built into a value and handed on; a non-object element or one over the size limit is handed on as an
- * error item, and a structure that holds no usable array as one final error item.
+ * error item. When nothing more can be read (a structure that holds no usable array, JSON that breaks or ends
+ * early) `stopped` is set to the error to throw after the records: a record the JSON breaks inside is handed on
+ * first as an error item, since it is a row; a structure that is not a record is none.
  *
  * Without a path the choice is made when the first array-valued key is met, since a stream cannot look ahead: a
- * second array-valued key found later ends the records with an error item naming both.
+ * second array-valued key found later ends the records with an error naming both.
  */
 export class JsonSelector {
-  /** Set on the item after which nothing more will be emitted. */
-  fatal: RecordItem | undefined;
+  /** Set when nothing more will be emitted: the error to throw after the items emitted before it. */
+  stopped: Error | undefined;
   readonly #source: string;
   readonly #path: readonly string[] | undefined;
   readonly #invalidUtf8: () => boolean;
   readonly #emit: (item: RecordItem) => void;
+  readonly #onStop: () => void;
   #mode: Mode = 'start';
   #depth = 0;
   /** Depth of the object whose members are being searched. */
@@ -65,11 +73,12 @@ export class JsonSelector {
   #elementKey: string | undefined;
   #size = 0;
 
-  constructor(source: string, path: readonly string[] | undefined, invalidUtf8: () => boolean, emit: (item: RecordItem) => void) {
+  constructor(source: string, path: readonly string[] | undefined, invalidUtf8: () => boolean, emit: (item: RecordItem) => void, onStop: () => void) {
     this.#source = source;
     this.#path = path !== undefined && path.length > 0 ? path : undefined;
     this.#invalidUtf8 = invalidUtf8;
     this.#emit = emit;
+    this.#onStop = onStop;
   }
 
   /** How many elements of the array were seen. */
@@ -77,8 +86,27 @@ export class JsonSelector {
     return this.#index;
   }
 
+  /** Where reading is: the record being built, or the one after the last record read. */
+  get position(): { record: number } {
+    return { record: this.#mode === 'element' ? this.#index : this.#index + 1 };
+  }
+
+  /**
+   * Reading failed part-way, for `why` (undefined for an abort): the record being built, if any, is handed on as an
+   * error item (it is cut off, never read as a shorter record), and `failure` ends the records.
+   */
+  failed(failure: Error, why: string | undefined): void {
+    if (this.stopped !== undefined) return;
+    if (why !== undefined && this.#mode === 'element') {
+      this.#stack = [];
+      this.#root = undefined;
+      this.#emit(this.#error(this.#index, `record ${this.#index} is cut off: reading stopped inside it (${why})`));
+    }
+    this.#stop(failure);
+  }
+
   token(token: JsonToken): void {
-    if (this.fatal !== undefined) return;
+    if (this.stopped !== undefined) return;
     switch (this.#mode) {
       case 'element':
         return this.#element(token);
@@ -97,23 +125,39 @@ export class JsonSelector {
 
   /** The input ended with the JSON complete. */
   end(): void {
-    if (this.fatal !== undefined) return;
-    if (this.#mode === 'start') this.#fail(1, 'the file is empty; expected a JSON array of objects');
+    if (this.stopped !== undefined) return;
+    if (this.#mode === 'start') this.#stop(new SourceError(this.#at({ line: 1 }), 'the file is empty; expected a JSON array of objects'));
   }
 
-  /** The parser gave up: the JSON is truncated or broken. The error item points at the record it broke in. */
-  broken(message: string): void {
-    if (this.fatal !== undefined) return;
-    if (this.#mode === 'element') this.#fail(this.#index, `the JSON breaks inside record ${this.#index}: ${message}`);
-    else if (this.#mode === 'elements') this.#fail(this.#index + 1, `the JSON breaks after record ${this.#index}: ${message}`);
-    else if (this.#mode === 'start') this.#fail(1, `the file is empty or not JSON: ${message}`);
-    else this.#fail(Math.max(1, this.#index), `the JSON is broken outside the records: ${message}`);
+  /**
+   * The parser gave up: the JSON is broken, or, with `ended`, the input ended before it was complete (a file cut
+   * short). A record it breaks inside is reported as an error item; the error points at that record, or at the one
+   * after the last record read.
+   */
+  broken(message: string, ended = false): void {
+    if (this.stopped !== undefined) return;
+    const index = this.#index;
+    const hint = ended ? 'export the file again, or wait until it is written whole' : undefined;
+    if (this.#mode === 'element') {
+      this.#emit(this.#error(index, ended ? `record ${index} is cut off: the file ends inside it` : `the JSON breaks inside record ${index}: ${message}`));
+      const why = ended ? `the file ends inside record ${index}: it is cut short` : `the JSON breaks inside record ${index} (${message})`;
+      this.#stop(notReadToEnd(this.#at({ record: index }), why, { hint }));
+    } else if (this.#mode === 'elements') {
+      const why = ended ? `the file ends after record ${index}, before the array is closed: it is cut short` : `the JSON breaks after record ${index} (${message})`;
+      this.#stop(notReadToEnd(this.#at({ record: index + 1 }), why, { hint }));
+    } else if (this.#mode === 'start') {
+      const why = ended && message === ONLY_WHITE_SPACE ? 'the file is empty; expected a JSON array of objects' : `the file is not JSON: ${message}`;
+      this.#stop(new SourceError(this.#at({ line: 1 }), why));
+    } else {
+      const why = ended ? 'the file ends outside the records, before the JSON is closed: it is cut short' : `the JSON breaks outside the records (${message})`;
+      this.#stop(notReadToEnd(this.#at({}), why, { hint }));
+    }
   }
 
   #start(token: JsonToken): void {
     if (token.name === 'startArray') {
       if (this.#path !== undefined) {
-        this.#fail(1, `the top level is an array, so --json-path ${this.#path.join('.')} does not apply`);
+        this.#stop(new UsageError(`${this.#source}: the top level is an array, so --json-path ${this.#path.join('.')} does not apply`));
         return;
       }
       this.#depth = this.#arrayDepth = 1;
@@ -122,7 +166,7 @@ export class JsonSelector {
       this.#depth = this.#seekDepth = 1;
       this.#mode = 'seek';
     } else {
-      this.#fail(1, `the top level is ${tokenKind(token)}; expected an array of objects, or an object holding one`);
+      this.#stop(new SourceError(this.#at({ line: 1 }), `the top level is ${tokenKind(token)}; expected an array of objects, or an object holding one`));
     }
   }
 
@@ -137,9 +181,9 @@ export class JsonSelector {
       this.#mode = 'done';
       if (this.#path !== undefined) {
         const within = this.#segment === 0 ? 'the top-level object' : JSON.stringify(this.#path.slice(0, this.#segment).join('.'));
-        this.#fail(1, `${within} has no key ${JSON.stringify(this.#path[this.#segment])} (--json-path)`);
+        this.#stop(new UsageError(`${this.#source}: ${within} has no key ${JSON.stringify(this.#path[this.#segment])} (--json-path)`));
       } else if (this.#chosen === undefined) {
-        this.#fail(1, 'the top-level object holds no array of records (if it is one JSON object per line, use --format ndjson)');
+        this.#stop(new SourceError(this.#at({}), 'the top-level object holds no array of records', { hint: 'if it is one JSON object per line, use --format ndjson' }));
       }
       return;
     }
@@ -150,7 +194,7 @@ export class JsonSelector {
       const last = this.#segment === this.#path.length - 1;
       const want = last ? 'startArray' : 'startObject';
       if (name !== want) {
-        this.#fail(1, `${JSON.stringify(this.#path.slice(0, this.#segment + 1).join('.'))} is ${tokenKind(token)}, not ${last ? 'an array' : 'an object'} (--json-path)`);
+        this.#stop(new UsageError(`${this.#source}: ${JSON.stringify(this.#path.slice(0, this.#segment + 1).join('.'))} is ${tokenKind(token)}, not ${last ? 'an array' : 'an object'} (--json-path)`));
         return;
       }
       this.#depth++;
@@ -165,7 +209,8 @@ export class JsonSelector {
     }
     if (this.#path === undefined && name === 'startArray') {
       if (this.#chosen !== undefined) {
-        this.#fail(this.#index + 1, `the top-level object holds several arrays (${JSON.stringify(this.#chosen)}, ${JSON.stringify(key)}); choose one with --json-path`);
+        const why = `the top-level object holds several arrays (${JSON.stringify(this.#chosen)}, ${JSON.stringify(key)})`;
+        this.#stop(notReadToEnd(this.#at({ record: this.#index + 1 }), why, { hint: 'choose one with --json-path' }));
         return;
       }
       this.#chosen = key;
@@ -287,9 +332,12 @@ export class JsonSelector {
     return { location: { source: this.#source, record }, error };
   }
 
-  #fail(record: number, error: string): void {
-    const item = this.#error(record, error);
-    this.fatal = item;
-    this.#emit(item);
+  #at(place: Omit<Location, 'source'>): Location {
+    return { source: this.#source, ...place };
+  }
+
+  #stop(error: Error): void {
+    this.stopped = error;
+    this.#onStop();
   }
 }

@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
 import type { RecordItem } from '../read-records.js';
 import { batchedRecords, type BatchedRecords } from './batches.js';
-import { readFailure } from '../sources/read-failure.js';
+import { failureReason, isAbort, notReadToEnd, readFailure } from '../sources/read-failure.js';
 import { describeJson, isJsonObject } from './json-values.js';
 import { MAX_RECORD_BYTES } from './limits.js';
 import { INVALID_UTF8 } from './utf8-watch.js';
@@ -39,9 +39,35 @@ export function ndjsonLine(bytes: Buffer, line: number, source: string): RecordI
 }
 
 /**
+ * True when JSON text ends inside a value it opened (an object, array or string left open): the text was cut,
+ * rather than written wrong. Only a last line that failed to parse is looked at, so this is off the hot path.
+ */
+export function endsInsideJson(bytes: Buffer): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i]!;
+    if (inString) {
+      if (byte === 0x5c) i++;
+      else if (byte === 0x22) inString = false;
+    } else if (byte === 0x22) inString = true;
+    else if (byte === 0x7b || byte === 0x5b) depth++;
+    else if (byte === 0x7d || byte === 0x5d) {
+      if (--depth < 0) return false;
+    }
+  }
+  return inString || depth > 0;
+}
+
+/**
  * Reads NDJSON (JSON Lines): one object per line, blank lines skipped, every line's problem reported at its line
  * and reading going on. A line over the size limit is reported without being held in memory. The records can be
  * read once, one by one or in batches (those of one input chunk).
+ *
+ * A cut input ends the records with a SourceError located at the line it cuts, after that line as an error item:
+ * the input fails part-way (a cut gzip file, a reset connection), or its last line has no line break and ends
+ * inside the JSON it opened (a file cut while it was written). A bad line followed by a line break is a bad row
+ * like any other, and reading goes on.
  */
 export function ndjsonRecords(input: Readable, options: NdjsonReadOptions): BatchedRecords {
   return batchedRecords(() => ndjsonBatches(input, options));
@@ -90,12 +116,24 @@ async function* ndjsonBatches(input: Readable, options: NdjsonReadOptions): Asyn
       }
       if (items.length > 0) yield items;
     }
-    if (oversized) yield [tooLong(line + 1)];
-    else if (partLength > 0) {
-      const item = ndjsonLine(Buffer.concat(parts), line + 1, source);
-      if (item !== null) yield [item];
-    }
   } catch (error) {
-    throw readFailure(error, source);
+    // The input failed part-way: the line being read, if it holds anything, is cut off.
+    const failure = readFailure(error, source, { line: line + 1 });
+    const pending = oversized || (partLength > 0 && !isBlank(Buffer.concat(parts).toString('utf8')));
+    if (pending && !isAbort(failure)) yield [{ location: { source, line: line + 1 }, error: `the line is cut off: reading stopped inside it (${failureReason(error).why})` }];
+    throw failure;
+  }
+  if (oversized) yield [tooLong(line + 1)];
+  else if (partLength > 0) {
+    const bytes = Buffer.concat(parts);
+    const item = ndjsonLine(bytes, line + 1, source);
+    if (item !== null && 'error' in item && endsInsideJson(bytes)) {
+      const location = { source, line: line + 1 };
+      yield [{ location, error: 'the line is cut off: the file ends inside its JSON' }];
+      throw notReadToEnd(location, 'the file ends inside the JSON of this line, which has no line break: the file is cut short', {
+        hint: 'export the file again, or wait until it is written whole',
+      });
+    }
+    if (item !== null) yield [item];
   }
 }

@@ -8,9 +8,22 @@ export interface Peeked {
   stream: Readable;
 }
 
+/** A stream of the bytes read before a failure, which then fails the same way. */
+function failingAfter(head: Buffer, error: Error): Readable {
+  return Readable.from(
+    (function* () {
+      yield head;
+      throw error;
+    })(),
+    { objectMode: false },
+  );
+}
+
 /**
  * Reads at least `size` bytes (fewer when the stream is shorter) without consuming them: they are put back with
- * `unshift`, or, when the stream has already ended, handed on in a new stream.
+ * `unshift`, or, when the stream has already ended, handed on in a new stream. A stream that fails after some bytes
+ * (a cut gzip file shorter than `size`) is handed on as those bytes and then its error, so that the records in
+ * them are read before the failure; one that fails before any byte rejects.
  */
 export function peek(stream: Readable, size: number): Promise<Peeked> {
   return new Promise<Peeked>((resolve, reject) => {
@@ -44,7 +57,12 @@ export function peek(stream: Readable, size: number): Promise<Peeked> {
     }
     function onError(error: Error): void {
       cleanup();
-      reject(error);
+      if (length === 0) {
+        reject(error);
+        return;
+      }
+      const head = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, length);
+      resolve({ head, ended: false, stream: failingAfter(head, error) });
     }
     if (stream.errored !== null) {
       reject(stream.errored);

@@ -1,29 +1,74 @@
-import type { Draft } from '../types.js';
+import type { CatalogNotice, CatalogRecord, Draft } from '../types.js';
 import { isRecordError, type RecordError, type RecordItem } from '../read-records.js';
-import { createRecordMapper, type MappingOptions } from './map-record.js';
-import { checkHeader } from './header.js';
+import { columnsNotRead, createRecordMapper, type MappingOptions } from './map-record.js';
+import { mapHeader, type HeaderMapping } from './header.js';
+import { columnsNotReadNotice, FieldCounter, looseHeaderNotice } from './notices.js';
+import type { FieldMap } from './fields.js';
 import { hasBatches } from '../formats/batches.js';
 
 export * from './fields.js';
-export { createRecordMapper, type MappingOptions } from './map-record.js';
-export { checkHeader } from './header.js';
+export { createRecordMapper, columnsNotRead, type MappingOptions } from './map-record.js';
+export { checkHeader, mapHeader, quoteName, type HeaderMapping } from './header.js';
+export { FieldCounter, type FieldColumns } from './notices.js';
 
 /** A record the parser could not read, as a draft: the row is reported, not lost. */
 export function unreadableDraft(item: RecordError): Draft {
   return { location: item.location, values: {}, issues: [{ path: '(record)', message: item.error }] };
 }
 
-/** Records -> drafts under the default mapping and the renames; one draft per record, in order. */
+/**
+ * Maps a header (see mapHeader: throws a UsageError for a mapping that cannot work) and tells its notices: names
+ * matched loosely, columns no field reads.
+ */
+export function mapHeaderTelling(columns: readonly string[], map: FieldMap, source: string, options: Pick<MappingOptions, 'mapFrom' | 'onNotice'>): HeaderMapping {
+  const mapping = mapHeader(columns, map, source, options.mapFrom);
+  const notify = options.onNotice;
+  if (notify !== undefined) {
+    const loose = looseHeaderNotice(source, mapping.loose);
+    if (loose !== undefined) notify(loose);
+    const notRead = columnsNotReadNotice(source, columnsNotRead(columns, mapping.map), false);
+    if (notRead !== undefined) notify(notRead);
+  }
+  return mapping;
+}
+
+/**
+ * Records -> drafts under the default mapping and the renames; one draft per record, in order. With `onNotice`,
+ * tells once what is worth saying about the catalog as a whole (see CatalogNotice).
+ */
 export async function* mapRecords(records: AsyncIterable<RecordItem>, options: MappingOptions = {}): AsyncIterable<Draft> {
-  const toDraft = createRecordMapper(options);
-  let checked = !options.fixedColumns;
+  const map = options.map ?? {};
+  const notify = options.onNotice;
+  const counter = notify === undefined ? undefined : new FieldCounter();
+  let source = options.header?.source;
+  let header: readonly string[] | undefined;
+  let fieldMap = options.headerMapping?.map ?? map;
+  let toDraft: ((record: CatalogRecord) => Draft) | undefined;
+  const useHeader = (columns: readonly string[], name: string): void => {
+    header = columns;
+    if (options.headerMapping === undefined) fieldMap = mapHeaderTelling(columns, map, name, options).map;
+    toDraft = createRecordMapper({ ...options, map: fieldMap });
+  };
+  if (!options.fixedColumns) toDraft = createRecordMapper(options);
+  else if (options.headerMapping !== undefined && options.header !== undefined) {
+    const columns = options.header.columns();
+    if (columns !== undefined) useHeader(columns, options.header.source);
+  }
+  let first = true;
   const draftOf = (item: RecordItem): Draft => {
     if (isRecordError(item)) return unreadableDraft(item);
-    if (!checked) {
-      checkHeader(Object.keys(item.fields), options.map ?? {}, item.location.source);
-      checked = true;
+    if (first) {
+      first = false;
+      source ??= item.location.source;
+      if (toDraft === undefined) useHeader(Object.keys(item.fields), item.location.source);
+      else if (!options.fixedColumns && notify !== undefined) {
+        const notice = columnsNotReadNotice(source, columnsNotRead(Object.keys(item.fields), map), true);
+        if (notice !== undefined) notify(notice);
+      }
     }
-    return toDraft(item);
+    const draft = toDraft!(item);
+    counter?.add(draft);
+    return draft;
   };
   // In batches where the reader gives them: one await per input chunk instead of one per record.
   if (hasBatches(records)) {
@@ -31,6 +76,13 @@ export async function* mapRecords(records: AsyncIterable<RecordItem>, options: M
   } else {
     for await (const item of records) yield draftOf(item);
   }
-  const columns = checked ? undefined : options.header?.columns();
-  if (columns !== undefined && options.header !== undefined) checkHeader(columns, options.map ?? {}, options.header.source);
+  if (options.fixedColumns && toDraft === undefined && options.header !== undefined) {
+    // A header with no rows after it is still checked against the mapping.
+    const columns = options.header.columns();
+    if (columns !== undefined) useHeader(columns, options.header.source);
+  }
+  if (counter !== undefined && notify !== undefined && source !== undefined) {
+    const notices: CatalogNotice[] = counter.notices(source, { map: fieldMap, ...(options.fixedColumns && header !== undefined ? { header } : {}) });
+    for (const notice of notices) notify(notice);
+  }
 }

@@ -1,4 +1,4 @@
-import type { CatalogRecord, Draft, DraftValues } from '../types.js';
+import type { CatalogNotice, CatalogRecord, Draft, DraftValues } from '../types.js';
 import type { FieldIssue } from '../../contract/issues.js';
 import { LIST_FIELD, OVERRIDES_PREFIX, TEXT_FIELDS, type FieldMap, type TextField } from './fields.js';
 import { appendList, lookup, toOverrideValue, toText } from './values.js';
@@ -18,6 +18,15 @@ export interface MappingOptions {
    * against the mapping, so a file of the wrong shape fails even when it holds no rows.
    */
   header?: { columns(): readonly string[] | undefined; source: string };
+  /** How each rename was given, for messages (see CatalogOptions.mapFrom). */
+  mapFrom?: Record<string, string>;
+  /** Told, once each, what is worth saying about the catalog as a whole (see CatalogNotice). */
+  onNotice?: (notice: CatalogNotice) => void;
+  /**
+   * The header already mapped and checked, its notices told (openCatalog does this as soon as the header is read,
+   * before any draft is asked for); without it, the header is mapped on the first record.
+   */
+  headerMapping?: { map: FieldMap };
 }
 
 /** Which columns feed which draft fields, for one set of columns. */
@@ -72,6 +81,20 @@ function planFor(columns: readonly string[], map: FieldMap): ColumnPlan {
     overridesObject: map.overrides ?? 'overrides',
     overrideKeys,
   };
+}
+
+/**
+ * The columns (or a JSON record's keys) that no field reads under `map`. A key counts as read when a dotted path
+ * reads into it (`--map sku=meta.barcode` reads `meta`).
+ */
+export function columnsNotRead(columns: readonly string[], map: FieldMap): string[] {
+  const plan = planFor(columns, map);
+  const read = new Set<string>([...plan.text.map(([, column]) => column), ...plan.list, plan.overridesObject, ...plan.overrideKeys.map(([, column]) => column)]);
+  const roots = new Set<string>();
+  for (const column of read) {
+    for (let dot = column.indexOf('.'); dot > 0; dot = column.indexOf('.', dot + 1)) roots.add(column.slice(0, dot));
+  }
+  return columns.filter((column) => !read.has(column) && !roots.has(column));
 }
 
 function mapOverrides(fields: Record<string, unknown>, plan: ColumnPlan, issues: FieldIssue[]): Record<string, unknown> | undefined {

@@ -86,6 +86,14 @@ function* productDrafts(product: Product): Iterable<Draft> {
   }
 }
 
+/** The drafts of a product whose rows the source ended inside: one per variant, none sent. */
+function* unfinishedDrafts(product: Product): Iterable<Draft> {
+  const issues = [{ path: '(record)', message: 'not sent: the source could not be read to the end of this product\'s rows' }];
+  for (const [i, variant] of product.variants.entries()) {
+    yield { location: variant.location, values: {}, issues, ...(i === 0 && product.extraRows > 0 ? { rows: 1 + product.extraRows } : {}) };
+  }
+}
+
 function variantOf(fields: Record<string, unknown>, location: Location): Variant {
   return {
     location,
@@ -99,37 +107,44 @@ function variantOf(fields: Record<string, unknown>, location: Location): Variant
 export async function* shopifyDrafts(records: AsyncIterable<RecordItem>): AsyncIterable<Draft> {
   let product: Product | undefined;
   let variantColumns: string[] | undefined;
-  for await (const item of records) {
-    if (isRecordError(item)) {
-      yield unreadableDraft(item);
-      continue;
+  try {
+    for await (const item of records) {
+      if (isRecordError(item)) {
+        yield unreadableDraft(item);
+        continue;
+      }
+      const { fields, location } = item;
+      if (variantColumns === undefined) {
+        requireColumns('shopify', location.source, fields, ['Handle', 'Variant SKU']);
+        variantColumns = Object.keys(fields).filter((column) => column.startsWith('Variant ') && column !== 'Variant Image');
+      }
+      const handle = cell(fields, 'Handle');
+      if (handle === '') {
+        yield { location, values: {}, issues: [{ path: 'Handle', message: 'is empty: every row of a Shopify export names its product' }] };
+        continue;
+      }
+      const image = cell(fields, 'Image Src');
+      if (product?.handle === handle) {
+        if (isVariantRow(fields, variantColumns)) product.variants.push(variantOf(fields, location));
+        else product.extraRows++;
+        if (image !== '') product.images.push(image);
+        continue;
+      }
+      if (product !== undefined) yield* productDrafts(product);
+      product = {
+        handle,
+        title: cell(fields, 'Title'),
+        condition: cell(fields, 'Google Shopping / Condition'),
+        images: image === '' ? [] : [image],
+        variants: [variantOf(fields, location)],
+        extraRows: 0,
+      };
     }
-    const { fields, location } = item;
-    if (variantColumns === undefined) {
-      requireColumns('shopify', location.source, fields, ['Handle', 'Variant SKU']);
-      variantColumns = Object.keys(fields).filter((column) => column.startsWith('Variant ') && column !== 'Variant Image');
-    }
-    const handle = cell(fields, 'Handle');
-    if (handle === '') {
-      yield { location, values: {}, issues: [{ path: 'Handle', message: 'is empty: every row of a Shopify export names its product' }] };
-      continue;
-    }
-    const image = cell(fields, 'Image Src');
-    if (product?.handle === handle) {
-      if (isVariantRow(fields, variantColumns)) product.variants.push(variantOf(fields, location));
-      else product.extraRows++;
-      if (image !== '') product.images.push(image);
-      continue;
-    }
-    if (product !== undefined) yield* productDrafts(product);
-    product = {
-      handle,
-      title: cell(fields, 'Title'),
-      condition: cell(fields, 'Google Shopping / Condition'),
-      images: image === '' ? [] : [image],
-      variants: [variantOf(fields, location)],
-      extraRows: 0,
-    };
+  } catch (error) {
+    // The source could not be read to its end: the rows of the product being read are reported, not sent (its
+    // other rows, more variants or images, may be in the part that was not read).
+    if (product !== undefined) yield* unfinishedDrafts(product);
+    throw error;
   }
   if (product !== undefined) yield* productDrafts(product);
 }

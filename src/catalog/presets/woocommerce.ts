@@ -59,50 +59,59 @@ export async function* woocommerceDrafts(records: AsyncIterable<RecordItem>): As
   const parents = new Map<string, Parent>();
   const variables: Parent[] = [];
   let attributeColumns: string[] | undefined;
-  for await (const item of records) {
-    if (isRecordError(item)) {
-      yield unreadableDraft(item);
-      continue;
-    }
-    const { fields, location } = item;
-    if (attributeColumns === undefined) {
-      requireColumns('woocommerce', location.source, fields, ['Type', 'SKU', 'Name']);
-      attributeColumns = columnsByNumber(Object.keys(fields), /^Attribute (\d+) value\(s\)$/);
-    }
-    const types = wooTypes(cell(fields, 'Type'));
-    const sku = cell(fields, 'SKU');
-    const name = cell(fields, 'Name');
-    const images = splitList(cell(fields, 'Images'), ',');
-    if (types.includes('variable')) {
-      const parent: Parent = { sku, name, images, location, childless: true };
-      variables.push(parent);
-      const id = cell(fields, 'ID');
-      if (id !== '') parents.set(`id:${id}`, parent);
-      if (sku !== '') parents.set(sku, parent);
-      continue;
-    }
-    if (types.includes('variation')) {
-      const ref = cell(fields, 'Parent');
-      const parent = parents.get(ref) ?? (/^\d+$/.test(ref) ? parents.get(`id:${ref}`) : undefined);
-      const attributes = attributeColumns.map((column) => cell(fields, column)).filter((value) => value !== '');
-      const fallbackSku = parent && parent.sku !== '' ? `${parent.sku}-${slug(attributes.join(' ')) || cell(fields, 'ID')}` : '';
-      const fallbackTitle = parent && parent.name !== '' ? [parent.name, attributes.join(', ')].filter(Boolean).join(' - ') : '';
-      const draft: Draft = {
-        location,
-        values: productValues(sku || fallbackSku, name || fallbackTitle, unique([...images, ...(parent?.images ?? [])])),
-        issues: [],
-      };
-      if (parent?.childless) {
-        parent.childless = false;
-        draft.rows = 2;
+  try {
+    for await (const item of records) {
+      if (isRecordError(item)) {
+        yield unreadableDraft(item);
+        continue;
       }
+      const { fields, location } = item;
+      if (attributeColumns === undefined) {
+        requireColumns('woocommerce', location.source, fields, ['Type', 'SKU', 'Name']);
+        attributeColumns = columnsByNumber(Object.keys(fields), /^Attribute (\d+) value\(s\)$/);
+      }
+      const types = wooTypes(cell(fields, 'Type'));
+      const sku = cell(fields, 'SKU');
+      const name = cell(fields, 'Name');
+      const images = splitList(cell(fields, 'Images'), ',');
+      if (types.includes('variable')) {
+        const parent: Parent = { sku, name, images, location, childless: true };
+        variables.push(parent);
+        const id = cell(fields, 'ID');
+        if (id !== '') parents.set(`id:${id}`, parent);
+        if (sku !== '') parents.set(sku, parent);
+        continue;
+      }
+      if (types.includes('variation')) {
+        const ref = cell(fields, 'Parent');
+        const parent = parents.get(ref) ?? (/^\d+$/.test(ref) ? parents.get(`id:${ref}`) : undefined);
+        const attributes = attributeColumns.map((column) => cell(fields, column)).filter((value) => value !== '');
+        const fallbackSku = parent && parent.sku !== '' ? `${parent.sku}-${slug(attributes.join(' ')) || cell(fields, 'ID')}` : '';
+        const fallbackTitle = parent && parent.name !== '' ? [parent.name, attributes.join(', ')].filter(Boolean).join(' - ') : '';
+        const draft: Draft = {
+          location,
+          values: productValues(sku || fallbackSku, name || fallbackTitle, unique([...images, ...(parent?.images ?? [])])),
+          issues: [],
+        };
+        if (parent?.childless) {
+          parent.childless = false;
+          draft.rows = 2;
+        }
+        yield draft;
+        continue;
+      }
+      const draft: Draft = { location, values: productValues(sku, name, images), issues: [] };
+      // Not checked as a listing (it has no SKU of its own): reported skipped, with why.
+      if (types.includes('grouped')) draft.skip = GROUPED;
       yield draft;
-      continue;
     }
-    const draft: Draft = { location, values: productValues(sku, name, images), issues: [] };
-    // Not checked as a listing (it has no SKU of its own): reported skipped, with why.
-    if (types.includes('grouped')) draft.skip = GROUPED;
-    yield draft;
+  } catch (error) {
+    // The source could not be read to its end: a variable parent with no variation read yet may have some in the
+    // part that was not read, so it is reported, not sent as a product of its own.
+    for (const parent of variables) {
+      if (parent.childless) yield { location: parent.location, values: {}, issues: [{ path: '(record)', message: 'not sent: the source could not be read to the end, where its variations may be' }] };
+    }
+    throw error;
   }
   for (const parent of variables) {
     if (parent.childless) yield { location: parent.location, values: productValues(parent.sku, parent.name, parent.images), issues: [] };

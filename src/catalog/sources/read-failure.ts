@@ -1,19 +1,40 @@
-import { ListingsError, SourceError } from '../../errors.js';
+import { ListingsError, SourceError, type Location } from '../../errors.js';
 
-function isAbort(error: unknown): boolean {
+export function isAbort(error: unknown): boolean {
   return error instanceof Error && error.name === 'AbortError';
 }
 
+/** Where in a source reading stopped: the line (text formats) or record (JSON) that was not read whole. */
+export type ReadPosition = Omit<Location, 'source'>;
+
 /**
- * The error to throw when reading a source fails part-way (a reset connection, damaged gzip data, a file that went
- * away): typed errors and aborts pass as they are, anything else becomes a SourceError naming the source.
+ * The error of a source that could not be read to its end (it is cut short, or breaks so that nothing after the
+ * place can be read): located at that place, so the rows before it are known to be all that was read.
  */
-export function readFailure(error: unknown, source: string): Error {
-  if (error instanceof ListingsError || isAbort(error)) return error as Error;
+export function notReadToEnd(location: Location, why: string, options?: { cause?: unknown; hint?: string | undefined }): SourceError {
+  return new SourceError(location, `not read to its end: ${why}`, options);
+}
+
+/** Why reading failed, in a few words (the message of a typed error), and what to do about it. */
+export function failureReason(error: unknown): { why: string; hint?: string } {
+  if (error instanceof ListingsError) return { why: error.message };
   const code = (error as { code?: unknown } | null)?.code;
   const message = error instanceof Error ? error.message : String(error);
-  if (typeof code === 'string' && code.startsWith('Z_')) {
-    return new SourceError({ source }, `the compressed data is damaged (${message})`, { cause: error });
+  if (code === 'Z_BUF_ERROR') {
+    return { why: `the compressed data ends early (${message}): the file is cut short`, hint: 'download or export the file again; it was cut short while it was written or copied' };
   }
-  return new SourceError({ source }, `reading failed: ${message}`, { cause: error });
+  if (typeof code === 'string' && code.startsWith('Z_')) return { why: `the compressed data is damaged (${message})` };
+  return { why: `reading failed: ${message}` };
+}
+
+/**
+ * The error to throw when reading a source fails (a reset connection, damaged gzip data, a file that went away):
+ * typed errors and aborts pass as they are, anything else becomes a SourceError naming the source and, once
+ * reading is under way (`at`), the place where it stopped.
+ */
+export function readFailure(error: unknown, source: string, at?: ReadPosition): Error {
+  if (error instanceof ListingsError || isAbort(error)) return error as Error;
+  const { why, hint } = failureReason(error);
+  if (at === undefined) return new SourceError({ source }, why, { cause: error, hint });
+  return notReadToEnd({ source, ...at }, why, { cause: error, hint });
 }

@@ -3,12 +3,13 @@ import { createWriteStream } from 'node:fs';
 import { Option, InvalidArgumentError, type Command } from 'commander';
 import type { FieldIssue } from '../../contract/issues.js';
 import type { PreparedRow } from '../../prepare/types.js';
-import { formatLocation, UsageError, type Location } from '../../errors.js';
+import { formatLocation, SourceError, UsageError, type Location } from '../../errors.js';
 import { addSettingsOptions, loadSettings } from '../settings.js';
 import { addCatalogOptions, catalogOptionsFrom, type CatalogFlags } from '../catalog-options.js';
 import { EXIT, ExitError } from '../exit-codes.js';
 import { err, out, paint } from '../output.js';
 import { count } from '../progress.js';
+import { noticePrinter } from '../notices.js';
 
 interface ValidateFlags extends CatalogFlags {
   maxErrors: number;
@@ -89,7 +90,7 @@ class Tally {
   }
 
   summary(): string {
-    const head = this.inputRows === this.rows ? `${count(this.rows)} rows` : `${count(this.inputRows)} input rows, ${count(this.rows)} listings`;
+    const head = this.inputRows === this.rows ? `${count(this.rows)} ${this.rows === 1 ? 'row' : 'rows'}` : `${count(this.inputRows)} input rows, ${count(this.rows)} listings`;
     const invalid = `${count(this.invalid)} invalid`;
     const skipped = this.skipped > 0 ? `, ${count(this.skipped)} skipped (not listings)` : '';
     return `${head}: ${paint.green(`${count(this.valid)} valid`)}, ${this.invalid > 0 ? paint.red(invalid) : invalid}${skipped}`;
@@ -123,28 +124,40 @@ async function openNdjson(path: string) {
 async function validate(sources: string[], flags: ValidateFlags, command: Command): Promise<void> {
   const options = await catalogOptionsFrom(flags);
   const settings = await loadSettings(command.opts());
-  const [{ openCatalog }, { createPreparer }] = await Promise.all([import('../../catalog/open-catalog.js'), import('../../prepare/preparer.js')]);
+  const [{ openCatalog }, { createPreparer }, { createSettingsCheck }] = await Promise.all([import('../../catalog/open-catalog.js'), import('../../prepare/preparer.js'), import('../../prepare/missing-settings.js')]);
   const prepare = createPreparer(settings.defaults);
+  // Notices (header names matched loosely, columns not read, fields no row gives) go to stderr, once each.
+  const onNotice = noticePrinter(settings.defaults);
+  const checkSettings = createSettingsCheck(settings.defaults);
   const tally = new Tally(flags.maxErrors, flags.json === true);
   const requests = flags.out === undefined ? undefined : await openNdjson(flags.out);
+  // A source that cannot be read to its end: the rows read before the place are counted and shown, then its error.
+  let cut: SourceError | undefined;
   try {
     for (const source of sources) {
-      const catalog = await openCatalog(source, options);
-      for await (const draft of catalog.drafts) {
-        const row = prepare(draft);
-        tally.add(row);
-        if (row.kind === 'ready' && requests) await requests.write(row.request);
+      const catalog = await openCatalog(source, { ...options, onNotice });
+      try {
+        for await (const draft of await checkSettings(catalog.drafts)) {
+          const row = prepare(draft);
+          tally.add(row);
+          if (row.kind === 'ready' && requests) await requests.write(row.request);
+        }
+      } catch (error) {
+        if (!(error instanceof SourceError)) throw error;
+        cut = error;
+        break;
       }
     }
   } finally {
     await requests?.close();
   }
   if (flags.json) {
-    out(JSON.stringify({ rows: tally.rows, input_rows: tally.inputRows, valid: tally.valid, invalid: tally.invalid, skipped: tally.skipped, errors: tally.errors, errors_not_shown: tally.notShown }));
+    out(JSON.stringify({ rows: tally.rows, input_rows: tally.inputRows, valid: tally.valid, invalid: tally.invalid, skipped: tally.skipped, errors: tally.errors, errors_not_shown: tally.notShown, complete: cut === undefined }));
   } else if (tally.notShown > 0) {
     out(`... and ${count(tally.notShown)} more errors`);
   }
   err(tally.summary());
+  if (cut !== undefined) throw cut;
   if (tally.invalid > 0) throw new ExitError(EXIT.rowsFailed);
 }
 

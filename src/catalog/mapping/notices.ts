@@ -1,0 +1,90 @@
+import { OPTIONAL_FIELDS, type CatalogNotice, type Draft, type OptionalField } from '../types.js';
+import { quoteName } from './header.js';
+import type { FieldMap } from './fields.js';
+
+/** Names shown in one notice; the rest are counted ("and 4 more"), so a notice stays one short line. */
+export const NAMES_SHOWN = 6;
+
+function someNames(names: readonly string[]): string {
+  const shown = names.slice(0, NAMES_SHOWN).map(quoteName).join(', ');
+  return names.length > NAMES_SHOWN ? `${shown} and ${names.length - NAMES_SHOWN} more` : shown;
+}
+
+function plural(count: number, one: string, many: string): string {
+  return `${count} ${count === 1 ? one : many}`;
+}
+
+/** `"SKU " read as sku`: header names that matched a field only loosely. */
+export function looseHeaderNotice(source: string, matches: Array<{ column: string; field: string }>): CatalogNotice | undefined {
+  if (matches.length === 0) return undefined;
+  const list = matches.map(({ column, field }) => `${quoteName(column)} as ${field}`).join(', ');
+  return { kind: 'loose-header', source, matches, message: `${source}: read ${list} (header names matched ignoring case and spaces)` };
+}
+
+/** The columns (CSV, TSV) or the first record's keys (JSON, NDJSON) that no field reads; one line, the list capped. */
+export function columnsNotReadNotice(source: string, columns: string[], keys: boolean): CatalogNotice | undefined {
+  if (columns.length === 0) return undefined;
+  const what = keys ? `${plural(columns.length, 'key', 'keys')} of the first record` : plural(columns.length, 'column', 'columns');
+  return { kind: 'columns-not-read', source, columns, message: `${source}: ${what} not read by any listing field: ${someNames(columns)}` };
+}
+
+/** Where each optional field is read from, for the end-of-reading notices. */
+export interface FieldColumns {
+  /** field -> the column (or key) it is read from, renames and loose matches applied. */
+  map: FieldMap;
+  /** The header, for sources that have one. */
+  header?: readonly string[];
+  /** Listings rather than rows: a preset folds rows into listings, and its columns are its own. */
+  preset?: boolean;
+}
+
+function isUnreadable(draft: Draft): boolean {
+  return draft.issues.length > 0 && draft.issues[0]!.path === '(record)';
+}
+
+/**
+ * Counts, over every readable row, which optional fields some row gives, so that a field that no row gives is told
+ * once at the end of reading (`0 of 194 rows have images_source`) rather than passing unseen.
+ */
+export class FieldCounter {
+  rows = 0;
+  readonly #given = new Set<OptionalField>();
+
+  add(draft: Draft): void {
+    if (draft.skip !== undefined || isUnreadable(draft)) return;
+    this.rows++;
+    if (this.#given.size === OPTIONAL_FIELDS.length) return;
+    const values = draft.values;
+    for (let i = 0; i < OPTIONAL_FIELDS.length; i++) {
+      const field = OPTIONAL_FIELDS[i]!;
+      if (values[field] !== undefined) this.#given.add(field);
+    }
+  }
+
+  /** One notice per optional field that no row gave; none when no row was read. */
+  notices(source: string, columns: FieldColumns): CatalogNotice[] {
+    if (this.rows === 0) return [];
+    const notices: CatalogNotice[] = [];
+    const one = this.rows === 1;
+    const unit = columns.preset ? (one ? 'listing' : 'listings') : one ? 'row' : 'rows';
+    const verb = one ? 'has' : 'have';
+    for (const field of OPTIONAL_FIELDS) {
+      if (this.#given.has(field)) continue;
+      const head = `${source}: 0 of ${this.rows} ${unit} ${verb} ${field}`;
+      if (columns.preset) {
+        notices.push({ kind: 'empty-field', source, field, rows: this.rows, message: head });
+        continue;
+      }
+      const column = columns.map[field] ?? field;
+      if (columns.header === undefined) {
+        const from = column === field ? '' : ` (read from ${quoteName(column)})`;
+        notices.push({ kind: 'empty-field', source, field, rows: this.rows, column, message: `${head}${from}` });
+        continue;
+      }
+      const inHeader = columns.header.includes(column) || columns.header.some((name) => name.startsWith(`${column}.`));
+      const why = inHeader ? `column ${quoteName(column)} is empty in every row` : `the header has no column ${quoteName(column)}`;
+      notices.push({ kind: 'empty-field', source, field, rows: this.rows, column, inHeader, message: `${head} (${why})` });
+    }
+    return notices;
+  }
+}

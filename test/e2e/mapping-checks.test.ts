@@ -1,0 +1,94 @@
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/tmp.js';
+
+// Issue 11, item 5: mapping mistakes are told, not passed over in silence.
+
+const IMAGE = 'https://images.example.com/a.jpg';
+const SETTINGS = ['--saved-defaults', '--marketplace', 'EBAY_US'];
+
+function writeFile(dir: string, name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+/** A CSV of `rows` rows under `header`, each row made by `row(i)`. */
+function csv(dir: string, header: string, rows: number, row: (i: number) => string): string {
+  const lines = [header];
+  for (let i = 0; i < rows; i++) lines.push(row(i));
+  return writeFile(dir, 'catalog.csv', `${lines.join('\n')}\n`);
+}
+
+function notices(stderr: string): string[] {
+  return stderr.split('\n').filter((line) => line.startsWith('notice:'));
+}
+
+describe.concurrent('listings: mapping mistakes are told (issue 11, item 5)', () => {
+  it('a renamed column missing from the header is exit 2 naming the flag, the column and the closest name, before anything is sent or written', async () => {
+    const dir = tempDir();
+    const catalog = csv(dir, 'Variant SKU,Title,images_source', 3, (i) => `V-${i},Mug ${i},${IMAGE}`);
+    const mapping = writeFile(dir, 'shop.json', JSON.stringify({ sku: 'Variant Sku' }));
+    const result = await runCli(['publish', catalog, '--sandbox', '--json', '--mapping', mapping, '--report', join(dir, 'r.csv'), ...SETTINGS], { cwd: dir });
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toContain(`error --mapping ${mapping} (sku): ${catalog} has no column "Variant Sku"`);
+    expect(result.stderr).toContain('hint  did you mean "Variant SKU"?');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(result.stdout).toBe('');
+    // Raised when the catalog is opened: no journal was started, no report written.
+    const state = join(dir, '.listings');
+    expect(existsSync(state) ? readdirSync(state) : []).toEqual([]);
+    expect(existsSync(join(dir, 'r.csv'))).toBe(false);
+  });
+
+  it('header names match ignoring case and spaces ("SKU ", "Title"), with one notice', async () => {
+    const dir = tempDir();
+    const catalog = csv(dir, 'SKU ,Title,Images_Source', 4, (i) => `S-${i},Mug ${i},${IMAGE}`);
+    const published = await runCli(['publish', catalog, '--sandbox', '--json', '--no-journal', ...SETTINGS], { cwd: dir });
+    expect(published.code, published.stderr).toBe(0);
+    expect(JSON.parse(published.stdout)).toMatchObject({ rows: 4, published: 4, invalid: 0 });
+    const validated = await runCli(['validate', catalog, '--shape', 'wrapped', '--json', ...SETTINGS], { cwd: dir });
+    expect(validated.code, validated.stderr).toBe(0);
+    expect(JSON.parse(validated.stdout)).toMatchObject({ rows: 4, valid: 4 });
+    expect(notices(validated.stderr)).toEqual([`notice: ${catalog}: read "SKU " as sku, "Title" as title, "Images_Source" as images_source (header names matched ignoring case and spaces)`]);
+  });
+
+  it('columns no field reads are listed once, in one short line, however many rows', async () => {
+    const dir = tempDir();
+    const extra = ['Colour', 'Weight', 'Vendor', 'Tags', 'Barcode', 'Cost', 'Notes', 'Origin'];
+    const catalog = csv(dir, ['sku', 'images_source', ...extra].join(','), 200, (i) => [`S-${i}`, IMAGE, ...extra.map(() => 'x')].join(','));
+    const result = await runCli(['validate', catalog, ...SETTINGS], { cwd: dir });
+    expect(result.code, result.stderr).toBe(0);
+    expect(notices(result.stderr)).toEqual([`notice: ${catalog}: 8 columns not read by any listing field: "Colour", "Weight", "Vendor", "Tags", "Barcode", "Cost" and 2 more`]);
+  });
+
+  it('an optional field that no row gives is one notice at the end; --json stdout stays pure JSON', async () => {
+    const dir = tempDir();
+    const catalog = csv(dir, 'sku,Image URL', 194, (i) => `S-${i},`);
+    const result = await runCli(['validate', catalog, '--json', '--map', 'images_source=Image URL', ...SETTINGS], { cwd: dir });
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ rows: 194, valid: 194 });
+    expect(notices(result.stderr)).toEqual([`notice: ${catalog}: 0 of 194 rows have images_source (column "Image URL" is empty in every row)`]);
+  });
+
+  it('publish tells the same notices once each on stderr, with --json on stdout untouched', async () => {
+    const dir = tempDir();
+    const catalog = csv(dir, 'Sku,Colour,Image', 30, (i) => `P-${i},red,${IMAGE}`);
+    const result = await runCli(['publish', catalog, '--sandbox', '--json', '--no-journal', ...SETTINGS], { cwd: dir });
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ rows: 30, published: 30 });
+    expect(notices(result.stderr)).toEqual([
+      `notice: ${catalog}: read "Sku" as sku (header names matched ignoring case and spaces)`,
+      `notice: ${catalog}: 2 columns not read by any listing field: "Colour", "Image"`,
+      `notice: ${catalog}: 0 of 30 rows have images_source (the header has no column "images_source"); name its column with --map images_source=COLUMN`,
+    ]);
+  });
+
+  it('a preset reads its own columns: no "not read" notice for a Shopify export', async () => {
+    const result = await runCli(['validate', 'fixtures/shopify-export.csv', '--preset', 'shopify', ...SETTINGS]);
+    expect(result.stderr).not.toContain('not read');
+    expect(notices(result.stderr)).toEqual([]);
+  });
+});
