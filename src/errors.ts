@@ -85,3 +85,30 @@ export class ConfigError extends ListingsError {
 export class UsageError extends ListingsError {
   readonly kind = 'usage';
 }
+
+/** Who holds a run lock, as written in the lock file. */
+export interface LockHolder {
+  pid: number;
+  host: string;
+  /** ISO time the holding run started. */
+  startedAt: string;
+}
+
+/**
+ * Another run is writing the same journal or state file (its lock file exists and its holder may be alive): this
+ * run is refused before anything is sent. A ConfigError, so the exit is 2.
+ */
+export class RunLockedError extends ConfigError {
+  constructor(
+    message: string,
+    /** The journal or state file, as the caller named it. */
+    readonly path: string,
+    /** The lock file beside it. */
+    readonly lockPath: string,
+    /** The holder the lock file names; undefined when it cannot be read. */
+    readonly holder: LockHolder | undefined,
+    hint: string,
+  ) {
+    super(message, { hint });
+  }
+}

@@ -1,9 +1,10 @@
 import type { Dispatcher, Pool } from 'undici';
 import { parseHeaders, PoolClass, undiciErrors } from './undici.js';
-import { isTlsCode } from './classify.js';
+import { proxyAgent, proxyError, proxyHopError } from './proxy.js';
+import { describeCode, errorCode, transportHint } from './transport-errors.js';
 import { ApiError, NetworkError, TimeoutError } from '../errors.js';
 import { contractSchemas, type ListingRequest, type ListingResponse } from '../contract/schemas.js';
-import { listingsEndpoint, type Endpoint } from './endpoint.js';
+import { listingsEndpoint, proxyRoute, type Endpoint, type ProxyRoute } from './endpoint.js';
 import { errorMessage, parseErrorBody } from './error-message.js';
 import { registerSecret, redact } from '../secrets.js';
 import { VERSION } from '../version.js';
@@ -24,6 +25,11 @@ export interface ListingsClientOptions {
   allowInsecureHttp?: boolean;
   /** Replaces the `User-Agent` header. */
   userAgent?: string;
+  /**
+   * The proxy to go through: a URL (`http://user:password@proxy:3128`), or false for none. Default: from
+   * `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY` (and their lowercase forms), as undici's EnvHttpProxyAgent reads them.
+   */
+  proxy?: string | false;
 }
 
 /** Options of one request. */
@@ -45,7 +51,10 @@ const MAX_ERROR_BODY = 64 * 1024;
 /** The typed client of the Listing Publication Service. Keep one per run; `close()` ends its connections. */
 export class ListingsClient {
   readonly endpoint: Endpoint;
-  private readonly pool: Pool;
+  /** The proxy the requests go through, if any. */
+  readonly proxy: ProxyRoute | undefined;
+  /** A Pool to the service; an undici ProxyAgent only when a proxy is used. */
+  private readonly pool: Dispatcher;
   /** Name, value, name, value...: undici's cheapest form; a keyed request appends two entries to a copy. */
   private readonly headers: string[];
   private readonly timeoutMs: number;
@@ -56,14 +65,16 @@ export class ListingsClient {
     this.endpoint = listingsEndpoint(options.baseUrl, { allowInsecureHttp: options.allowInsecureHttp ?? false });
     this.timeoutMs = options.timeoutMs ?? 30_000;
     this.connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
-    this.pool = new PoolClass(this.endpoint.origin, {
+    this.proxy = proxyRoute(this.endpoint.origin, { allowInsecureHttp: options.allowInsecureHttp ?? false, ...(options.proxy === undefined ? {} : { proxy: options.proxy }) });
+    const poolOptions: Pool.Options = {
       connections: options.connections ?? 16,
       pipelining: 1,
       keepAliveTimeout: 30_000,
       headersTimeout: this.timeoutMs,
       bodyTimeout: this.timeoutMs,
       connectTimeout: this.connectTimeoutMs,
-    });
+    };
+    this.pool = this.proxy === undefined ? new PoolClass(this.endpoint.origin, poolOptions) : proxyAgent(this.proxy, poolOptions, this.connectTimeoutMs);
     this.headers = [
       'authorization',
       `Bearer ${options.apiKey}`,
@@ -86,7 +97,7 @@ export class ListingsClient {
     const headers = options.idempotencyKey === undefined ? this.headers : [...this.headers, 'idempotency-key', options.idempotencyKey];
     let answer: RawAnswer;
     try {
-      answer = await post(this.pool, { path: this.endpoint.path, method: 'POST', headers, body }, options.signal);
+      answer = await post(this.pool, { origin: this.endpoint.origin, path: this.endpoint.path, method: 'POST', headers, body }, options.signal);
     } catch (error) {
       throw this.transportError(error, options.signal);
     }
@@ -121,6 +132,10 @@ export class ListingsClient {
 
   private transportError(error: unknown, signal: AbortSignal | undefined): unknown {
     if (signal?.aborted) return signal.reason ?? error;
+    if (this.proxy !== undefined) {
+      const hop = proxyHopError(error);
+      if (hop !== undefined) return proxyError(this.endpoint.origin, this.proxy, hop, this.connectTimeoutMs);
+    }
     if (error instanceof undiciErrors.ConnectTimeoutError) {
       return new TimeoutError(this.connectTimeoutMs, { cause: error, phase: 'connect', hint: 'check base_url, and that nothing (a firewall, a proxy) drops the connection' });
     }
@@ -129,7 +144,8 @@ export class ListingsClient {
     }
     const code = errorCode(error);
     const detail = error instanceof Error ? error.message : String(error);
-    return new NetworkError(redact(`cannot reach ${this.endpoint.origin}: ${describeCode(code) ?? detail}`), { cause: error, code, hint: transportHint(code) });
+    const via = this.proxy === undefined ? '' : ` through the proxy ${this.proxy.shown}`;
+    return new NetworkError(redact(`cannot reach ${this.endpoint.origin}${via}: ${describeCode(code) ?? detail}`), { cause: error, code, hint: transportHint(code) });
   }
 }
 
@@ -171,7 +187,7 @@ interface RawAnswer {
  * parsed header object per request (only an error answer's headers are parsed), one promise. At tens of thousands
  * of requests a second this is a large share of the client's cost.
  */
-function post(pool: Pool, options: Dispatcher.DispatchOptions, signal: AbortSignal | undefined): Promise<RawAnswer> {
+function post(pool: Dispatcher, options: Dispatcher.DispatchOptions, signal: AbortSignal | undefined): Promise<RawAnswer> {
   return new Promise<RawAnswer>((resolve, reject) => {
     pool.dispatch(options, new AnswerHandler(resolve, reject, signal));
   });
@@ -243,47 +259,4 @@ class AnswerHandler implements Dispatcher.DispatchHandler {
 
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
-}
-
-function errorCode(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && (/^E[A-Z_]+$/.test(code) || isTlsCode(code))) return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return typeof (error as { code?: unknown })?.code === 'string' ? (error as { code: string }).code : undefined;
-}
-
-const CODE_TEXT: Record<string, string> = {
-  ECONNREFUSED: 'connection refused',
-  ENOTFOUND: 'host not found (DNS)',
-  EAI_FAIL: 'host not found (DNS)',
-  EAI_NONAME: 'host not found (DNS)',
-  DEPTH_ZERO_SELF_SIGNED_CERT: "the server's TLS certificate is self-signed",
-  SELF_SIGNED_CERT_IN_CHAIN: "the server's TLS certificate chain ends in a self-signed certificate",
-  UNABLE_TO_VERIFY_LEAF_SIGNATURE: "the server's TLS certificate cannot be verified",
-  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: "the issuer of the server's TLS certificate is not trusted",
-  CERT_HAS_EXPIRED: "the server's TLS certificate has expired",
-  ERR_TLS_CERT_ALTNAME_INVALID: "the server's TLS certificate is for another host name",
-  EPROTO: 'the TLS handshake failed',
-  ECONNRESET: 'connection reset',
-  EAI_AGAIN: 'DNS lookup failed',
-  EHOSTUNREACH: 'host unreachable',
-  ENETUNREACH: 'network unreachable',
-  UND_ERR_SOCKET: 'the connection closed before an answer',
-};
-
-function describeCode(code: string | undefined): string | undefined {
-  if (code === undefined) return undefined;
-  const text = CODE_TEXT[code] ?? (isTlsCode(code) ? 'TLS certificate or handshake error' : undefined);
-  return text === undefined ? undefined : `${text} (${code})`;
-}
-
-function transportHint(code: string | undefined): string | undefined {
-  if (code === undefined) return undefined;
-  if (code === 'ECONNREFUSED') return 'check base_url (host and port) and that the service is up';
-  if (code === 'ENOTFOUND' || code.startsWith('EAI_')) return 'check the host name in base_url, and DNS on this machine';
-  if (isTlsCode(code)) return "the service's certificate is not trusted here: check base_url, or point NODE_EXTRA_CA_CERTS at your private CA's certificate";
-  return undefined;
 }

@@ -3,6 +3,7 @@ import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { WriteStream } from 'node:fs';
 import { parseTarget, sameTarget, targetId, type RunTarget } from './run-target.js';
+import type { Shard } from './shard.js';
 
 /** The first line of each run's part of a journal. */
 export interface JournalHeader {
@@ -210,15 +211,20 @@ function parseLine(line: string): { sku: string; hash: string } | undefined {
  * `<cwd>/.listings/journal-<12 hex of sha256(resolved source)>-<8 hex of the target>.ndjson`: one journal per
  * source and target, so `--resume` of the same file against the same service finds it from the same working
  * directory, and a try-out against the sandbox never feeds a run against production. A file path is resolved
- * against `cwd`; a URL (`http:`, `https:`, `s3:`) and `-` (stdin) are taken as written.
+ * against `cwd`; a URL (`http:`, `https:`, `s3:`) and `-` (stdin) are taken as written. A `--shard K/N` run has
+ * its own (`...-shard-KofN.ndjson`), so the jobs of a matrix on one machine do not share one.
  */
-export function defaultJournalPath(source: string, cwd: string, target: RunTarget): string {
-  return runFilePath('journal', source, cwd, target);
+export function defaultJournalPath(source: string, cwd: string, target: RunTarget, shard?: Shard): string {
+  return runFilePath('journal', source, cwd, target, shard);
 }
 
-/** `.listings/<kind>-<source hash>-<target hash>.ndjson`, the default place of a run's journal or state. */
-export function runFilePath(kind: 'journal' | 'state', source: string, cwd: string, target: RunTarget): string {
+/**
+ * `.listings/<kind>-<source hash>-<target hash>.ndjson`, the default place of a run's journal or state; with a shard,
+ * `.listings/<kind>-<source hash>-<target hash>-shard-<K>of<N>.ndjson`.
+ */
+export function runFilePath(kind: 'journal' | 'state', source: string, cwd: string, target: RunTarget, shard?: Shard): string {
   const resolved = source === '-' || /^[a-z][a-z0-9+.-]*:\/\//i.test(source) ? source : resolve(cwd, source);
   const short = createHash('sha256').update(resolved).digest('hex').slice(0, 12);
-  return join(cwd, '.listings', `${kind}-${short}-${targetId(target)}.ndjson`);
+  const part = shard === undefined ? '' : `-shard-${shard.index}of${shard.count}`;
+  return join(cwd, '.listings', `${kind}-${short}-${targetId(target)}${part}.ndjson`);
 }

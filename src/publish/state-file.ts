@@ -2,6 +2,7 @@ import { open } from 'node:fs/promises';
 import { ConfigError } from '../errors.js';
 import { writeFileAtomic } from '../fs/atomic-write.js';
 import { runFilePath } from './journal.js';
+import type { Shard } from './shard.js';
 import { parseTarget, sameTarget, type RunTarget } from './run-target.js';
 
 const HEADER_START = '{"listings_state":1';
@@ -15,8 +16,8 @@ export interface StateRead {
 }
 
 /** `.listings/state-<source hash>-<target hash>.ndjson`, beside the journal of the same source and target. */
-export function defaultStatePath(source: string, cwd: string, target: RunTarget): string {
-  return runFilePath('state', source, cwd, target);
+export function defaultStatePath(source: string, cwd: string, target: RunTarget, shard?: Shard): string {
+  return runFilePath('state', source, cwd, target, shard);
 }
 
 /**

@@ -12,6 +12,7 @@ import { RetryBudget } from '../../publish/retry-budget.js';
 import { DEFAULT_RETRY_POLICY } from '../../publish/retry-policy.js';
 import { defaultJournalPath, readPublished, type JournalRead } from '../../publish/journal.js';
 import { defaultStatePath, loadState, type StateRead } from '../../publish/state-file.js';
+import { acquireRunLocks, type RunLocks } from '../../publish/run-lock.js';
 import { describeTarget, runTarget, sandboxTarget, type RunTarget } from '../../publish/run-target.js';
 import { RetrySelection, SummaryCounter, readRetryRows, reportFormatOf } from '../../report/index.js';
 import type { RowOutcome } from '../../publish/outcome.js';
@@ -23,6 +24,7 @@ import { EXIT, ExitError } from '../exit-codes.js';
 import { err, paint } from '../output.js';
 import { ProgressDisplay, progressMode } from '../progress.js';
 import { trapSignals } from '../signals.js';
+import { noticePrinter } from '../notices.js';
 import { printRunEnd, printSummary, ROW_ERRORS_SHOWN } from '../summary.js';
 import { count } from '../progress.js';
 import type { CatalogOptions } from '../../catalog/types.js';
@@ -77,7 +79,8 @@ async function openEndpoint(flags: PublishFlags, loaded: LoadedSettings, connect
   const apiKey = `sandbox-${randomBytes(12).toString('hex')}`;
   registerSecret(apiKey);
   const sandbox = await startSandbox({ port: 0, apiKey, savedDefaults: loaded.settings.saved_defaults });
-  return { client: new ListingsClient({ baseUrl: sandbox.url, apiKey, connections, ...timeout }), sandbox };
+  // The in-process sandbox is on loopback in this process: never through a proxy, whatever the environment says.
+  return { client: new ListingsClient({ baseUrl: sandbox.url, apiKey, connections, proxy: false, ...timeout }), sandbox };
 }
 
 /** The lines left in local files after the rows read, as a cheap count of what an interrupted run did not read. */
@@ -122,8 +125,9 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
   const sourceKey = sources.join('\n');
   const keepsJournal = !dryRun && flags.journal !== false;
   const target = keepsJournal || flags.changedOnly ? targetOf(flags, loaded) : undefined;
-  const statePath = flags.state ?? (target === undefined ? '' : defaultStatePath(sourceKey, cwd, target));
-  const journalPath = typeof flags.journal === 'string' ? flags.journal : target === undefined ? '' : defaultJournalPath(sourceKey, cwd, target);
+  // A shard has its own default journal and state, so the jobs of a matrix on one machine do not share them.
+  const statePath = flags.state ?? (target === undefined ? '' : defaultStatePath(sourceKey, cwd, target, shard));
+  const journalPath = typeof flags.journal === 'string' ? flags.journal : target === undefined ? '' : defaultJournalPath(sourceKey, cwd, target, shard);
   await checkOutputs(
     [
       ...flags.report.map((path) => ({ path, role: 'report' })),
@@ -143,8 +147,18 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
   const outputStop = new AbortController();
   const stop = AbortSignal.any([signals.stop, outputStop.signal]);
   let outputs: RunOutputs | undefined;
+  let locks: RunLocks | undefined;
   try {
-    const catalog = await openCatalogs(sources, { ...catalogOptions, signal: signals.stop });
+    // One run at a time per journal and state file: a second is refused (exit 2) before anything is sent.
+    locks = await acquireRunLocks([
+      ...(keepsJournal ? [{ path: journalPath, role: 'journal', elsewhere: '--journal PATH' }] : []),
+      ...(flags.changedOnly && !dryRun ? [{ path: statePath, role: 'state file', elsewhere: '--state PATH' }] : []),
+    ], cwd);
+    for (const stale of locks.takenOver) err(`notice: took over the lock ${stale.lockPath} of pid ${stale.holder.pid} (started ${stale.holder.startedAt}), which is no longer running`);
+    // Catalog notices (header names matched loosely, columns not read, a field no row gives): once each, on stderr,
+    // above the progress line once there is one.
+    const onNotice = noticePrinter(loaded.defaults, (line) => (progress === undefined ? err(line) : progress.note(line)));
+    const catalog = await openCatalogs(sources, { ...catalogOptions, signal: signals.stop, onNotice });
     // A setting that no flag, env, profile or first row gives: one error (exit 2) before any output is opened.
     const drafts = await requireSettings(catalog.drafts, loaded.defaults);
     const [stateRead, journalRead, retryReport] = await Promise.all([
@@ -236,6 +250,7 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
     progress?.stop();
     signals.dispose();
     await outputs?.abort();
+    await locks?.release();
     if (signals.abandon.aborted) await endpoint?.client.destroy();
     else await endpoint?.client.close();
     await endpoint?.sandbox?.close();
