@@ -2,9 +2,13 @@ import { Command } from 'commander';
 import { VERSION } from '../version.js';
 import { reportError } from './report-error.js';
 import { EXIT } from './exit-codes.js';
+import { finishHelp } from './help.js';
 // Command registrations: each module declares its options and lazily imports what its action needs.
+import { registerCompletion } from './commands/completion.js';
 import { registerConfig } from './commands/config.js';
 import { registerCreate } from './commands/create.js';
+import { registerDoctor } from './commands/doctor.js';
+import { registerInit } from './commands/init.js';
 import { registerSandbox } from './commands/sandbox.js';
 import { registerPublish } from './commands/publish.js';
 import { registerValidate } from './commands/validate.js';
@@ -16,11 +20,19 @@ export function buildProgram(): Command {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     .configureOutput({ outputError: (text, write) => write(text) });
-  registerConfig(program);
-  registerCreate(program);
-  registerSandbox(program);
+  program.commandsGroup('Publishing:');
   registerPublish(program);
   registerValidate(program);
+  registerCreate(program);
+  program.commandsGroup('Setting up:');
+  registerInit(program);
+  registerDoctor(program);
+  registerConfig(program);
+  registerCompletion(program);
+  program.commandsGroup('Trying out:');
+  registerSandbox(program);
+  program.commandsGroup('Commands:');
+  finishHelp(program);
   return program;
 }
 

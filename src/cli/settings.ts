@@ -1,4 +1,5 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { commandPath, GROUP } from './help.js';
 import { OPTIONS, attributeName, type Settings, type SettingKey } from '../config/options.js';
 import { resolveSettings, type ResolvedSettings } from '../config/resolve.js';
 import { ConfigError } from '../errors.js';
@@ -6,15 +7,52 @@ import { registerSecret } from '../secrets.js';
 import type { ListingDefaults } from '../prepare/types.js';
 import type { ProfileStore } from '../config/store.js';
 
-/** Add the settings flags (from the one options table) plus --profile and --allow-insecure-http to a command. */
+const SERVICE: readonly SettingKey[] = ['base_url', 'api_key_env'];
+const LISTING: readonly SettingKey[] = ['marketplace', 'merchant_location_key', 'fulfillment_policy_id', 'payment_policy_id', 'return_policy_id', 'condition', 'shape', 'saved_defaults'];
+const FLOW: readonly SettingKey[] = ['concurrency', 'max_concurrency'];
+
+/** Which settings a command reads: it shows (and accepts) the flags of these only. */
+interface SettingsUse {
+  keys: readonly SettingKey[];
+  /** The command sends requests to base_url (or stores it): it takes --allow-insecure-http. */
+  sends: boolean;
+  /** What --profile means for it, when not the profile read. */
+  profile?: string;
+}
+
+/** The settings of each command, by command path; a command that reads none is not here. */
+const SETTINGS_USED: Readonly<Record<string, SettingsUse>> = {
+  publish: { keys: [...SERVICE, ...LISTING, ...FLOW], sends: true },
+  validate: { keys: LISTING, sends: false },
+  create: { keys: [...SERVICE, ...LISTING], sends: true },
+  doctor: { keys: SERVICE, sends: true },
+  init: { keys: [...SERVICE, ...LISTING], sends: true, profile: 'profile to write (default: the active one; a new name makes a new profile)' },
+  'config list': { keys: OPTIONS.map((option) => option.key), sends: false },
+};
+
+/** The help group of a setting's flag. */
+function groupOf(key: SettingKey): string {
+  return LISTING.includes(key) ? GROUP.listing : GROUP.sending;
+}
+
+/**
+ * Add the flags of the settings the command reads (from the one options table, in SETTINGS_USED), plus --profile
+ * and, for a command that sends, --allow-insecure-http; each in its help group.
+ */
 export function addSettingsOptions(command: Command): Command {
-  command.option('--profile <name>', 'config profile to use (env LISTINGS_PROFILE)');
+  const path = commandPath(command);
+  const use = SETTINGS_USED[path];
+  if (use === undefined) throw new Error(`addSettingsOptions: no settings declared for the command ${JSON.stringify(path)} in SETTINGS_USED`);
   for (const option of OPTIONS) {
-    if (option.flag === undefined) continue;
-    command.option(option.flag, `${option.description} (env ${option.env})`);
-    if (!option.flag.includes('<')) command.option(option.flag.replace('--', '--no-'), `set ${option.key} to false (overrides env and profile)`);
+    if (option.flag === undefined || !use.keys.includes(option.key)) continue;
+    const group = groupOf(option.key);
+    command.addOption(new Option(option.flag, `${option.description} (env ${option.env})`).helpGroup(group));
+    if (!option.flag.includes('<')) command.addOption(new Option(option.flag.replace('--', '--no-'), `set ${option.key} to false (overrides env and profile)`).helpGroup(group));
   }
-  command.option('--allow-insecure-http', 'allow plain http to a host that is not loopback (the key crosses the network in clear)');
+  if (use.sends) {
+    command.addOption(new Option('--allow-insecure-http', 'allow plain http to a host that is not loopback (the key crosses the network in clear)').helpGroup(GROUP.sending));
+  }
+  command.addOption(new Option('--profile <name>', use.profile ?? 'config profile to use (env LISTINGS_PROFILE)').helpGroup(GROUP.profile));
   return command;
 }
 

@@ -4,15 +4,17 @@ import type { RowOutcome } from '../publish/outcome.js';
 import type { RunSummary } from '../report/index.js';
 import { err, out, paint } from './output.js';
 import { count, duration } from './progress.js';
+import { inert } from './github-actions.js';
 
 /** Row errors printed after a run; the rest are in the report. */
 export const ROW_ERRORS_SHOWN = 5;
 
 /** `catalog.csv:17: sku X: HTTP 400 Bad Request: message`. */
 export function rowErrorLine(outcome: RowOutcome): string {
-  const sku = outcome.sku === undefined ? '' : ` sku ${outcome.sku}:`;
+  // A SKU or a message from outside is shown, never obeyed (a line break in it could start a CI workflow command).
+  const sku = outcome.sku === undefined ? '' : ` sku ${inert(outcome.sku)}:`;
   const what = outcome.outcome === 'invalid' ? `invalid: ${outcome.error ?? ''}` : (outcome.error ?? outcome.reason ?? 'failed');
-  return `${formatLocation(outcome.location)}:${sku} ${what}`;
+  return `${inert(formatLocation(outcome.location))}:${sku} ${inert(what)}`;
 }
 
 function part(value: number, label: string, colour: (text: string) => string): string {

@@ -17,8 +17,11 @@ export interface ResolvedSandboxOptions {
   /** Infinity when unlimited. */
   queue: number;
   dropRate: number;
+  spikeRate: number;
+  spikeMs: number;
   seed: number | undefined;
   maxBodyBytes: number;
+  dataFile: string | undefined;
 }
 
 export const SANDBOX_DEFAULTS = {
@@ -27,6 +30,7 @@ export const SANDBOX_DEFAULTS = {
   apiKey: 'sandbox-key',
   retryAfterSeconds: 1,
   maxBodyBytes: 1024 * 1024,
+  spikeMs: 2000,
 } as const;
 
 const isShare = (value: number): boolean => Number.isFinite(value) && value >= 0 && value <= 1;
@@ -60,8 +64,11 @@ export function sandboxOptionIssues(options: SandboxOptions): FieldIssue[] {
     check('queue', whole && options.capacity !== undefined, whole ? 'applies only with a capacity' : 'must be a whole number of requests >= 0');
   }
   if (options.dropRate !== undefined) check('dropRate', isShare(options.dropRate), 'must be a share from 0 to 1');
+  if (options.spikeRate !== undefined) check('spikeRate', isShare(options.spikeRate), 'must be a share from 0 to 1');
+  if (options.spikeMs !== undefined) check('spikeMs', Number.isFinite(options.spikeMs) && options.spikeMs >= 0, 'must be a number of ms >= 0');
   if (options.seed !== undefined) check('seed', Number.isSafeInteger(options.seed), 'must be a whole number');
   if (options.maxBodyBytes !== undefined) check('maxBodyBytes', isCount(options.maxBodyBytes, 1), 'must be a whole number of bytes >= 1');
+  if (options.dataFile !== undefined) check('dataFile', options.dataFile.trim() !== '', 'must be a file path');
   return issues;
 }
 
@@ -85,7 +92,10 @@ export function resolveSandboxOptions(options: SandboxOptions): ResolvedSandboxO
     capacity: options.capacity,
     queue: options.queue ?? Number.POSITIVE_INFINITY,
     dropRate: options.dropRate ?? 0,
+    spikeRate: options.spikeRate ?? 0,
+    spikeMs: options.spikeMs ?? SANDBOX_DEFAULTS.spikeMs,
     seed: options.seed,
     maxBodyBytes: options.maxBodyBytes ?? SANDBOX_DEFAULTS.maxBodyBytes,
+    dataFile: options.dataFile,
   };
 }

@@ -17,11 +17,12 @@ export function seededRandom(seed: number): Random {
  * Independent streams for each kind of fault, so that turning on latency does not change which requests fail.
  * Without a seed each run draws differently.
  */
-export function faultStreams(seed: number | undefined): { fail: Random; latency: Random; drop: Random } {
+export function faultStreams(seed: number | undefined): { fail: Random; latency: Random; drop: Random; spike: Random } {
   const base = seed ?? Math.floor(Math.random() * 2 ** 32);
   return {
     fail: seededRandom(base ^ 0x9e3779b9),
     latency: seededRandom(base ^ 0x85ebca6b),
     drop: seededRandom(base ^ 0xc2b2ae35),
+    spike: seededRandom(base ^ 0x27d4eb2f),
   };
 }

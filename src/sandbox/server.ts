@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { LISTINGS_PATH } from '../contract/index.js';
 import { ConfigError } from '../errors.js';
 import { Admission } from './admission.js';
+import { DataFile, type CreationRecord } from './data-file.js';
 import { bodyDigest, IdempotencyStore } from './idempotency.js';
 import { judgeListing } from './listing.js';
 import { resolveSandboxOptions, type ResolvedSandboxOptions } from './options.js';
@@ -58,6 +59,8 @@ class SandboxHandler {
   private readonly admission;
   private readonly tooLarge: Answer;
   private readonly rateLimited: Answer;
+  /** Where creations are kept across restarts, with `dataFile`. */
+  data: DataFile | undefined;
 
   constructor(
     private readonly config: ResolvedSandboxOptions,
@@ -73,6 +76,12 @@ class SandboxHandler {
       body: errorJson('rate_limited', `rate limit of ${config.rateLimit} requests per second exceeded; retry after ${config.retryAfterSeconds} s`),
       headers: { 'retry-after': String(config.retryAfterSeconds) },
     };
+  }
+
+  /** A creation read back from the data file: the listing and its key exist again, as before the restart. */
+  restore(record: CreationRecord): void {
+    if (record.key !== undefined) this.store.set(record.key, record.digest);
+    this.stats.created(record.marketplace, record.sku);
   }
 
   snapshot(): SandboxStats {
@@ -159,8 +168,11 @@ class SandboxHandler {
       answer.headers = { 'idempotent-replayed': 'true' };
       return answer;
     }
-    if (key !== undefined) this.store.set(key, digest);
-    this.stats.created(verdict.marketplace, verdict.sku);
+    const { marketplace, sku } = verdict;
+    const record: CreationRecord = key === undefined ? { digest, marketplace, sku } : { key, digest, marketplace, sku };
+    // Kept before it is confirmed: a failed write is a 500 (safeAnswer) and nothing is created.
+    this.data?.append(record);
+    this.restore(record);
     return answer;
   }
 
@@ -198,6 +210,7 @@ class SandboxHandler {
       const fromArrival = admission === undefined || this.config.capacity === undefined;
       delay = Math.ceil(latency.min + (latency.max - latency.min) * this.random.latency() - (fromArrival ? performance.now() - started : 0));
     }
+    if (droppable && this.config.spikeRate > 0 && this.random.spike() < this.config.spikeRate) delay = Math.max(0, delay) + this.config.spikeMs;
     const finish = (): void => {
       try {
         if (!drop) return this.send(req, res, answer, started, true);
@@ -248,24 +261,34 @@ function listenError(error: NodeJS.ErrnoException, config: ResolvedSandboxOption
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const config = resolveSandboxOptions(options);
   const handler = new SandboxHandler(config, options.onRequest);
+  if (config.dataFile !== undefined) handler.data = await DataFile.open(config.dataFile, (record) => handler.restore(record));
   const server = createServer((req, res) => handler.handle(req, res));
   // Clients keep connections for a long while; closing idle ones early only causes resets under load.
   server.keepAliveTimeout = 30_000;
-  await new Promise<void>((resolve, reject) => {
-    const failed = (error: NodeJS.ErrnoException): void => reject(listenError(error, config));
-    server.once('error', failed);
-    server.listen(config.port, config.host, () => {
-      server.off('error', failed);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const failed = (error: NodeJS.ErrnoException): void => reject(listenError(error, config));
+      server.once('error', failed);
+      server.listen(config.port, config.host, () => {
+        server.off('error', failed);
+        resolve();
+      });
     });
-  });
+  } catch (error) {
+    handler.data?.close();
+    throw error;
+  }
   let closing: Promise<void> | undefined;
   return {
     url: baseUrl(server, config.host),
     stats: () => handler.snapshot(),
     close() {
       closing ??= new Promise<void>((resolve, reject) => {
-        server.close((error) => (error ? reject(error) : resolve()));
+        server.close((error) => {
+          handler.data?.close();
+          if (error) reject(error);
+          else resolve();
+        });
         server.closeAllConnections();
       });
       return closing;

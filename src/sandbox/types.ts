@@ -43,10 +43,20 @@ export interface SandboxOptions {
   queue?: number;
   /** Share of listing requests (0..1) processed in full and then left unanswered: the socket is destroyed. */
   dropRate?: number;
+  /** Share of listing answers (0..1) delayed by `spikeMs` on top of `latency`: a latency spike. */
+  spikeRate?: number;
+  /** The extra delay of a latency spike, in ms. Default 2000. */
+  spikeMs?: number;
   /** Seed of the fault injection, so a run can be repeated. Default: random. */
   seed?: number;
   /** Largest request body accepted; larger ones get 413. Default 1 MiB. */
   maxBodyBytes?: number;
+  /**
+   * A file that keeps the listings and Idempotency-Keys across restarts, as a real service does: every creation is
+   * appended to it (NDJSON) before it is answered, and a sandbox started on the same file continues from it (its
+   * `created` and `duplicates` count the file's history too). Default: nothing kept.
+   */
+  dataFile?: string;
   /** Called after every request (for `--verbose`); nothing is logged otherwise. */
   onRequest?: (event: SandboxRequestEvent) => void;
 }

@@ -39,12 +39,38 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
+/** How {@link startSandboxProcess} starts the sandbox. */
+export interface SandboxProcessOptions {
+  /** Give up waiting for the URL after this long. Default 15,000 ms. */
+  timeoutMs?: number;
+  /** The port to listen on (a restart on the port of a sandbox that exited, say). Default 0: a free one. */
+  port?: number;
+  /**
+   * While the port is still in use (the previous sandbox's socket not yet released), try again every 100 ms for
+   * this long. Default 0: fail at once.
+   */
+  retryInUseMs?: number;
+}
+
 /**
  * Spawn the built `listings sandbox --port 0 ...args` and wait for the base URL on its first stdout line.
  * Stopped automatically after the test file if the test does not stop it.
  */
-export function startSandboxProcess(args: string[] = [], options: { timeoutMs?: number } = {}): Promise<SandboxProcess> {
-  const child = spawnCli(['sandbox', '--port', '0', ...args]);
+export async function startSandboxProcess(args: string[] = [], options: SandboxProcessOptions = {}): Promise<SandboxProcess> {
+  const deadline = Date.now() + (options.retryInUseMs ?? 0);
+  for (;;) {
+    try {
+      return await spawnSandbox(args, options);
+    } catch (error) {
+      const inUse = error instanceof Error && error.message.includes('is already in use');
+      if (!inUse || Date.now() >= deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+function spawnSandbox(args: string[], options: SandboxProcessOptions): Promise<SandboxProcess> {
+  const child = spawnCli(['sandbox', '--port', String(options.port ?? 0), ...args]);
   running.add(child);
   const timeoutMs = options.timeoutMs ?? 15_000;
   return new Promise((resolve, reject) => {
@@ -58,14 +84,15 @@ export function startSandboxProcess(args: string[] = [], options: { timeoutMs?: 
     const timer = setTimeout(() => fail(`no URL within ${timeoutMs} ms`), timeoutMs);
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const onExit = (code: number | null, signal: NodeJS.Signals | null): void => fail(`exited (${signal ?? code}) before printing its URL`);
-    child.once('exit', onExit);
+    // 'close', not 'exit': by then stderr (which says why) has been read to its end.
+    child.once('close', onExit);
     child.stdout?.setEncoding('utf8').on('data', function onData(chunk: string) {
       stdout += chunk;
       const newline = stdout.indexOf('\n');
       if (newline < 0) return;
       child.stdout?.off('data', onData);
       child.stdout?.resume();
-      child.off('exit', onExit);
+      child.off('close', onExit);
       clearTimeout(timer);
       const url = stdout.slice(0, newline).trim();
       resolve({

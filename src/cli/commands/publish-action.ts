@@ -26,6 +26,7 @@ import { ProgressDisplay, progressMode } from '../progress.js';
 import { trapSignals } from '../signals.js';
 import { noticePrinter } from '../notices.js';
 import { printRunEnd, printSummary, ROW_ERRORS_SHOWN } from '../summary.js';
+import { githubActionsRun } from '../github-actions.js';
 import { count } from '../progress.js';
 import type { CatalogOptions } from '../../catalog/types.js';
 import type { LoadedSettings } from '../settings.js';
@@ -209,11 +210,14 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
       estimateRowCount(sources, catalogOptions).then((total) => display.setTotal(total), () => undefined);
     }
     const counter = new SummaryCounter();
+    // In GitHub Actions: the failed and invalid rows to annotate (up to a cap) and their kinds of error.
+    const github = githubActionsRun('publish');
     const rowErrors: RowOutcome[] = [];
     let sourceError: unknown;
     try {
       for await (const outcome of run) {
         counter.add(outcome);
+        github?.add(outcome);
         progress.tick(outcome);
         await outputs.write(outcome);
         if ((outcome.outcome === 'failed' || outcome.outcome === 'invalid') && rowErrors.length < ROW_ERRORS_SHOWN) rowErrors.push(outcome);
@@ -236,6 +240,7 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
     // A catalog whose columns cannot work (no SKU column, say) read no row: the error is the whole story.
     if (sourceError instanceof UsageError && summary.rows === 0) throw sourceError;
     if (retry !== undefined) noticeRetry(retry, flags.retryFailed ?? '');
+    github?.finishPublish(summary, { dryRun, sources, end: run.end });
     printSummary(summary, { json: flags.json === true, dryRun, rowErrors });
     if (failure !== undefined) {
       printOutputFailure(failure, journal === undefined || failure.role === 'journal' ? undefined : journalPath);

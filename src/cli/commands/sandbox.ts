@@ -3,6 +3,7 @@ import { UsageError } from '../../errors.js';
 import { sandboxOptionIssues, SANDBOX_DEFAULTS } from '../../sandbox/options.js';
 import type { LatencyRange, SandboxOptions, SandboxRequestEvent } from '../../sandbox/types.js';
 import { err, out, paint } from '../output.js';
+import { GROUP } from '../help.js';
 
 /** The raw flags of `listings sandbox`, as commander collects them. */
 export interface SandboxFlags {
@@ -18,12 +19,15 @@ export interface SandboxFlags {
   capacity?: string;
   queue?: string;
   dropRate?: string;
+  spikeRate?: string;
+  spikeMs?: string;
   seed?: string;
   maxBodyBytes?: string;
+  data?: string;
   verbose?: boolean;
 }
 
-type NumericFlag = Exclude<keyof SandboxFlags, 'host' | 'apiKey' | 'savedDefaults' | 'latency' | 'verbose'>;
+type NumericFlag = Exclude<keyof SandboxFlags, 'host' | 'apiKey' | 'savedDefaults' | 'latency' | 'data' | 'verbose'>;
 
 // Flag -> library option; the ranges themselves are checked once, by sandboxOptionIssues.
 const NUMERIC: { flag: NumericFlag; option: keyof SandboxOptions; name: string }[] = [
@@ -35,6 +39,8 @@ const NUMERIC: { flag: NumericFlag; option: keyof SandboxOptions; name: string }
   { flag: 'capacity', option: 'capacity', name: '--capacity' },
   { flag: 'queue', option: 'queue', name: '--queue' },
   { flag: 'dropRate', option: 'dropRate', name: '--drop-rate' },
+  { flag: 'spikeRate', option: 'spikeRate', name: '--spike-rate' },
+  { flag: 'spikeMs', option: 'spikeMs', name: '--spike-ms' },
   { flag: 'seed', option: 'seed', name: '--seed' },
   { flag: 'maxBodyBytes', option: 'maxBodyBytes', name: '--max-body-bytes' },
 ];
@@ -42,6 +48,7 @@ const FLAG_NAME: Record<string, { name: string; flag: keyof SandboxFlags }> = {
   host: { name: '--host', flag: 'host' },
   apiKey: { name: '--api-key', flag: 'apiKey' },
   latency: { name: '--latency', flag: 'latency' },
+  dataFile: { name: '--data', flag: 'data' },
   ...Object.fromEntries(NUMERIC.map((entry) => [entry.option, { name: entry.name, flag: entry.flag }])),
 };
 
@@ -68,6 +75,7 @@ export function sandboxOptionsFromFlags(flags: SandboxFlags): SandboxOptions {
   if (flags.apiKey !== undefined) options.apiKey = flags.apiKey;
   if (flags.savedDefaults) options.savedDefaults = true;
   if (flags.latency !== undefined) options.latency = latency(flags.latency);
+  if (flags.data !== undefined) options.dataFile = flags.data;
   const issues = sandboxOptionIssues(options);
   if (issues.length > 0) {
     const lines = issues.map((issue) => {
@@ -101,6 +109,7 @@ function faultSummary(options: SandboxOptions): string | undefined {
   if (options.rateLimit !== undefined) parts.push(`rate limit ${options.rateLimit}/s (Retry-After ${options.retryAfterSeconds ?? SANDBOX_DEFAULTS.retryAfterSeconds})`);
   if (options.capacity !== undefined) parts.push(`capacity ${options.capacity} (queue ${options.queue ?? 'unlimited'})`);
   if (options.dropRate) parts.push(`drop rate ${options.dropRate}`);
+  if (options.spikeRate) parts.push(`latency spikes of ${options.spikeMs ?? SANDBOX_DEFAULTS.spikeMs} ms at rate ${options.spikeRate}`);
   if (options.seed !== undefined) parts.push(`seed ${options.seed}`);
   return parts.length === 0 ? undefined : parts.join(', ');
 }
@@ -121,6 +130,7 @@ async function runSandbox(flags: SandboxFlags): Promise<void> {
   err(`  export LISTINGS_API_KEY=${options.apiKey === undefined ? SANDBOX_DEFAULTS.apiKey : '<the key given with --api-key>'}`);
   const faults = faultSummary(options);
   if (faults) err(`  faults: ${faults}`);
+  if (options.dataFile !== undefined) err(`  data kept in ${options.dataFile} (${sandbox.stats().created} listings from earlier runs)`);
   err(paint.dim(`  counts at ${sandbox.url}/_sandbox/stats; stop with Ctrl-C`));
   await untilSignal();
   await sandbox.close();
@@ -132,10 +142,12 @@ export function registerSandbox(program: Command): void {
   program
     .command('sandbox')
     .description('run a local server that implements the service contract, with fault injection for testing')
+    .optionsGroup('Server options:')
     .option('--port <port>', `port to listen on; 0 picks a free one (default ${SANDBOX_DEFAULTS.port})`)
     .option('--host <host>', `interface to listen on (default ${SANDBOX_DEFAULTS.host})`)
     .option('--api-key <key>', `the API key the sandbox accepts (default ${SANDBOX_DEFAULTS.apiKey})`)
     .option('--saved-defaults', 'act as a workspace with saved Marketplace configurations: the location key and policy ids may be omitted')
+    .optionsGroup('Fault injection options:')
     .option('--latency <ms>', 'delay of every answer: MS or MIN-MAX')
     .option('--fail-rate <p>', 'share of requests (0..1) answered 500 or 503')
     .option('--fail-status <code>', 'status of the injected failures, e.g. 503')
@@ -144,8 +156,14 @@ export function registerSandbox(program: Command): void {
     .option('--capacity <n>', 'listing requests served at once; more wait in the queue (default unlimited)')
     .option('--queue <n>', 'requests allowed to wait beyond --capacity; more get 503 at once (default unlimited)')
     .option('--drop-rate <p>', 'share of requests (0..1) processed but left unanswered (connection closed)')
+    .option('--spike-rate <p>', 'share of answers (0..1) delayed by a latency spike of --spike-ms')
+    .option('--spike-ms <ms>', `extra delay of a latency spike (default ${SANDBOX_DEFAULTS.spikeMs})`)
     .option('--seed <n>', 'seed of the fault injection, to repeat a run')
+    .optionsGroup('Server options:')
     .option('--max-body-bytes <n>', `largest body accepted; more get 413 (default ${SANDBOX_DEFAULTS.maxBodyBytes})`)
+    .option('--data <file>', 'keep the listings and idempotency keys in this file (NDJSON, appended), and continue from it when restarted')
+    .optionsGroup(GROUP.output)
     .option('--verbose', 'log every request on stderr')
+    .optionsGroup('')
     .action(async (flags: SandboxFlags) => runSandbox(flags));
 }

@@ -10,6 +10,8 @@ import { EXIT, ExitError } from '../exit-codes.js';
 import { err, out, paint } from '../output.js';
 import { count } from '../progress.js';
 import { noticePrinter } from '../notices.js';
+import { githubActionsRun, inert } from '../github-actions.js';
+import { GROUP } from '../help.js';
 
 interface ValidateFlags extends CatalogFlags {
   maxErrors: number;
@@ -45,7 +47,9 @@ function jsonError(location: Location, issue: FieldIssue): JsonError {
 
 /** `catalog.csv:17: images_source[1]: not an absolute URL`; a record the parser could not read has no field. */
 export function errorLine(location: Location, issue: FieldIssue): string {
-  return issue.path === '(record)' ? `${formatLocation(location)}: ${issue.message}` : `${formatLocation(location)}: ${issue.path}: ${issue.message}`;
+  // The message may quote a catalog value: shown, never obeyed (see inert).
+  const message = inert(issue.message);
+  return issue.path === '(record)' ? `${formatLocation(location)}: ${message}` : `${formatLocation(location)}: ${issue.path}: ${message}`;
 }
 
 
@@ -64,6 +68,7 @@ class Tally {
   constructor(
     private readonly limit: number,
     private readonly json: boolean,
+    private readonly print: (line: string) => void = out,
   ) {}
 
   add(row: PreparedRow): void {
@@ -85,7 +90,7 @@ class Tally {
       }
       this.shown++;
       if (this.json) this.errors.push(jsonError(row.location, issue));
-      else out(errorLine(row.location, issue));
+      else this.print(errorLine(row.location, issue));
     }
   }
 
@@ -129,7 +134,9 @@ async function validate(sources: string[], flags: ValidateFlags, command: Comman
   // Notices (header names matched loosely, columns not read, fields no row gives) go to stderr, once each.
   const onNotice = noticePrinter(settings.defaults);
   const checkSettings = createSettingsCheck(settings.defaults);
-  const tally = new Tally(flags.maxErrors, flags.json === true);
+  // In GitHub Actions: the error list in a collapsed group, the invalid rows annotated, a step summary.
+  const github = githubActionsRun('validate');
+  const tally = new Tally(flags.maxErrors, flags.json === true, github?.grouped('listings validate: errors', out));
   const requests = flags.out === undefined ? undefined : await openNdjson(flags.out);
   // A source that cannot be read to its end: the rows read before the place are counted and shown, then its error.
   let cut: SourceError | undefined;
@@ -140,6 +147,7 @@ async function validate(sources: string[], flags: ValidateFlags, command: Comman
         for await (const draft of await checkSettings(catalog.drafts)) {
           const row = prepare(draft);
           tally.add(row);
+          github?.addPrepared(row);
           if (row.kind === 'ready' && requests) await requests.write(row.request);
         }
       } catch (error) {
@@ -150,12 +158,14 @@ async function validate(sources: string[], flags: ValidateFlags, command: Comman
     }
   } finally {
     await requests?.close();
+    github?.endGroup();
   }
   if (flags.json) {
     out(JSON.stringify({ rows: tally.rows, input_rows: tally.inputRows, valid: tally.valid, invalid: tally.invalid, skipped: tally.skipped, errors: tally.errors, errors_not_shown: tally.notShown, complete: cut === undefined }));
   } else if (tally.notShown > 0) {
     out(`... and ${count(tally.notShown)} more errors`);
   }
+  github?.finishValidate({ rows: tally.rows, valid: tally.valid, invalid: tally.invalid, skipped: tally.skipped, complete: cut === undefined }, sources);
   err(tally.summary());
   if (cut !== undefined) throw cut;
   if (tally.invalid > 0) throw new ExitError(EXIT.rowsFailed);
@@ -167,9 +177,11 @@ export function registerValidate(program: Command): void {
     .description('check catalogs against the contract, sending nothing: exit 0 when every row is valid, 1 when any is not, 4 when a source cannot be read')
     .argument('<source...>', 'catalog: a file, - for stdin, an http(s):// URL, s3://bucket/key or s3://bucket/prefix/');
   addCatalogOptions(command)
+    .optionsGroup(GROUP.output)
     .addOption(new Option('--max-errors <n>', 'print at most this many errors, then a count of the rest ("all" for no limit)').argParser(maxErrors).default(50))
     .option('--json', 'print the result as one JSON object: {rows, valid, invalid, errors: [{source, line, field, message}]}')
-    .option('--out <file>', 'write the request bodies that would be sent, one JSON per line per valid row');
+    .option('--out <file>', 'write the request bodies that would be sent, one JSON per line per valid row')
+    .optionsGroup('');
   addSettingsOptions(command);
   command.action((sources: string[], flags: ValidateFlags, self: Command) => validate(sources, flags, self));
 }

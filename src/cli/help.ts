@@ -1,0 +1,158 @@
+import { Help, type Command, type Option } from 'commander';
+
+/** The headings options are grouped under in `--help`. */
+export const GROUP = {
+  source: 'Source options:',
+  mapping: 'Mapping options:',
+  listing: 'Listing options:',
+  rows: 'Row selection options:',
+  sending: 'Sending options:',
+  output: 'Output options:',
+  profile: 'Profile options:',
+} as const;
+
+/** The order of the groups; a heading not named here (a command's own, like the sandbox's) comes before Output. */
+const ORDER: readonly string[] = [GROUP.source, GROUP.mapping, GROUP.listing, GROUP.rows, GROUP.sending, '', GROUP.output, GROUP.profile, 'Options:'];
+
+/**
+ * Groups of the flags that several commands share and that are added without one (the catalog flags of
+ * catalog-options.ts, --json): a command's own flags are grouped where they are declared.
+ */
+const SHARED_GROUPS: Readonly<Record<string, string>> = {
+  '--format': GROUP.source,
+  '--delimiter': GROUP.source,
+  '--json-path': GROUP.source,
+  '--list-separator': GROUP.source,
+  '--source-header': GROUP.source,
+  '--s3-endpoint': GROUP.source,
+  '--map': GROUP.mapping,
+  '--mapping': GROUP.mapping,
+  '--preset': GROUP.mapping,
+  '--json': GROUP.output,
+  '--quiet': GROUP.output,
+  '--report': GROUP.output,
+  '--out': GROUP.output,
+  '--profile': GROUP.profile,
+};
+
+/** One example: the command line, and what it does. */
+type Example = readonly [command: string, does: string];
+
+/**
+ * The examples at the end of each command's `--help`, by command path. Every command has some (a test checks it);
+ * they are written to be pasted as they are.
+ */
+export const EXAMPLES: Readonly<Record<string, readonly Example[]>> = {
+  '': [
+    ['listings publish fixtures/catalog.csv --sandbox', 'try it with no account: publish the demo catalog to an embedded sandbox'],
+    ['listings init', 'set up a profile: base URL, key variable, marketplace, policies'],
+    ['listings doctor', 'check the profile, the key and the service'],
+    ['listings publish catalog.csv --report results.csv', 'publish a catalog, with a report of every row'],
+  ],
+  publish: [
+    ['listings publish fixtures/catalog.csv --sandbox', 'try it with no account: an embedded sandbox on a free port'],
+    ['listings publish catalog.csv --report results.csv', 'publish with the active profile, and keep a report of every row'],
+    ['listings publish catalog.csv --dry-run', 'everything but the network: read, map and validate every row'],
+    ['listings publish s3://exports/nightly/ --changed-only --report results.xml --json', 'CI: only rows changed since the last run, a JUnit report, the summary as JSON'],
+    ['listings publish export.csv --preset shopify --marketplace EBAY_US', "a shop system's export as it is"],
+    ["listings publish products.json --json-path products --map 'sku=Variant SKU'", 'a column of another name'],
+    ['listings publish catalog.csv --resume', 'go on after an interrupted run: rows already published are skipped'],
+  ],
+  validate: [
+    ['listings validate fixtures/catalog.csv', 'check a catalog against the contract; nothing is sent'],
+    ['listings validate export.csv --preset shopify --max-errors all', 'every error of a Shopify export'],
+    ['listings validate catalog.csv --json --out requests.ndjson', 'the result as JSON, and the requests that would be sent'],
+    ['cat catalog.csv | listings validate - --format csv', 'a catalog on stdin'],
+  ],
+  create: [
+    ['listings create SKU-1 --image https://picsum.photos/id/1/600 --condition NEW', 'one listing, with the marketplace and policies of the profile'],
+    ['listings create SKU-2 --shape wrapped --marketplace ebay --title "Blue mug" --json', 'the wrapped shape; print what the service answered'],
+  ],
+  config: [
+    ['listings config set base_url https://api.example.com', 'store a setting in the active profile'],
+    ['listings config set --profile staging base_url https://staging.example.com', 'in another profile'],
+    ['listings config list', 'every setting in effect, and where it comes from'],
+    ['listings config use staging', 'make staging the active profile'],
+  ],
+  'config set': [
+    ['listings config set marketplace EBAY_US', 'in the active profile'],
+    ['listings config set --profile staging saved_defaults true', 'in the profile staging'],
+  ],
+  'config get': [
+    ['listings config get base_url', 'the value in effect'],
+    ['LISTINGS_MARKETPLACE=EBAY_DE listings config get marketplace', 'the environment wins over the profile'],
+  ],
+  'config unset': [['listings config unset condition', 'remove a value from the active profile']],
+  'config list': [
+    ['listings config list', 'every setting in effect, and where it comes from'],
+    ['listings config list --profile staging --json', 'another profile, as JSON'],
+  ],
+  'config path': [['listings config path', 'where the profiles are stored']],
+  'config use': [['listings config use staging', 'commands now read the profile staging']],
+  'config profiles': [['listings config profiles', 'the profiles; * marks the active one']],
+  sandbox: [
+    ['listings sandbox --port 4010', 'a sandbox on a fixed port; it prints its URL, then the key to use'],
+    ['listings sandbox --port 0 --rate-limit 100 --latency 20-80', 'a busy service: 100 requests a second, 20 to 80 ms an answer'],
+    ['listings sandbox --fail-rate 0.1 --fail-status 503 --seed 7', 'a failing service, the same way on every run'],
+    ['listings sandbox --saved-defaults --verbose', 'a workspace with saved Marketplace configurations; log each request'],
+  ],
+  doctor: [
+    ['listings doctor', 'check the active profile, the key, the service and this directory'],
+    ['listings doctor --profile staging', 'another profile'],
+    ['listings doctor --base-url http://127.0.0.1:4010 --json', 'a local sandbox, the checks as JSON'],
+  ],
+  init: [
+    ['listings init', 'asked question by question (in a terminal)'],
+    ['listings init --yes --base-url https://api.example.com --marketplace EBAY_US --saved-defaults', 'unattended, for a workspace with saved Marketplace configurations'],
+    [
+      'listings init --yes --profile staging --base-url https://staging.example.com --marketplace EBAY_US --merchant-location-key loc-1 --fulfillment-policy-id fp-1 --payment-policy-id pp-1 --return-policy-id rp-1',
+      'unattended, with the location key and policy ids',
+    ],
+  ],
+  completion: [
+    ['source <(listings completion bash)', 'completion in this bash session'],
+    ['listings completion bash > ~/.local/share/bash-completion/completions/listings', 'in every bash session'],
+    ['listings completion zsh > "${fpath[1]}/_listings"', 'zsh (then start a new shell)'],
+    ['listings completion fish > ~/.config/fish/completions/listings.fish', 'fish'],
+  ],
+};
+
+/** `config list` for the subcommand list of config; '' for the program itself. */
+export function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let at: Command | null = command; at?.parent; at = at.parent) names.unshift(at.name());
+  return names.join(' ');
+}
+
+function examplesText(examples: readonly Example[]): string {
+  const lines = examples.flatMap(([command, does]) => [`  # ${does}`, `  ${command}`]);
+  return `\nExamples:\n${lines.join('\n')}\n`;
+}
+
+/** commander's grouping, with the groups in the order of ORDER. */
+function groupItems<T extends Command | Option>(this: Help, unsorted: T[], visible: T[], getGroup: (item: T) => string): Map<string, T[]> {
+  const groups = Help.prototype.groupItems.call(this, unsorted, visible, getGroup as (item: Command | Option) => string) as Map<string, T[]>;
+  const rank = (heading: string): number => {
+    const at = ORDER.indexOf(heading);
+    return at < 0 ? ORDER.indexOf('') : at;
+  };
+  return new Map([...groups].sort((a, b) => rank(a[0]) - rank(b[0])));
+}
+
+/**
+ * The last touch on every command's help: the shared flags put in their groups, the groups in one order, and the
+ * examples at the end. Called once the program is built; cheap (no module is loaded).
+ */
+export function finishHelp(program: Command): void {
+  const visit = (command: Command): void => {
+    for (const option of command.options) {
+      const group = option.long === undefined ? undefined : SHARED_GROUPS[option.long];
+      if (option.helpGroupHeading === undefined && group !== undefined) option.helpGroup(group);
+    }
+    command.configureHelp({ groupItems });
+    const examples = EXAMPLES[commandPath(command)];
+    if (examples !== undefined) command.addHelpText('after', examplesText(examples));
+    for (const sub of command.commands) visit(sub);
+  };
+  visit(program);
+}
