@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { SourceError, UsageError, type Location } from '../errors.js';
+import { SourceError, UsageError } from '../errors.js';
 import { csvRecords } from './formats/csv.js';
 import { normalizeDelimiter, sniffDelimiter } from './formats/delimiter.js';
 import { formatFromContentType, formatFromName, sniffFormat } from './formats/detect.js';
@@ -9,20 +9,10 @@ import { decompressed } from './sources/decompress.js';
 import { openSource } from './sources/open-source.js';
 import { readFailure } from './sources/read-failure.js';
 import type { ByteSource, OpenedSource } from './sources/types.js';
-import { FORMATS, type CatalogOptions, type CatalogRecord, type Format, type ReadProgress } from './types.js';
+import { FORMATS, type CatalogOptions, type Format, type ReadProgress, type RecordItem } from './types.js';
 
-/** A record the parser could not read: where it is, and why, written for the person who owns the catalog. */
-export interface RecordError {
-  location: Location;
-  error: string;
-}
+export { isRecordError, type RecordError, type RecordItem } from './types.js';
 
-/** What the reader yields for each input record: the record, or why it could not be read. */
-export type RecordItem = CatalogRecord | RecordError;
-
-export function isRecordError(item: RecordItem): item is RecordError {
-  return 'error' in item;
-}
 
 /** An opened catalog source: its records in input order, and how far through its bytes reading has got. */
 export interface RecordStream {

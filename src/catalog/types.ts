@@ -9,6 +9,19 @@ export type Format = (typeof FORMATS)[number];
 export const PRESETS = ['shopify', 'woocommerce'] as const;
 export type Preset = (typeof PRESETS)[number];
 
+/** A record the parser could not read: where it is, and why, written for the person who owns the catalog. */
+export interface RecordError {
+  location: Location;
+  error: string;
+}
+
+/** What the reader yields for each input record: the record, or why it could not be read. */
+export type RecordItem = CatalogRecord | RecordError;
+
+export function isRecordError(item: RecordItem): item is RecordError {
+  return 'error' in item;
+}
+
 /** One raw record as the format parser produced it, before mapping. */
 export interface CatalogRecord {
   location: Location;

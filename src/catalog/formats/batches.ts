@@ -1,4 +1,4 @@
-import type { RecordItem } from '../read-records.js';
+import type { RecordItem } from '../types.js';
 
 /** Records that can also be read a chunk's worth at a time: one await per chunk of input rather than per record. */
 export interface BatchedRecords extends AsyncIterable<RecordItem> {

@@ -1,6 +1,6 @@
 import type { CsvError } from 'csv-parse';
 import { SourceError } from '../../errors.js';
-import type { RecordError, RecordItem } from '../read-records.js';
+import type { RecordError, RecordItem } from '../types.js';
 import { notReadToEnd } from '../sources/read-failure.js';
 import { LineTracker, lineBreaks } from './csv-lines.js';
 import { hasReplacement, INVALID_UTF8, type Utf8Watch } from './utf8-watch.js';

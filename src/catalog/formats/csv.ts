@@ -1,6 +1,6 @@
 import { Parser, type CsvError } from 'csv-parse';
 import type { Readable } from 'node:stream';
-import type { RecordItem } from '../read-records.js';
+import type { RecordItem } from '../types.js';
 import { failureReason, isAbort, readFailure } from '../sources/read-failure.js';
 import { batchedRecords, type BatchedRecords } from './batches.js';
 import { CsvRecordBuilder } from './csv-record-builder.js';

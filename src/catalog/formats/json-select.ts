@@ -1,5 +1,5 @@
 import { SourceError, UsageError, type Location } from '../../errors.js';
-import type { RecordItem } from '../read-records.js';
+import type { RecordItem } from '../types.js';
 import { notReadToEnd } from '../sources/read-failure.js';
 import { isJsonObject, jsonHasReplacement } from './json-values.js';
 import { MAX_RECORD_BYTES } from './limits.js';

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import Parser from 'stream-json/Parser.js';
 import { MAX_RECORD_BYTES } from './limits.js';
-import type { RecordItem } from '../read-records.js';
+import type { RecordItem } from '../types.js';
 import { failureReason, isAbort, readFailure } from '../sources/read-failure.js';
 import { JsonSelector, ONLY_WHITE_SPACE, type JsonToken } from './json-select.js';
 import { Utf8Watch } from './utf8-watch.js';

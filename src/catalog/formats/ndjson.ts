@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
-import type { RecordItem } from '../read-records.js';
+import type { RecordItem } from '../types.js';
 import { batchedRecords, type BatchedRecords } from './batches.js';
 import { failureReason, isAbort, notReadToEnd, readFailure } from '../sources/read-failure.js';
 import { describeJson, isJsonObject } from './json-values.js';

@@ -1,5 +1,5 @@
 import type { CatalogNotice, CatalogRecord, Draft } from '../types.js';
-import { isRecordError, type RecordError, type RecordItem } from '../read-records.js';
+import { isRecordError, type RecordError, type RecordItem } from '../types.js';
 import { columnsNotRead, createRecordMapper, type MappingOptions } from './map-record.js';
 import { mapHeader, type HeaderMapping } from './header.js';
 import { columnsNotReadNotice, FieldCounter, looseHeaderNotice } from './notices.js';

@@ -1,5 +1,5 @@
 import type { Draft, Preset } from '../types.js';
-import type { RecordItem } from '../read-records.js';
+import type { RecordItem } from '../types.js';
 import { shopifyDrafts } from './shopify.js';
 import { woocommerceDrafts } from './woocommerce.js';
 

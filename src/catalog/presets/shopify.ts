@@ -24,7 +24,7 @@
  * is caught by prepare's duplicate check.
  */
 import type { Draft } from '../types.js';
-import { isRecordError, type RecordItem } from '../read-records.js';
+import { isRecordError, type RecordItem } from '../types.js';
 import type { Location } from '../../errors.js';
 import { unreadableDraft } from '../mapping/index.js';
 import { cell, requireColumns, slug, unique } from './cells.js';

@@ -23,7 +23,7 @@
  * number of variable products (a few hundred bytes each), not with the number of rows.
  */
 import type { Draft, DraftValues } from '../types.js';
-import { isRecordError, type RecordItem } from '../read-records.js';
+import { isRecordError, type RecordItem } from '../types.js';
 import type { Location } from '../../errors.js';
 import { unreadableDraft } from '../mapping/index.js';
 import { cell, requireColumns, slug, unique } from './cells.js';

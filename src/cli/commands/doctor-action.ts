@@ -8,8 +8,13 @@ import { registerSecret } from '../../secrets.js';
 import { EXIT, ExitError } from '../exit-codes.js';
 import { err, out, paint, paintOut } from '../output.js';
 import { loadSettings, type LoadedSettings } from '../settings.js';
-import type { DoctorFlags } from './doctor.js';
 import { checkService, type Check } from './service-checks.js';
+
+/** The flags of `listings doctor`. */
+export interface DoctorFlags {
+  timeout: number;
+  json?: boolean;
+}
 
 type Env = Record<string, string | undefined>;
 

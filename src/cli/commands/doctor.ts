@@ -3,12 +3,8 @@ import { parseInteger } from '../../config/options.js';
 import { UsageError } from '../../errors.js';
 import { GROUP } from '../help.js';
 import { addSettingsOptions } from '../settings.js';
+import type { DoctorFlags } from './doctor-action.js';
 
-/** The flags of `listings doctor`. */
-export interface DoctorFlags {
-  timeout: number;
-  json?: boolean;
-}
 
 function timeout(raw: string): number {
   try {

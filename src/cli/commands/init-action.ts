@@ -9,8 +9,15 @@ import { EXIT, ExitError } from '../exit-codes.js';
 import { err, paint } from '../output.js';
 import { flagValues } from '../settings.js';
 import { exitCodeOf, printChecks } from './doctor-action.js';
-import type { InitFlags } from './init.js';
 import { checkService } from './service-checks.js';
+
+/** The flags of `listings init` besides the settings. */
+export interface InitFlags {
+  yes?: boolean;
+  /** False with --no-check. */
+  check: boolean;
+  timeout: number;
+}
 
 type Env = Record<string, string | undefined>;
 type Answers = Partial<Record<SettingKey, SettingValue>>;

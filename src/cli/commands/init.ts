@@ -3,14 +3,8 @@ import { parseInteger } from '../../config/options.js';
 import { UsageError } from '../../errors.js';
 import { GROUP } from '../help.js';
 import { addSettingsOptions } from '../settings.js';
+import type { InitFlags } from './init-action.js';
 
-/** The flags of `listings init` besides the settings. */
-export interface InitFlags {
-  yes?: boolean;
-  /** False with --no-check. */
-  check: boolean;
-  timeout: number;
-}
 
 function timeout(raw: string): number {
   try {
