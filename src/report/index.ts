@@ -3,3 +3,4 @@ export { openReport, reportFormatOf, REPORT_FORMATS, type ReportFormatName, type
 export { RetrySelection, readRetryRows, type RetryReport } from './retry-rows.js';
 export { REPORT_COLUMNS, toReportRow, type ReportRow } from './row.js';
 export { csvCell } from './csv.js';
+export type { RunMeta } from './run-meta.js';

@@ -3,31 +3,15 @@ import { UsageError } from '../errors.js';
 import { AtomicFile } from '../fs/atomic-write.js';
 import type { RowOutcome } from '../publish/outcome.js';
 import { csvFormat } from './csv.js';
-import type { ReportFormat } from './format.js';
+import type { ReportFormat, ReportWriter } from './format.js';
 import { jsonFormat, ndjsonFormat } from './json.js';
 import { junitFormat } from './junit.js';
 import type { RunSummary } from './summary.js';
 
-/**
- * A report file being written, one row at a time, in the order the rows are given (the engine gives them in input
- * order). Nothing of it is visible at `path` until `close`: it is written to `<path>.tmp-<pid>` and renamed.
- */
-export interface ReportWriter {
-  /** Where the report ends up. */
-  readonly path: string;
-  /**
-   * Add one row. Returns a promise only when the file is behind (await it: backpressure); it never rejects, a write
-   * error is thrown by the next `write` or by `close`.
-   */
-  write(o: RowOutcome): Promise<void> | void;
-  /** Write the summary, finish the file and rename it into place. */
-  close(summary: RunSummary): Promise<void>;
-  /** Drop the file: nothing is left at `path` or beside it. */
-  abort(): Promise<void>;
-}
+export type { ReportWriter } from './format.js';
 
 /** The report formats, named by the file extension. */
-export const REPORT_FORMATS = ['csv', 'json', 'ndjson', 'xml'] as const;
+export const REPORT_FORMATS = ['csv', 'json', 'ndjson', 'xml', 'html'] as const;
 export type ReportFormatName = (typeof REPORT_FORMATS)[number];
 
 /** The format of a report path from its extension (case-insensitive); a UsageError for any other. */
@@ -36,7 +20,7 @@ export function reportFormatOf(path: string): ReportFormatName {
   const format = REPORT_FORMATS.find((name) => name === ext);
   if (format === undefined) {
     throw new UsageError(`--report ${path}: the format is chosen by the extension, and "${extname(path) || '(none)'}" is not one`, {
-      hint: 'use .csv, .json, .ndjson or .xml (JUnit)',
+      hint: 'use .csv, .json, .ndjson, .xml (JUnit) or .html (a page to read)',
     });
   }
   return format;
@@ -83,7 +67,7 @@ export class StreamedReport implements ReportWriter {
   }
 }
 
-/** Open a report by the extension of its path: `.csv`, `.json`, `.ndjson` or `.xml` (JUnit). */
+/** Open a report by the extension of its path: `.csv`, `.json`, `.ndjson`, `.xml` (JUnit) or `.html`. */
 export async function openReport(path: string): Promise<ReportWriter> {
   const format = reportFormatOf(path);
   const file = await AtomicFile.open(path);
@@ -97,6 +81,11 @@ export async function openReport(path: string): Promise<ReportWriter> {
         return await StreamedReport.start(file, ndjsonFormat);
       case 'xml':
         return await StreamedReport.start(file, junitFormat());
+      case 'html': {
+        // Loaded only here: a run without an HTML report (and `--version`) never parses the page's code.
+        const { HtmlReport } = await import('./html.js');
+        return new HtmlReport(file);
+      }
     }
   } catch (error) {
     await file.abort();

@@ -79,6 +79,11 @@ export async function readRetryRows(path: string): Promise<RetryReport> {
   if (format === 'xml') {
     throw new UsageError(`--retry-failed ${path}: a JUnit report cannot be read back`, { hint: 'pass the .csv, .json or .ndjson report of the earlier run' });
   }
+  if (format === 'html') {
+    throw new UsageError(`--retry-failed ${path}: an HTML report cannot be read back (it is a page to read, and lists only the first rows that failed)`, {
+      hint: 'pass the .csv, .json or .ndjson report of the earlier run',
+    });
+  }
   const report: RetryReport = { path, sources: new Map() };
   const take = (row: unknown): void => {
     if (typeof row !== 'object' || row === null) return;

@@ -62,7 +62,7 @@ describe('listings publish: the command line', () => {
     const cases: [string[], number, RegExp][] = [
       [['publish', join(dir, 'missing.csv')], 4, /missing\.csv/],
       [['publish', catalog, '--shard', '4/3'], 2, /--shard/],
-      [['publish', catalog, '--report', join(dir, 'r.html')], 2, /\.html/],
+      [['publish', catalog, '--report', join(dir, 'r.txt')], 2, /\.txt/],
       [['publish', catalog, '--resume', '--no-journal'], 2, /--resume/],
       [['publish', catalog, '--max-attempts', '0'], 2, /max-attempts/],
     ];

@@ -51,11 +51,12 @@ describe('reportFormatOf', () => {
     ['r.json', 'json'],
     ['r.ndjson', 'ndjson'],
     ['junit.xml', 'xml'],
+    ['run.html', 'html'],
   ])('%s -> %s', (path, format) => {
     expect(reportFormatOf(path)).toBe(format);
   });
 
-  it.each(['r.txt', 'r', 'r.csv.gz', 'r.html'])('%s is a usage error', (path) => {
+  it.each(['r.txt', 'r', 'r.csv.gz', 'r.htm'])('%s is a usage error', (path) => {
     expect(() => reportFormatOf(path)).toThrow(UsageError);
   });
 

@@ -2,7 +2,7 @@ import { JournalWriter, type JournalHeader } from '../../publish/journal.js';
 import { saveState } from '../../publish/state-file.js';
 import type { RunTarget } from '../../publish/run-target.js';
 import type { RowOutcome } from '../../publish/outcome.js';
-import { openReport, type ReportWriter, type RunSummary } from '../../report/index.js';
+import { openReport, type ReportWriter, type RunMeta, type RunSummary } from '../../report/index.js';
 
 /** The first output of a run that could not be written: which, where, and why. */
 export interface OutputFailure {
@@ -80,12 +80,15 @@ export class RunOutputs {
     }
   }
 
-  /** Finish every report with the summary, close the journal, save the state; a failure is recorded, not thrown. */
-  async close(summary: RunSummary, state: ReadonlyMap<string, string> | undefined): Promise<void> {
+  /**
+   * Finish every report with the summary (and the run's metadata, for the reports that show it), close the journal,
+   * save the state; a failure is recorded, not thrown.
+   */
+  async close(summary: RunSummary, state: ReadonlyMap<string, string> | undefined, meta?: RunMeta): Promise<void> {
     await Promise.all(
       this.#reports.map(async (report) => {
         try {
-          await report.close(summary);
+          await report.close(summary, meta);
         } catch (error) {
           this.#fail('report', report.path, error);
         }

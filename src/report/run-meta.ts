@@ -1,0 +1,24 @@
+/**
+ * What a report can say about the run beyond its rows and counts: where it came from, where it went, how it ended.
+ * Given to `ReportWriter.close`; only the HTML report shows it (the other formats keep their documented shape).
+ * Every field is optional: a report says what it was told. It never holds the API key, and `target` is a host, not
+ * a URL (a base URL may carry credentials).
+ */
+export interface RunMeta {
+  /** The sources as given on the command line (a path, `-`, a URL, `s3://...`). */
+  sources?: readonly string[] | undefined;
+  /** The config profile the settings were resolved with. */
+  profile?: string | undefined;
+  /** The service the rows went to, as `host[:port]`, or a name such as `sandbox (in-process)`. */
+  target?: string | undefined;
+  /** The marketplace every row defaulted to, when one was set (rows may still name their own). */
+  marketplace?: string | undefined;
+  /** When the run started (before the source was opened). */
+  startedAt?: Date | undefined;
+  /** The version of listings that ran. */
+  toolVersion?: string | undefined;
+  /** The exit code the run ends with (0, 1, 3, 4, 74, 130: see the README's table). */
+  exitCode?: number | undefined;
+  /** A `--dry-run`: nothing was sent. */
+  dryRun?: boolean | undefined;
+}
