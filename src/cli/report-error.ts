@@ -13,6 +13,9 @@ const CODE_OF_KIND: Record<ListingsError['kind'], number> = {
   usage: EXIT.usage,
 };
 
+/** The most of an internal error's message and stack shown: enough to report it, whatever it quotes. */
+const MAX_DETAIL = 8_000;
+
 /** The one place errors become messages and exit codes. Expected errors never show a stack trace. */
 export function reportError(error: unknown): number {
   if (error instanceof ExitError) return error.code;
@@ -21,11 +24,28 @@ export function reportError(error: unknown): number {
     // A message may quote a server or a catalog: shown, never obeyed.
     err(`${paint.red('error')} ${printable(error.message)}`);
     if (error.hint) err(`${paint.dim('hint')}  ${printable(error.hint)}`);
+    if (debugging()) printDebugDetail(error);
     return CODE_OF_KIND[error.kind];
   }
   if (error instanceof Error && error.name === 'AbortError') return EXIT.interrupted;
+  // A bug's message may quote anything (a server's answer, a cell, a key): escaped here, and masked by err().
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  err(`${paint.red('internal error')} ${detail}`);
+  err(`${paint.red('internal error')} ${printable(detail.length > MAX_DETAIL ? `${detail.slice(0, MAX_DETAIL)}…` : detail)}`);
   err('This is a bug in listings; please report it with the command you ran (the API key is masked above).');
   return 70;
+}
+
+/** `--debug` (or LISTINGS_DEBUG=1): expected errors show their stack and cause chain too. */
+function debugging(): boolean {
+  return process.env.LISTINGS_DEBUG === '1';
+}
+
+/** An expected error's stack, then each cause's, escaped and capped like an internal error's. */
+function printDebugDetail(error: Error): void {
+  let current: unknown = error;
+  for (let depth = 0; current !== undefined && depth < 8; depth++) {
+    const detail = current instanceof Error ? (current.stack ?? `${current.name}: ${current.message}`) : (JSON.stringify(current) ?? typeof current);
+    err(`${paint.dim(depth === 0 ? 'debug' : 'caused by')} ${printable(detail.length > MAX_DETAIL ? `${detail.slice(0, MAX_DETAIL)}…` : detail)}`);
+    current = current instanceof Error ? current.cause : undefined;
+  }
 }

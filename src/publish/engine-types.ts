@@ -5,7 +5,29 @@ import type { RetryBudget } from './retry-budget.js';
 import type { RetryPolicy } from './retry-policy.js';
 import type { Shard } from './shard.js';
 import type { ConcurrencyLimit } from './flow/concurrency-limit.js';
-import type { PushbackCounts } from './flow/flow-control.js';
+import type { PushbackCounts } from './flow/pushback-counts.js';
+import type { FailureKind } from '../client/classify.js';
+
+/**
+ * What a run tells an observer ({@link PublishOptions.onEvent}) as it goes: facts, never text to print. `index` is
+ * the row's 0-based position in the input; `attempt` counts from 1; times are milliseconds.
+ */
+export type EngineEvent =
+  /** An answer (or a failure to get one) to one request. `status` is the HTTP status when there was one. */
+  | { type: 'answer'; index: number; attempt: number; status: number | undefined; kind: 'ok' | FailureKind; ms: number }
+  /** The row is sent again after `delayMs`; `reason` is the failed attempt's kind (and status). */
+  | { type: 'retry'; index: number; attempt: number; delayMs: number; reason: string }
+  /** The concurrency limit changed; `reason` is the answer that changed it (`ok`, `overloaded`, `throttled`). */
+  | { type: 'limit'; limit: number; previous: number; reason: string }
+  /** The send pace changed after pushback: `rate` in requests/s (undefined: no pace); `holdMs` when sending is held. */
+  | { type: 'pace'; rate: number | undefined; previous: number | undefined; reason: 'throttled' | 'overloaded'; holdMs?: number }
+  /** The breaker changed state (open: the service looks down, nothing is sent but a probe). */
+  | { type: 'breaker'; state: 'closed' | 'open' | 'half-open'; previous: 'closed' | 'open' | 'half-open' }
+  /** The run stops early: the end it will report. */
+  | { type: 'stopped'; end: Exclude<PublishEnd, { kind: 'completed' }> };
+
+/** Receives a run's {@link EngineEvent}s, synchronously; it must not throw, and should be quick. */
+export type EngineObserver = (event: EngineEvent) => void;
 
 /** What the engine needs of a client: the one POST, with a body it serialised and hashed itself. */
 export interface ListingSender {
@@ -80,6 +102,11 @@ export interface PublishOptions {
   /** Rows finished but not yet yielded, at most (they wait for an earlier row). Default max(4096, 256 x concurrency). */
   reorderBuffer?: number;
   clock?: EngineClock;
+  /**
+   * Told of each answer, retry, limit or pace change, breaker change and early stop, for logs. Without it no event
+   * is built: the run costs nothing more.
+   */
+  onEvent?: EngineObserver;
 }
 
 /** Why a run ended. Anything but `completed` means some rows were left `not_attempted`. */

@@ -209,6 +209,7 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
     if (this.#stopping === undefined) {
       this.#stopping = end;
       this.#draining = end.kind === 'systemic' || end.kind === 'max-errors';
+      this.#options.onEvent?.({ type: 'stopped', end });
     }
     this.#sending?.halt(REASON[this.#stopping.kind]);
     this.#notify();

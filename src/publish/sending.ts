@@ -162,6 +162,8 @@ export class Sending {
 
   #succeeded(task: Task, ticket: SendTicket, result: CreateListingResult): void {
     const now = this.#now();
+    const observer = this.#options.onEvent;
+    if (observer !== undefined) observer({ type: 'answer', index: task.index, attempt: task.attempts, status: result.status, kind: 'ok', ms: now - ticket.sentAt });
     this.flow.accepted(ticket, now);
     this.#errorsInARow = 0;
     this.#hooks.finish(task.index, publishedOutcome(task, result, now));
@@ -175,6 +177,8 @@ export class Sending {
     const now = this.#now();
     task.lastError = error;
     const kind = classifyFailure(error);
+    const observer = this.#options.onEvent;
+    if (observer !== undefined) observer({ type: 'answer', index: task.index, attempt: task.attempts, status: error instanceof ApiError ? error.status : undefined, kind, ms: now - ticket.sentAt });
     const asked = error instanceof ApiError ? parseRetryAfter(error.retryAfter, this.#clock.now()) : undefined;
     this.flow.failed(ticket, now, kind, error, asked);
     const verdict = this.flow.verdict;
@@ -195,6 +199,7 @@ export class Sending {
       // It never reached the service: not an attempt. It goes out again when the breaker lets a request through.
       task.attempts--;
       this.#retries.push(task, now);
+      if (observer !== undefined) observer({ type: 'retry', index: task.index, attempt: task.attempts + 1, delayMs: 0, reason: kind });
     } else {
       this.#retry(task, kind, error, now);
     }
@@ -213,6 +218,8 @@ export class Sending {
       this.#fail(task, 'retry budget spent');
     } else {
       this.#retries.push(task, now + decision.delayMs);
+      const observer = this.#options.onEvent;
+      if (observer !== undefined) observer({ type: 'retry', index: task.index, attempt: task.attempts + 1, delayMs: Math.round(decision.delayMs), reason: error instanceof ApiError ? `${kind} (${error.status})` : kind });
     }
   }
 

@@ -6,7 +6,7 @@ import { estimateRowCount } from '../../catalog/count-rows.js';
 import { createPreparer } from '../../prepare/preparer.js';
 import { requireSettings } from '../../prepare/missing-settings.js';
 import { publishRows } from '../../publish/engine.js';
-import type { PublishOptions } from '../../publish/engine-types.js';
+import type { PublishEnd, PublishOptions } from '../../publish/engine-types.js';
 import { parseShard } from '../../publish/shard.js';
 import { RetryBudget } from '../../publish/retry-budget.js';
 import { DEFAULT_RETRY_POLICY } from '../../publish/retry-policy.js';
@@ -14,12 +14,13 @@ import { defaultJournalPath, readPublished, type JournalRead } from '../../publi
 import { defaultStatePath, loadState, type StateRead } from '../../publish/state-file.js';
 import { acquireRunLocks, type RunLocks } from '../../publish/run-lock.js';
 import { describeTarget, runTarget, sandboxTarget, type RunTarget } from '../../publish/run-target.js';
-import { RetrySelection, SummaryCounter, readRetryRows, reportFormatOf } from '../../report/index.js';
+import { RetrySelection, SummaryCounter, readRetryRows, reportFormatOf, type RunMeta, type RunSummary } from '../../report/index.js';
 import type { RowOutcome } from '../../publish/outcome.js';
 import type { Sandbox } from '../../sandbox/types.js';
-import { UsageError } from '../../errors.js';
+import { ListingsError, UsageError } from '../../errors.js';
 import { checkOutputs } from '../../fs/check-outputs.js';
 import { registerSecret } from '../../secrets.js';
+import { VERSION } from '../../version.js';
 import { EXIT, ExitError } from '../exit-codes.js';
 import { err, paint } from '../output.js';
 import { ProgressDisplay, progressMode } from '../progress.js';
@@ -33,6 +34,7 @@ import type { LoadedSettings } from '../settings.js';
 import { catalogOptionsFrom } from '../catalog-options.js';
 import type { PublishFlags } from './publish-flags.js';
 import { RunOutputs, type OutputFailure } from './run-outputs.js';
+import { RunLog, runStartOf } from '../log-events.js';
 
 /** What the flags say before anything is opened; every mistake here is a usage error (exit 2), nothing sent. */
 function checkFlags(flags: PublishFlags): void {
@@ -113,9 +115,34 @@ function printOutputFailure(failure: OutputFailure, journalPath: string | undefi
   else err(`${paint.dim('hint')}  the report was dropped (a cut report would read as complete), and no journal was kept: the summary above is the record`);
 }
 
+/**
+ * The exit code of a run that reached its summary, decided before the reports close so that they can say it. An
+ * output that then fails to close still turns it into 74 (the report saying otherwise is the one dropped, or
+ * another one).
+ */
+function exitCodeOf(end: PublishEnd, summary: RunSummary, sourceError: unknown, failure: OutputFailure | undefined): number {
+  if (failure !== undefined) return EXIT.output;
+  if (sourceError !== undefined) {
+    // As the top-level catch words it (report-error.ts): the catalog's own errors are source errors, exit 4.
+    const kind = sourceError instanceof ListingsError ? sourceError.kind : 'source';
+    return kind === 'usage' || kind === 'config' ? EXIT.usage : kind === 'source' ? EXIT.source : EXIT.service;
+  }
+  if (summary.interrupted) return EXIT.interrupted;
+  if (end.kind === 'systemic') return EXIT.service;
+  if (end.kind === 'max-errors' || summary.failed > 0 || summary.invalid > 0 || summary.not_attempted > 0) return EXIT.rowsFailed;
+  return EXIT.ok;
+}
+
+/** What the reports say about the run beyond its rows; the target is a host (a base URL may carry credentials), never the key. */
+function runMetaOf(sources: string[], flags: PublishFlags, loaded: LoadedSettings, endpoint: Endpoint | undefined, startedAt: Date, exitCode: number): RunMeta {
+  const target = endpoint === undefined ? undefined : endpoint.sandbox !== undefined ? 'sandbox (in-process)' : URL.parse(loaded.baseUrl())?.host;
+  return { sources, profile: loaded.profile, target, marketplace: loaded.settings.marketplace, startedAt, toolVersion: VERSION, exitCode, dryRun: flags.dryRun === true };
+}
+
 /** `listings publish SOURCE...`: the whole run, from flags to exit code. */
 export async function runPublish(sources: string[], flags: PublishFlags, load: () => Promise<LoadedSettings>): Promise<void> {
   const startedAt = performance.now();
+  const started = new Date();
   checkFlags(flags);
   const shard = flags.shard === undefined ? undefined : parseShard(flags.shard);
   const catalogOptions = await catalogOptionsFrom(flags);
@@ -139,6 +166,11 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
   );
   const endpoint = dryRun ? undefined : await openEndpoint(flags, loaded, concurrency ?? maxConcurrency);
   let progress: ProgressDisplay | undefined;
+  // --log-format json, --verbose, --debug: see log-events.ts. In json mode there is no progress line.
+  const log = new RunLog({ format: flags.logFormat ?? 'human', verbose: flags.verbose === true, debug: flags.debug === true, path: endpoint?.client.endpoint.path ?? '/v1/listings', note: (line) => (progress === undefined ? err(line) : progress.note(line)) });
+  const quiet = flags.quiet === true || log.json;
+  log.start(runStartOf(sources, flags, loaded, endpoint?.client.endpoint.origin));
+  log.settings(loaded.values, loaded.sources, dryRun || flags.sandbox ? undefined : loaded.apiKey());
   const signals = trapSignals((count) => {
     const line = count === 1 ? 'stopping: no new rows are sent; waiting for the requests in flight (Ctrl-C again to abandon them)' : 'abandoning the requests in flight';
     if (progress === undefined) err(line);
@@ -196,17 +228,19 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
       ...(published === undefined ? {} : { alreadyPublished: published }),
       ...(retry === undefined ? {} : { retryOnly: (row) => retry.selects(row) }),
       ...(journal === undefined ? {} : { journal }),
+      ...(log.observer === undefined ? {} : { onEvent: log.observer }),
     };
+    log.mark('opened the catalog and the outputs');
     const run = publishRows(drafts, options, createPreparer(loaded.defaults));
     progress = await ProgressDisplay.start({
-      mode: progressMode(flags.quiet === true),
+      mode: progressMode(quiet),
       readProgress: () => catalog.progress(),
       rowsRead: () => run.stats().read,
       expectedSkips: (published?.size ?? 0) + (state?.size ?? 0),
       ...(dryRun ? {} : { flow: () => run.stats() }),
     });
     const display = progress;
-    if (progressMode(flags.quiet === true) !== 'off') {
+    if (progressMode(quiet) !== 'off') {
       estimateRowCount(sources, catalogOptions).then((total) => display.setTotal(total), () => undefined);
     }
     const counter = new SummaryCounter();
@@ -218,6 +252,7 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
       for await (const outcome of run) {
         counter.add(outcome);
         github?.add(outcome);
+        log.outcome(outcome);
         progress.tick(outcome);
         await outputs.write(outcome);
         if ((outcome.outcome === 'failed' || outcome.outcome === 'invalid') && rowErrors.length < ROW_ERRORS_SHOWN) rowErrors.push(outcome);
@@ -227,6 +262,7 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
       sourceError = error;
     } finally {
       progress.stop();
+      log.runDone();
     }
     const stats = run.stats();
     const traffic = { requests: stats.requests, throttled: stats.throttled, overloaded: stats.overloaded, timeouts: stats.timeouts, peakConcurrency: stats.peakInFlight };
@@ -235,24 +271,27 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
     const notRead = !run.readToEnd && interrupted && sourceError === undefined ? await rowsNotRead(sources, catalogOptions, counter.rows) : undefined;
     const reading = { complete: run.readToEnd, interrupted, notRead };
     const summary = counter.summary(Math.round(performance.now() - startedAt), flags.report, traffic, reading);
-    await outputs.close(summary, dryRun ? undefined : state);
+    const exitCode = exitCodeOf(run.end, summary, sourceError, outputs.failure);
+    await outputs.close(summary, dryRun ? undefined : state, runMetaOf(sources, flags, loaded, endpoint, started, exitCode));
     const failure = outputs.failure;
     // A catalog whose columns cannot work (no SKU column, say) read no row: the error is the whole story.
     if (sourceError instanceof UsageError && summary.rows === 0) throw sourceError;
     if (retry !== undefined) noticeRetry(retry, flags.retryFailed ?? '');
     github?.finishPublish(summary, { dryRun, sources, end: run.end });
-    printSummary(summary, { json: flags.json === true, dryRun, rowErrors });
+    if (log.json) log.summary(summary, run.end, flags.json === true);
+    else printSummary(summary, { json: flags.json === true, dryRun, rowErrors });
     if (failure !== undefined) {
       printOutputFailure(failure, journal === undefined || failure.role === 'journal' ? undefined : journalPath);
       throw new ExitError(EXIT.output);
     }
-    printRunEnd(run.end, summary, flags.journal !== false && !dryRun);
+    if (!log.json) printRunEnd(run.end, summary, flags.journal !== false && !dryRun);
     if (sourceError !== undefined) throw sourceError as Error;
+    // A signal while the outputs closed still ends the run as interrupted.
     if (signals.received() !== undefined) throw new ExitError(EXIT.interrupted);
-    if (run.end.kind === 'systemic') throw new ExitError(EXIT.service);
-    if (run.end.kind === 'max-errors' || summary.failed > 0 || summary.invalid > 0 || summary.not_attempted > 0) throw new ExitError(EXIT.rowsFailed);
+    if (exitCode !== EXIT.ok) throw new ExitError(exitCode);
   } finally {
     progress?.stop();
+    log.close();
     signals.dispose();
     await outputs?.abort();
     await locks?.release();

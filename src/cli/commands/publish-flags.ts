@@ -20,5 +20,11 @@ export interface PublishFlags extends CatalogFlags {
   report: string[];
   json?: boolean;
   quiet?: boolean;
+  /** `--log-format`: human lines (default) or NDJSON events on stderr. */
+  logFormat?: 'human' | 'json';
+  /** A line (or event) per request. */
+  verbose?: boolean;
+  /** Settings, timings, and every error's cause and stack. */
+  debug?: boolean;
   sandbox?: boolean;
 }

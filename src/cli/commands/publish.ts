@@ -1,4 +1,4 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { parseInteger } from '../../config/options.js';
 import { addSettingsOptions, loadSettings } from '../settings.js';
 import { addCatalogOptions } from '../catalog-options.js';
@@ -54,8 +54,14 @@ export function registerPublish(program: Command): void {
     .option('--report <file>', 'write a results report: .csv, .json, .ndjson or .xml (JUnit); repeatable', collect, [])
     .option('--json', 'print the summary as one JSON object on stdout')
     .option('--quiet', 'print only the summary and errors')
+    .addOption(new Option('--log-format <format>', 'stderr as human lines, or as NDJSON events (json: one object a line, no progress line)').choices(['human', 'json']).default('human'))
+    .option('--verbose', 'a line (or, with --log-format json, an event) per request: method, path, status, latency, attempt; and each retry')
+    .option('--debug', 'resolved settings (key masked), timings, and the cause and stack of every error (env LISTINGS_DEBUG=1)')
     .optionsGroup('');
   command.action(async (sources: string[], flags: PublishFlags, self: Command) => {
+    if (flags.debug === true) process.env.LISTINGS_DEBUG = '1';
+    // From here on every stderr line is an event, the errors of loading the settings included.
+    if (flags.logFormat === 'json') (await import('../log-events.js')).captureStderrAsJson();
     const { runPublish } = await import('./publish-action.js');
     await runPublish(sources, flags, () => loadSettings(self.opts()));
   });

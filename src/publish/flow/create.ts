@@ -13,5 +13,5 @@ export function createFlowControl(options: PublishOptions, now: number): FlowCon
     maxHoldMs: (options.retryPolicy ?? { maxRetryAfterMs: 60_000 }).maxRetryAfterMs,
   });
   const breaker = new Breaker(now, options.giveUpAfterMs === undefined ? {} : { giveUpAfterMs: options.giveUpAfterMs });
-  return new FlowControl(limit, pacer, breaker);
+  return new FlowControl(limit, pacer, breaker, options.onEvent);
 }

@@ -3,18 +3,11 @@ import type { Breaker} from './breaker.js';
 import { type BreakerVerdict } from './breaker.js';
 import type { ConcurrencyLimit, SendTicket } from './concurrency-limit.js';
 import type { Pacer } from './pacer.js';
+import type { EngineObserver } from '../engine-types.js';
+import type { PushbackCounts } from './pushback-counts.js';
 
-/** How the service pushed back during a run, in requests. */
-export interface PushbackCounts {
-  /** 429 answers. */
-  throttled: number;
-  /** 503 answers, and 502/504 from a proxy in front of the service. */
-  overloaded: number;
-  /** Requests with no answer in time. */
-  timeouts: number;
-  /** Requests that could not reach the service (refused, DNS, TLS, connect timeout). */
-  unreachable: number;
-}
+export type { PushbackCounts } from './pushback-counts.js';
+
 
 /**
  * The three controls of a run's sending, in one place: how many requests at once (the concurrency limit), how
@@ -30,11 +23,14 @@ export class FlowControl {
   #peakInFlight = 0;
   #latestSeq = 0;
   #peakLimit = 0;
+  /** Told of limit, pace and breaker changes; without it nothing is compared or built. */
+  readonly #observer: EngineObserver | undefined;
 
-  constructor(limit: ConcurrencyLimit, pacer: Pacer, breaker: Breaker) {
+  constructor(limit: ConcurrencyLimit, pacer: Pacer, breaker: Breaker, observer?: EngineObserver) {
     this.limit = limit;
     this.pacer = pacer;
     this.breaker = breaker;
+    this.#observer = observer;
   }
 
   get inFlight(): number {
@@ -67,28 +63,60 @@ export class FlowControl {
     const ticket = this.limit.onSend(now);
     this.#latestSeq = ticket.seq;
     this.pacer.onSend(now);
+    const observer = this.#observer;
+    const breakerWas = observer === undefined ? undefined : this.breaker.state;
     this.breaker.onSend(now, ticket.seq);
+    if (observer !== undefined && breakerWas !== this.breaker.state) observer({ type: 'breaker', state: this.breaker.state, previous: breakerWas ?? 'closed' });
     return ticket;
   }
 
   accepted(ticket: SendTicket, now: number): void {
     this.#answered();
+    const observer = this.#observer;
+    if (observer === undefined) {
+      this.limit.onAnswer(ticket, now, 'ok');
+      this.pacer.onAccepted(now);
+      this.breaker.onAccepted(now);
+      return;
+    }
+    const limitWas = this.limit.limit;
+    const breakerWas = this.breaker.state;
     this.limit.onAnswer(ticket, now, 'ok');
     this.pacer.onAccepted(now);
     this.breaker.onAccepted(now);
+    if (this.limit.limit !== limitWas) observer({ type: 'limit', limit: this.limit.limit, previous: limitWas, reason: 'ok' });
+    if (this.breaker.state !== breakerWas) observer({ type: 'breaker', state: this.breaker.state, previous: breakerWas });
   }
 
   /** A failed attempt; `retryAfterMs` is the service's Retry-After, when it sent one. */
   failed(ticket: SendTicket, now: number, kind: FailureKind, error: unknown, retryAfterMs: number | undefined): void {
     this.#answered();
     const signal = kind === 'overloaded' || kind === 'timeout' ? 'overloaded' : kind === 'throttled' ? 'throttled' : 'other';
+    const observer = this.#observer;
+    const limitWas = observer === undefined ? 0 : this.limit.limit;
     this.limit.onAnswer(ticket, now, signal);
+    if (observer !== undefined && this.limit.limit !== limitWas) observer({ type: 'limit', limit: this.limit.limit, previous: limitWas, reason: signal });
     if (kind === 'throttled' || kind === 'overloaded') {
       this.pushback[kind]++;
-      this.pacer.onPushback(now, ticket.seq, this.#latestSeq, kind === 'throttled', retryAfterMs);
+      if (observer === undefined) this.pacer.onPushback(now, ticket.seq, this.#latestSeq, kind === 'throttled', retryAfterMs);
+      else this.#observedPushback(observer, ticket, now, kind, retryAfterMs);
     } else if (kind === 'timeout') this.pushback.timeouts++;
     else if (kind === 'unreachable') this.pushback.unreachable++;
+    const breakerWas = this.breaker.state;
     this.breaker.onFailure(now, ticket.seq, kind, error);
+    if (observer !== undefined && this.breaker.state !== breakerWas) observer({ type: 'breaker', state: this.breaker.state, previous: breakerWas });
+  }
+
+  /** Pushback with an observer: it is told when the pace was cut or sending held. */
+  #observedPushback(observer: EngineObserver, ticket: SendTicket, now: number, kind: 'throttled' | 'overloaded', retryAfterMs: number | undefined): void {
+    const rateWas = this.pacer.rate(now);
+    const nextWas = this.pacer.nextSendAt(now);
+    this.pacer.onPushback(now, ticket.seq, this.#latestSeq, kind === 'throttled', retryAfterMs);
+    const rate = this.pacer.rate(now);
+    const next = this.pacer.nextSendAt(now);
+    // A cut changes the rate; a hold (a service that accepts nothing wants a break) only pushes the next send back.
+    const held = rate === rateWas && next > nextWas;
+    if (rate !== rateWas || held) observer({ type: 'pace', rate, previous: rateWas, reason: kind, ...(held ? { holdMs: Math.round(next - now) } : {}) });
   }
 
   #answered(): void {
