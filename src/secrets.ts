@@ -8,15 +8,51 @@ export const MASK = '****';
 
 /** Remember a secret so that `redact` removes it. Very short values are not registered (they would mask noise). */
 export function registerSecret(value: string | undefined): void {
-  if (value !== undefined && value.length >= 4) secrets.add(value);
+  if (value === undefined || value.length < 4) return;
+  secrets.add(value);
+  // As it appears in a URL (a session token holds `/`, `+` and `=`), or in a JSON body that escapes its `/`.
+  const encoded = encodeURIComponent(value);
+  if (encoded !== value) secrets.add(encoded);
+  if (value.includes('/')) secrets.add(value.replaceAll('/', '\\/'));
 }
 
+/**
+ * The query parameters that make a URL a credential: an AWS SigV4 pre-signed URL (S3 or any AWS service), its
+ * Google Cloud Storage twin, an Azure SAS token's signature. Their values are masked wherever such a URL is shown.
+ * A value ends where the query or the text around it does (a `:` or `,` after the URL is not part of it: the
+ * values are hex, or percent-encoded base64).
+ */
+const SIGNED_QUERY = /((?:X-(?:Amz|Goog)-(?:Signature|Credential|Security-Token))|(?<=[?&])sig)=[^&#\s"'<>:,;()]*/gi;
+
+/**
+ * Every registered secret replaced by `****`, and the signing parameters of a pre-signed URL (`X-Amz-Signature`,
+ * `X-Amz-Credential`, `X-Amz-Security-Token`...) given as `X-Amz-Signature=****`. For every text that leaves the
+ * process: lines on the terminal, report cells, messages.
+ */
 export function redact(text: string): string {
   let out = text;
   for (const secret of secrets) {
     if (out.includes(secret)) out = out.split(secret).join(MASK);
   }
+  // Most text has no `=` at all: the one check most calls pay (this runs for every cell of a report).
+  if (!out.includes('=')) return out;
+  SIGNED_QUERY.lastIndex = 0;
+  if (SIGNED_QUERY.test(out)) {
+    SIGNED_QUERY.lastIndex = 0;
+    out = out.replace(SIGNED_QUERY, (_match, name: string) => `${name}=${MASK}`);
+  }
   return out;
+}
+
+/** The variables of the environment that hold secrets whatever the command: the AWS credentials. */
+const SECRET_VARIABLES = ['AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_SECURITY_TOKEN'];
+
+/**
+ * Register the secrets the environment holds under well-known names (the AWS secret key and session token), so
+ * that a store or service that echoes them never gets them shown. The API key is registered where it is read.
+ */
+export function registerEnvironmentSecrets(env: Record<string, string | undefined> = process.env): void {
+  for (const name of SECRET_VARIABLES) registerSecret(env[name]);
 }
 
 /** `sk_live_abcdef` -> `sk_****` : enough to recognise which key, never enough to use it. */

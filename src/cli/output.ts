@@ -1,5 +1,8 @@
 import chalk, { chalkStderr, type ChalkInstance } from 'chalk';
-import { redact } from '../secrets.js';
+import { redact, registerEnvironmentSecrets } from '../secrets.js';
+
+// Whatever the command, the AWS credentials of the environment are never shown (an S3 store may echo them).
+registerEnvironmentSecrets();
 
 // NO_COLOR (https://no-color.org) wins unless FORCE_COLOR asks for colour explicitly.
 if (process.env.NO_COLOR && !process.env.FORCE_COLOR) {
@@ -13,14 +16,33 @@ export const paint: ChalkInstance = chalkStderr;
 /** Colours for stdout-bound text, decided by stdout (a pipe gets none). */
 export const paintOut: ChalkInstance = chalk;
 
+// The colours chalk writes (SGR: ESC [ digits m), then every control character but tab and LF, and the bidi controls.
+// eslint-disable-next-line no-control-regex -- control characters are what this matches
+const TERMINAL_UNSAFE = /\u001b\[[0-9;]*m|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * The last guard before the terminal, whatever a code path forgot to escape: every control character is written out
+ * as `\uXXXX` (as `printable` does), tab and LF aside; with `colours`, the colour sequences the tool writes
+ * itself pass. So nothing that reaches stdout or stderr can clear the screen, set the title, ring the bell or hide a
+ * link, even from a server's message or a catalog's cell that escaped `printable`.
+ */
+export function terminalSafe(text: string, colours: boolean): string {
+  TERMINAL_UNSAFE.lastIndex = 0;
+  if (!TERMINAL_UNSAFE.test(text)) return text;
+  return text.replace(TERMINAL_UNSAFE, (match) => {
+    if (match.length > 1) return colours ? match : `\\u001b${match.slice(1)}`;
+    return `\\u${match.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  });
+}
+
 /** A line of results on stdout. Every line leaves through redact, so a secret can never be printed. */
 export function out(line: string): void {
-  process.stdout.write(`${redact(line)}\n`);
+  process.stdout.write(`${terminalSafe(redact(line), paintOut.level > 0)}\n`);
 }
 
 /** A line of diagnostics on stderr. */
 export function err(line: string): void {
-  process.stderr.write(`${redact(line)}\n`);
+  process.stderr.write(`${terminalSafe(redact(line), paint.level > 0)}\n`);
 }
 
 /** True in CI or when stderr is not a terminal: no spinners, no prompts. */

@@ -2,11 +2,24 @@ import { STATUS_CODES } from 'node:http';
 import { printable } from '../printable.js';
 
 const MAX_MESSAGE = 300;
+/** The most of a text body looked at for its message: HTML is stripped of its markup within this much. */
+const MAX_TEXT = 8 * 1024;
 
-/** One line, at most `max` characters, with whatever control characters the server sent written out, not obeyed. */
-function truncate(text: string, max = MAX_MESSAGE): string {
-  const flat = printable(text.replace(/\s+/g, ' ').trim(), { lines: false });
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+/**
+ * One line, at most `max` characters, with whatever control characters the server sent written out, not obeyed.
+ * For any text from a server (a message, a header): bounded and escaped, so it can be shown and written as it is.
+ */
+export function shortText(text: string, max = MAX_MESSAGE): string {
+  // Only what can be shown is escaped: a 1 MB message costs no more than its first few kilobytes.
+  const flat = printable(text.trimStart().slice(0, max * 8).replace(/\s+/g, ' ').trim(), { lines: false });
+  if (flat.length <= max) return flat;
+  // Never split a surrogate pair (it would be written as U+FFFD) nor an escape written as \uXXXX.
+  let end = max - 1;
+  const escape = flat.lastIndexOf('\\u', end);
+  if (escape >= 0 && escape > end - 6 && /^\\u[0-9a-f]{4}/.test(flat.slice(escape, escape + 6))) end = escape;
+  const code = flat.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end--;
+  return `${flat.slice(0, end)}…`;
 }
 
 function stringOrMessage(value: unknown): string | undefined {
@@ -54,7 +67,7 @@ export function parseErrorBody(raw: string): unknown {
       // not JSON after all: keep the text
     }
   }
-  return truncate(raw, 2000);
+  return shortText(raw, 2000);
 }
 
 /**
@@ -65,10 +78,15 @@ export function errorMessage(status: number, body: unknown): string {
   const reason = STATUS_CODES[status] ?? 'Unknown Status';
   let text: string | undefined;
   if (typeof body === 'string') {
-    const stripped = body.replace(/<(script|style)[^>]*>[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]+>/g, ' ');
+    // Bounded first, and no `[^>]*` that could run to the end from every `<`: a page of a million `<` must not cost
+    // seconds of backtracking per answer.
+    const stripped = body
+      .slice(0, MAX_TEXT)
+      .replace(/<(script|style)\b[^<>]*>[\s\S]*?<\/\1\s*>/gi, ' ')
+      .replace(/<[^<>]+>/g, ' ');
     text = stripped.trim() === '' ? undefined : stripped;
   } else {
     text = messageFromJson(body);
   }
-  return text === undefined ? `HTTP ${status} ${reason}` : `HTTP ${status} ${reason}: ${truncate(text)}`;
+  return text === undefined ? `HTTP ${status} ${reason}` : `HTTP ${status} ${reason}: ${shortText(text)}`;
 }

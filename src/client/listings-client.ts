@@ -5,7 +5,7 @@ import { describeCode, errorCode, transportHint } from './transport-errors.js';
 import { ApiError, NetworkError, TimeoutError } from '../errors.js';
 import { contractSchemas, type ListingRequest, type ListingResponse } from '../contract/schemas.js';
 import { listingsEndpoint, proxyRoute, type Endpoint, type ProxyRoute } from './endpoint.js';
-import { errorMessage, parseErrorBody } from './error-message.js';
+import { errorMessage, parseErrorBody, shortText } from './error-message.js';
 import { registerSecret, redact } from '../secrets.js';
 import { VERSION } from '../version.js';
 
@@ -46,7 +46,12 @@ export interface CreateListingResult {
   listing: ListingResponse;
 }
 
+/** The most of an error answer's body that is read: enough for any message; the rest is not downloaded. */
 const MAX_ERROR_BODY = 64 * 1024;
+/** A listing is a few hundred bytes: a 2xx answer larger than this is not one, and is not read to its end. */
+const MAX_LISTING_BODY = 1024 * 1024;
+/** The most of a redirect's Location shown in its message. */
+const MAX_LOCATION = 200;
 
 /** The typed client of the Listing Publication Service. Keep one per run; `close()` ends its connections. */
 export class ListingsClient {
@@ -97,12 +102,15 @@ export class ListingsClient {
     const headers = options.idempotencyKey === undefined ? this.headers : [...this.headers, 'idempotency-key', options.idempotencyKey];
     let answer: RawAnswer;
     try {
-      answer = await post(this.pool, { origin: this.endpoint.origin, path: this.endpoint.path, method: 'POST', headers, body }, options.signal);
+      answer = await post(this.pool, { origin: this.endpoint.origin, path: this.endpoint.path, method: 'POST', headers, body }, this.timeoutMs, options.signal);
     } catch (error) {
       throw this.transportError(error, options.signal);
     }
     const { statusCode } = answer;
-    if (statusCode >= 200 && statusCode < 300) return { status: statusCode, listing: parseListing(statusCode, answer.text) };
+    if (statusCode >= 200 && statusCode < 300) {
+      if (answer.cut) throw new ApiError(statusCode, `HTTP ${statusCode}: the answer is larger than ${MAX_LISTING_BODY / 1024 / 1024} MiB, so not a listing; not read further`, undefined);
+      return { status: statusCode, listing: parseListing(statusCode, answer.text) };
+    }
     const raw = answer.text;
     const responseHeaders = parseHeaders(answer.rawHeaders);
     const parsed = parseErrorBody(redact(raw));
@@ -110,8 +118,9 @@ export class ListingsClient {
     let message = redact(errorMessage(statusCode, parsed));
     let hint: string | undefined;
     if (statusCode >= 300 && statusCode < 400) {
+      // The Location is the server's text like any other: shown escaped and cut short, never obeyed.
       const location = headerValue(responseHeaders.location);
-      message = `HTTP ${statusCode}: the service redirected${location ? ` to ${location}` : ''}; not followed, so the API key is not sent elsewhere`;
+      message = redact(`HTTP ${statusCode}: the service redirected${location ? ` to ${shortText(location, MAX_LOCATION)}` : ''}; not followed, so the API key is not sent elsewhere`);
       hint = 'set base_url to the final address';
     } else if (statusCode === 401 || statusCode === 403) {
       hint = 'the API key was rejected: check the environment variable named by api_key_env (default LISTINGS_API_KEY)';
@@ -175,11 +184,15 @@ function isListing(value: unknown): value is ListingResponse {
   return true;
 }
 
-/** A whole answer: status, raw headers, and the body as text (an error body only up to MAX_ERROR_BODY). */
+/**
+ * A whole answer: status, raw headers, and the body as text: an error body only up to MAX_ERROR_BODY, a 2xx body
+ * only up to MAX_LISTING_BODY (`cut` when it was longer: the rest was not read and the connection was closed).
+ */
 interface RawAnswer {
   statusCode: number;
   rawHeaders: Buffer[];
   text: string;
+  cut: boolean;
 }
 
 /**
@@ -187,11 +200,14 @@ interface RawAnswer {
  * parsed header object per request (only an error answer's headers are parsed), one promise. At tens of thousands
  * of requests a second this is a large share of the client's cost.
  */
-function post(pool: Dispatcher, options: Dispatcher.DispatchOptions, signal: AbortSignal | undefined): Promise<RawAnswer> {
+function post(pool: Dispatcher, options: Dispatcher.DispatchOptions, timeoutMs: number, signal: AbortSignal | undefined): Promise<RawAnswer> {
   return new Promise<RawAnswer>((resolve, reject) => {
-    pool.dispatch(options, new AnswerHandler(resolve, reject, signal));
+    pool.dispatch(options, new AnswerHandler(resolve, reject, timeoutMs, signal));
   });
 }
+
+/** Why an answer's body was abandoned early: it was long enough (handled as a cut body, not as a failure). */
+class BodyCut extends Error {}
 
 class AnswerHandler implements Dispatcher.DispatchHandler {
   #statusCode = 0;
@@ -202,10 +218,17 @@ class AnswerHandler implements Dispatcher.DispatchHandler {
   #reason: Error | undefined;
   /** Only with a signal: most requests carry none and pay for no listener. */
   #stopListening: (() => void) | undefined;
+  /** When the body must have ended (performance.now()), from the headers on. */
+  #deadline = 0;
+  /** Armed only when a body comes in more than one chunk: most answers are one chunk and pay for no timer. */
+  #timer: NodeJS.Timeout | undefined;
+  #cut = false;
+  #settled = false;
 
   constructor(
     private readonly resolve: (answer: RawAnswer) => void,
     private readonly reject: (error: unknown) => void,
+    private readonly timeoutMs: number,
     signal: AbortSignal | undefined,
   ) {
     if (signal === undefined) return;
@@ -230,30 +253,68 @@ class AnswerHandler implements Dispatcher.DispatchHandler {
     if (statusCode < 200) return true;
     this.#statusCode = statusCode;
     this.#rawHeaders = rawHeaders;
+    this.#deadline = performance.now() + this.timeoutMs;
     return true;
   }
 
   onData(chunk: Buffer): boolean {
+    if (this.#settled) return true;
+    // undici's bodyTimeout bounds the wait between two chunks only: a body that trickles a byte at a time would
+    // never end. The whole body gets --timeout from the headers on.
+    if (this.#chunks !== undefined && this.#timer === undefined) {
+      const left = this.#deadline - performance.now();
+      if (left <= 0) return this.#stop(new undiciErrors.BodyTimeoutError());
+      this.#timer = setTimeout(() => this.#stop(new undiciErrors.BodyTimeoutError()), left);
+      this.#timer.unref();
+    }
+    (this.#chunks ??= []).push(chunk);
+    this.#size += chunk.length;
     const success = this.#statusCode >= 200 && this.#statusCode < 300;
-    if (success || this.#size < MAX_ERROR_BODY) {
-      (this.#chunks ??= []).push(chunk);
-      this.#size += chunk.length;
+    // Enough read: the rest of a huge (or endless) body is not downloaded, the connection is closed instead.
+    if (this.#size > (success ? MAX_LISTING_BODY : MAX_ERROR_BODY)) {
+      this.#cut = true;
+      return this.#stop(new BodyCut());
     }
     return true;
   }
 
   onComplete(): void {
-    this.#stopListening?.();
+    this.#finish();
+  }
+
+  onError(error: Error): void {
+    if (error instanceof BodyCut) this.#finish();
+    else this.#fail(error);
+  }
+
+  /** Abandon the answer: undici closes the connection and calls onError with `error`. */
+  #stop(error: Error): boolean {
+    if (this.#abort === undefined) this.#fail(error);
+    else this.#abort(error);
+    return false;
+  }
+
+  #finish(): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#cleanUp();
     const chunks = this.#chunks ?? [];
     const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
     const success = this.#statusCode >= 200 && this.#statusCode < 300;
     const text = (success ? body : body.subarray(0, MAX_ERROR_BODY)).toString('utf8');
-    this.resolve({ statusCode: this.#statusCode, rawHeaders: this.#rawHeaders, text });
+    this.resolve({ statusCode: this.#statusCode, rawHeaders: this.#rawHeaders, text, cut: this.#cut });
   }
 
-  onError(error: Error): void {
-    this.#stopListening?.();
+  #fail(error: Error): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#cleanUp();
     this.reject(error);
+  }
+
+  #cleanUp(): void {
+    this.#stopListening?.();
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
   }
 }
 

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { WriteStream } from 'node:fs';
+import { redact } from '../secrets.js';
 import { parseTarget, sameTarget, targetId, type RunTarget } from './run-target.js';
 import type { Shard } from './shard.js';
 
@@ -77,7 +78,7 @@ export class JournalWriter {
     // After a kill -9 the last line may be torn; start on a fresh line so it cannot swallow the header.
     const torn = options.fresh !== true && (await endsWithoutNewline(handle));
     const writer = new JournalWriter(handle.createWriteStream({ encoding: 'utf8' }), options.onError);
-    writer.#append(`${torn ? '\n' : ''}${JSON.stringify({ journal: 1, source: header.source, startedAt: header.startedAt, target: header.target })}\n`);
+    writer.#append(`${torn ? '\n' : ''}${JSON.stringify({ journal: 1, source: redact(header.source), startedAt: header.startedAt, target: header.target })}\n`);
     return writer;
   }
 
@@ -223,7 +224,8 @@ export function defaultJournalPath(source: string, cwd: string, target: RunTarge
  * `.listings/<kind>-<source hash>-<target hash>-shard-<K>of<N>.ndjson`.
  */
 export function runFilePath(kind: 'journal' | 'state', source: string, cwd: string, target: RunTarget, shard?: Shard): string {
-  const resolved = source === '-' || /^[a-z][a-z0-9+.-]*:\/\//i.test(source) ? source : resolve(cwd, source);
+  // Signing values of a pre-signed URL change with every signature: masked, so a re-signed URL finds its journal.
+  const resolved = source === '-' || /^[a-z][a-z0-9+.-]*:\/\//i.test(source) ? redact(source) : resolve(cwd, source);
   const short = createHash('sha256').update(resolved).digest('hex').slice(0, 12);
   const part = shard === undefined ? '' : `-shard-${shard.index}of${shard.count}`;
   return join(cwd, '.listings', `${kind}-${short}-${targetId(target)}${part}.ndjson`);

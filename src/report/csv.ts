@@ -1,5 +1,5 @@
 import type { RowOutcome } from '../publish/outcome.js';
-import { REPORT_COLUMNS, lineOf, safeText } from './row.js';
+import { REPORT_COLUMNS, lineOf, listingText, safeText } from './row.js';
 import type { ReportFormat } from './format.js';
 import type { RunSummary } from './summary.js';
 import { printable } from '../printable.js';
@@ -51,7 +51,7 @@ export function csvFormat(): ReportFormat {
   return {
     header: `${REPORT_COLUMNS.join(',')}\n`,
     row: (o: RowOutcome): string =>
-      `${sourceOf(o)},${number(lineOf(o.location))},${optional(o.sku === undefined ? undefined : printable(o.sku, { lines: false }))},${o.outcome},${optional(safeText(o.reason))},${number(o.httpStatus)},${optional(o.listingStatus)},${optional(safeText(o.title))},${o.attempts},${o.durationMs},${optional(safeText(o.error))}\n`,
+      `${sourceOf(o)},${number(lineOf(o.location))},${optional(o.sku === undefined ? undefined : printable(o.sku, { lines: false }))},${o.outcome},${optional(safeText(o.reason))},${number(o.httpStatus)},${optional(listingText(o.listingStatus))},${optional(listingText(o.title))},${o.attempts},${o.durationMs},${optional(safeText(o.error))}\n`,
     footer: (summary: RunSummary) => (summary.complete ? '' : `${sourceCell},,,not_read,${csvCell(NOT_READ_REASON)},,,,0,0,\n`),
   };
 }

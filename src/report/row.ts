@@ -51,6 +51,15 @@ export function safeText(text: string | undefined): string | undefined {
   return text === undefined ? undefined : printable(redact(text), { lines: false });
 }
 
+/** The most of a listing's status or title (the service's text) kept in a report: a real one is a few dozen characters. */
+const MAX_LISTING_TEXT = 300;
+
+/** A listing field the service sent back: as `safeText`, and cut short, so a hostile answer cannot bloat a report. */
+export function listingText(text: string | undefined): string | undefined {
+  const safe = safeText(text);
+  return safe === undefined || safe.length <= MAX_LISTING_TEXT ? safe : `${safe.slice(0, MAX_LISTING_TEXT - 1)}…`;
+}
+
 export function toReportRow(o: RowOutcome): ReportRow {
   const row: ReportRow = {
     source: o.location.source,
@@ -59,8 +68,8 @@ export function toReportRow(o: RowOutcome): ReportRow {
     outcome: o.outcome,
     reason: safeText(o.reason) ?? null,
     http_status: o.httpStatus ?? null,
-    listing_status: o.listingStatus ?? null,
-    title: safeText(o.title) ?? null,
+    listing_status: listingText(o.listingStatus) ?? null,
+    title: listingText(o.title) ?? null,
     attempts: o.attempts,
     duration_ms: o.durationMs,
     error: safeText(o.error) ?? null,

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import { createServer as createHttpServer, type Server as HttpServer, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import { readFileSync } from 'node:fs';
@@ -127,4 +127,69 @@ export function selfSignedCertificate(dir: string): { key: string; cert: string 
   );
   if (result.error !== undefined || result.status !== 0) throw new Error(`openssl req failed: ${result.error?.message ?? result.stderr}`);
   return { key: readFileSync(keyPath, 'utf8'), cert: readFileSync(certPath, 'utf8') };
+}
+
+/** What a scripted service received: each request's method, URL and headers. */
+export interface SeenRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** A FakeService that keeps the requests it was sent. */
+export interface ScriptedService extends FakeService {
+  requests: SeenRequest[];
+}
+
+/**
+ * An HTTP server whose every answer is written by `answer`, once the request body has been read: for hostile
+ * services (escape sequences, huge or broken bodies, redirects, bodies that trickle). Counts and keeps the requests.
+ */
+export async function startScriptedService(
+  answer: (request: SeenRequest, response: ServerResponse, index: number) => void,
+): Promise<ScriptedService> {
+  const requests: SeenRequest[] = [];
+  const server = createHttpServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.once('end', () => {
+      const seen: SeenRequest = { method: request.method ?? '', url: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8') };
+      requests.push(seen);
+      response.on('error', () => {
+        // the client hangs up as it pleases
+      });
+      answer(seen, response, requests.length - 1);
+    });
+  });
+  const service = Object.assign(track(server, () => requests.length), { requests });
+  service.url = `http://127.0.0.1:${await listen(server)}`;
+  return service;
+}
+
+/** An HTTPS ScriptedService with the given key and certificate (NODE_EXTRA_CA_CERTS lets the CLI trust it). */
+export async function startScriptedTlsService(
+  keyPem: string,
+  certPem: string,
+  answer: (request: SeenRequest, response: ServerResponse, index: number) => void,
+): Promise<ScriptedService> {
+  const requests: SeenRequest[] = [];
+  const server = createHttpsServer({ key: keyPem, cert: certPem }, (request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.once('end', () => {
+      const seen: SeenRequest = { method: request.method ?? '', url: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8') };
+      requests.push(seen);
+      response.on('error', () => {
+        // the client hangs up as it pleases
+      });
+      answer(seen, response, requests.length - 1);
+    });
+  });
+  server.on('tlsClientError', () => {
+    // a client that does not trust the certificate hangs up
+  });
+  const service = Object.assign(track(server, () => requests.length), { requests });
+  service.url = `https://127.0.0.1:${await listen(server)}`;
+  return service;
 }

@@ -1,5 +1,6 @@
 import { SourceError } from '../../errors.js';
 import { VERSION } from '../../version.js';
+import { redact } from '../../secrets.js';
 import { metered } from './meter-stream.js';
 import { Meter, type OpenedSource } from './types.js';
 
@@ -28,6 +29,9 @@ function networkReason(error: unknown): string {
 export async function openHttp(url: string, extraHeaders: Record<string, string>, signal?: AbortSignal): Promise<OpenedSource> {
   // undici adds some 20 MB to the process: loaded only when a URL is read.
   const { request } = await import('undici');
+  // A pre-signed URL is a credential until it expires: the source is named with its signing values masked
+  // (`X-Amz-Signature=****`), so no message, report or location shows them.
+  const shown = redact(url);
   const origin = new URL(url).origin;
   let current = new URL(url);
   for (let redirects = 0; ; redirects++) {
@@ -46,23 +50,23 @@ export async function openHttp(url: string, extraHeaders: Record<string, string>
       });
     } catch (error) {
       if (error instanceof Error && error.name === 'AbortError') throw error;
-      throw new SourceError({ source: url }, `cannot fetch: ${networkReason(error)}`, { cause: error });
+      throw new SourceError({ source: shown }, `cannot fetch: ${networkReason(error)}`, { cause: error });
     }
     const status = answer.statusCode;
     const location = header(answer.headers, 'location');
     if (status >= 300 && status < 400 && location !== undefined) {
       await answer.body.dump();
-      if (redirects === MAX_REDIRECTS) throw new SourceError({ source: url }, `more than ${MAX_REDIRECTS} redirects`);
+      if (redirects === MAX_REDIRECTS) throw new SourceError({ source: shown }, `more than ${MAX_REDIRECTS} redirects`);
       const next = new URL(location, current);
       if (next.protocol !== 'http:' && next.protocol !== 'https:') {
-        throw new SourceError({ source: url }, `redirected to ${next.protocol} URL, which cannot be read`);
+        throw new SourceError({ source: shown }, `redirected to ${next.protocol} URL, which cannot be read`);
       }
       current = next;
       continue;
     }
     if (status < 200 || status >= 300) {
       await answer.body.dump();
-      throw new SourceError({ source: url }, `the server answered HTTP ${status}${current.href === url ? '' : ` (at ${current.href})`}`);
+      throw new SourceError({ source: shown }, `the server answered HTTP ${status}${current.href === url ? '' : ` (at ${redact(current.href)})`}`);
     }
     const length = Number(header(answer.headers, 'content-length'));
     const meter = new Meter(Number.isFinite(length) && length >= 0 ? length : undefined);
@@ -70,7 +74,7 @@ export async function openHttp(url: string, extraHeaders: Record<string, string>
     const contentEncoding = header(answer.headers, 'content-encoding');
     return {
       first: {
-        name: url,
+        name: shown,
         path: current.pathname,
         stream: metered(answer.body, meter, signal),
         ...(contentType === undefined ? {} : { contentType }),

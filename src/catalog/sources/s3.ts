@@ -1,6 +1,8 @@
 import { Readable } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { SourceError } from '../../errors.js';
+import { printable } from '../../printable.js';
+import { registerSecret } from '../../secrets.js';
 import { createS3Client, loadS3Sdk, s3Endpoint, type S3Sdk } from './s3-client.js';
 import { metered } from './meter-stream.js';
 import { parseS3Url, s3Name, type S3Location } from './s3-url.js';
@@ -22,6 +24,35 @@ const REASONS: Readonly<Record<string, string>> = {
   CredentialsProviderError: 'no AWS credentials found',
 };
 
+/** The most of a store's own message shown: it is the store's text, and may be a page long. */
+const MAX_STORE_MESSAGE = 300;
+
+/** The store's message, on one line, escaped and cut short. */
+function storeMessage(message: string): string {
+  const flat = printable(message.replace(/\s+/g, ' ').trim(), { lines: false });
+  return flat.length > MAX_STORE_MESSAGE ? `${flat.slice(0, MAX_STORE_MESSAGE - 1)}…` : flat;
+}
+
+/**
+ * The credentials the SDK resolved (from the environment, a profile, SSO or a role) are secrets: registered, so that
+ * a store that echoes what it was sent (the session token is sent with every request) never gets them shown. Only
+ * called once the store has answered, when the SDK holds them resolved.
+ */
+async function registerCredentials(client: S3Client): Promise<void> {
+  try {
+    const credentials = await client.config.credentials();
+    registerSecret(credentials.secretAccessKey);
+    registerSecret(credentials.sessionToken);
+  } catch {
+    // none: nothing to hide
+  }
+}
+
+async function s3FailureOf(client: S3Client, name: string, error: unknown): Promise<Error> {
+  if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode !== undefined) await registerCredentials(client);
+  return s3Failure(name, error);
+}
+
 function s3Failure(name: string, error: unknown): Error {
   if (error instanceof Error && error.name === 'AbortError') return error;
   const err = error as { name?: string; message?: string; $metadata?: { httpStatusCode?: number } };
@@ -30,8 +61,8 @@ function s3Failure(name: string, error: unknown): Error {
   const hint = err.name === 'CredentialsProviderError' ? 'set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY' : undefined;
   let reason: string;
   if (known !== undefined) reason = status === undefined ? known : `${known} (HTTP ${status})`;
-  else if (status === undefined) reason = `cannot reach the store: ${err.message ?? String(error)}`;
-  else reason = `${err.name ?? 'error'} (HTTP ${status}): ${err.message ?? ''}`;
+  else if (status === undefined) reason = `cannot reach the store: ${storeMessage(err.message ?? String(error))}`;
+  else reason = `${storeMessage(err.name ?? 'error')} (HTTP ${status}): ${storeMessage(err.message ?? '')}`;
   return new SourceError({ source: name }, reason, { cause: error, hint });
 }
 
@@ -52,7 +83,7 @@ async function listPrefix(client: S3Client, sdk: S3Sdk, where: S3Location, name:
         signal === undefined ? {} : { abortSignal: signal },
       );
     } catch (error) {
-      throw s3Failure(name, error);
+      throw await s3FailureOf(client, name, error);
     }
     for (const object of page.Contents ?? []) {
       const key = object.Key;
@@ -70,7 +101,7 @@ async function getObject(client: S3Client, sdk: S3Sdk, bucket: string, key: stri
   try {
     answer = await client.send(new sdk.GetObjectCommand({ Bucket: bucket, Key: key }), signal === undefined ? {} : { abortSignal: signal });
   } catch (error) {
-    throw s3Failure(name, error);
+    throw await s3FailureOf(client, name, error);
   }
   const body = answer.Body;
   if (!(body instanceof Readable)) throw new SourceError({ source: name }, 'the object has no readable body');
