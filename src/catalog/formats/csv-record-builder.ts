@@ -2,7 +2,7 @@ import type { CsvError } from 'csv-parse';
 import { SourceError } from '../../errors.js';
 import type { RecordError, RecordItem } from '../types.js';
 import { notReadToEnd } from '../sources/read-failure.js';
-import { LineTracker, lineBreaks } from './csv-lines.js';
+import { LineTracker, lineBreaks, splitCrlfs, type RecordEnding, type SplitCrlf } from './csv-lines.js';
 import { hasReplacement, INVALID_UTF8, type Utf8Watch } from './utf8-watch.js';
 
 function anyReplacement(values: readonly string[]): boolean {
@@ -15,6 +15,13 @@ function allEmpty(values: readonly string[]): boolean {
   return true;
 }
 
+/** How many of a header's problems, and of the columns in one, a message names; the rest are counted. */
+const NAMED = 10;
+
+function named<T>(items: readonly T[], separator: string, more: (count: number) => string): string {
+  return items.length <= NAMED ? items.join(separator) : `${items.slice(0, NAMED).join(separator)}${separator}${more(items.length - NAMED)}`;
+}
+
 function headerProblems(names: readonly string[]): string[] {
   if (names.length === 1 && names[0] === '') return ['is empty; the first line should name the columns'];
   const problems: string[] = [];
@@ -22,12 +29,17 @@ function headerProblems(names: readonly string[]): string[] {
   names.forEach((name, index) => {
     if (name === '') problems.push(`column ${index + 1} has no name`);
     else if (name === '__proto__') problems.push(`column ${index + 1} is named __proto__, which cannot be a field`);
-    else seen.set(name, [...(seen.get(name) ?? []), index + 1]);
+    else {
+      // Appended in place: a header may repeat one name hundreds of thousands of times.
+      const positions = seen.get(name);
+      if (positions === undefined) seen.set(name, [index + 1]);
+      else positions.push(index + 1);
+    }
   });
   for (const [name, positions] of seen) {
-    if (positions.length > 1) problems.push(`columns ${positions.join(', ')} are all named ${JSON.stringify(name)}`);
+    if (positions.length > 1) problems.push(`columns ${named(positions, ', ', (more) => `and ${more} more`)} are all named ${JSON.stringify(name)}`);
   }
-  return problems;
+  return problems.length <= NAMED ? problems : [named(problems, '; ', (more) => `and ${more} more problems`)];
 }
 
 /**
@@ -46,18 +58,33 @@ export class CsvRecordBuilder {
   stopped: SourceError | undefined;
   /** The physical line where the last record seen (good, bad or blank) starts. */
   lastLine = 0;
+  /**
+   * Set while the bytes held back are read after the input failed: a quoted value left open there is where the
+   * bytes were cut, not a quote left open in the file (`cutAt` is then the line its record starts on), and a header
+   * they end inside is no header.
+   */
+  cutting = false;
+  cutAt: number | undefined;
   readonly #source: string;
   readonly #watch: Utf8Watch;
-  readonly #lines = new LineTracker();
+  readonly #lines: LineTracker;
   /** The record (csv-parse's array) of the last error, so that a record with several problems is reported once. */
   #lastErrorRecord: unknown;
+  /** That record while csv-parse still reads it (it drops it at its end, see droppedEnd). */
+  #dropped: unknown;
+  /** The CRLFs inside it already taken off csv-parse's count (which counts each twice). */
+  #droppedCrlf = 0;
 
   readonly #onHeader: ((columns: readonly string[]) => void) | undefined;
+  readonly #split: SplitCrlf | undefined;
 
-  constructor(source: string, watch: Utf8Watch, onHeader?: (columns: readonly string[]) => void) {
+  /** `split`: see SplitCrlf. */
+  constructor(source: string, watch: Utf8Watch, onHeader?: (columns: readonly string[]) => void, split?: SplitCrlf) {
     this.#source = source;
     this.#watch = watch;
     this.#onHeader = onHeader;
+    this.#split = split;
+    this.#lines = new LineTracker(split);
   }
 
   /** The physical line after the last record seen: where a record still being read starts. */
@@ -65,13 +92,16 @@ export class CsvRecordBuilder {
     return this.#lines.end + 1;
   }
 
-  /** A record csv-parse read whole. Returns the item to emit, or null for none (the header, a blank row). */
-  record(values: string[], parserLines: number): RecordItem | null {
+  /**
+   * A record csv-parse read whole; `ending`: how it meets the end of the input. Returns the item to emit, or null for
+   * none (the header, a blank row).
+   */
+  record(values: string[], parserLines: number, ending: RecordEnding = 'delimited'): RecordItem | null {
     if (this.stopped !== undefined) return null;
-    const line = this.#lines.recordEnd(values, parserLines);
+    const line = this.#lines.recordEnd(values, parserLines, ending);
     this.lastLine = line;
     const columns = this.columns;
-    if (columns === undefined) return this.#header(values, line);
+    if (columns === undefined) return this.cutting && ending === 'unterminated' ? null : this.#header(values, line);
     if (this.#watch.invalid && anyReplacement(values)) return this.#error(line, `the row ${INVALID_UTF8}`);
     if (columns.length > 1 && allEmpty(values)) return null;
     const fields: Record<string, string> = {};
@@ -81,15 +111,18 @@ export class CsvRecordBuilder {
 
   /**
    * A record csv-parse skipped, with its error. `current` is the record csv-parse is building (the same array for
-   * every error of one record). Returns the item to emit, or null.
+   * every error of one record); `ending`: how a record that ends here meets the end of the input. Returns the item to
+   * emit, or null.
    */
-  skip(error: CsvError, current: unknown, field?: { toString(encoding: 'utf8'): string }): RecordItem | null {
+  skip(error: CsvError, current: unknown, field: { toString(encoding: 'utf8'): string } | undefined, ending: RecordEnding = 'delimited'): RecordItem | null {
     if (this.stopped !== undefined) return null;
     const repeated = current !== undefined && current === this.#lastErrorRecord;
     this.#lastErrorRecord = current;
     if (error.code === 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH') {
+      // Reported already, and its end is counted where csv-parse drops it.
+      if (repeated && current === this.#dropped) return null;
       const values = Array.isArray(error.record) ? (error.record as string[]) : [];
-      const line = this.#lines.recordEnd(values, Number(error.lines));
+      const line = this.#lines.recordEnd(values, Number(error.lines), ending);
       this.lastLine = line;
       if (repeated || (values.length === 1 && values[0] === '')) return null;
       const expected = this.columns?.length ?? 0;
@@ -102,16 +135,30 @@ export class CsvRecordBuilder {
     // The line the error is on, and the line the record it is in starts on (before it, when a quoted value in the
     // record holds line breaks: csv-parse counts a CRLF there twice, so the breaks are counted here).
     const text = field?.toString('utf8') ?? '';
-    const { breaks, crlf } = lineBreaks([...(Array.isArray(current) ? (current as string[]) : []), text]);
-    // csv-parse counts a line when it reads what follows its break: a break the value ends with is not counted yet.
-    const last = text.charCodeAt(text.length - 1);
-    const pending = last === 0x0a || last === 0x0d ? 1 : 0;
-    const here = this.#lines.lineOf(Number(error.lines)) - crlf;
+    const values = [...(Array.isArray(current) ? (current as string[]) : []), text];
+    // A first value starting with the LF of a CRLF whose CR ended the record before: no line break of this record.
+    const split = splitCrlfs(values, this.#split, false);
+    const counted = lineBreaks(values);
+    const breaks = counted.breaks - split;
+    const crlf = counted.crlf + split;
+    // csv-parse counts a line when it reads what follows its break: a break the value ends with is not counted yet
+    // when the file ends there (an unclosed quote). Other errors are found at a character after the value's end.
+    const lastChar = text.charCodeAt(text.length - 1);
+    const pending = error.code === 'CSV_QUOTE_NOT_CLOSED' && (lastChar === 0x0a || lastChar === 0x0d) ? 1 : 0;
+    // Until csv-parse drops this record at its end (droppedEnd), the CRLFs read in it are taken off its count; those
+    // an earlier error of the record took off already are not taken off again.
+    const uncounted = crlf - (repeated ? this.#droppedCrlf : 0);
+    this.#dropped = current;
+    this.#droppedCrlf = crlf;
+    const here = this.#lines.lineOf(Number(error.lines)) - uncounted;
     const start = here - breaks + pending;
-    // This record's end is never seen (csv-parse drops a record with an error): its CRLFs must not shift the lines after it.
-    if (!repeated) this.#lines.skipDoubleCounted(crlf);
+    this.#lines.skipDoubleCounted(uncounted);
     // The rest of the file is inside this record: the row is reported (unless it already was), then reading stops.
     if (error.code === 'CSV_QUOTE_NOT_CLOSED') {
+      if (this.cutting) {
+        this.cutAt = start;
+        return null;
+      }
       const row = `a quoted value${column} opens in this row and is never closed: the file ends inside it, so nothing after it could be read`;
       return this.#stop(start, `a quoted value${column} opens on this line and is never closed, so the rest of the file is taken as part of it`, repeated ? undefined : row, UNCLOSED_QUOTE_HINT);
     }
@@ -137,7 +184,25 @@ export class CsvRecordBuilder {
           return error.message;
       }
     })();
-    return this.columns === undefined ? this.#stop(start, `the header row: ${message}`) : this.#error(here, message);
+    if (this.columns === undefined) return this.#stop(start, `the header row: ${message}`);
+    // A row is located where it starts; the line of the problem is told when the row runs over several.
+    return this.#error(start, here === start ? message : `${message}, on line ${here} (the row starts on line ${start})`);
+  }
+
+  /** True while a record with an error is being read: csv-parse drops it at its end, which droppedEnd is told. */
+  get dropping(): boolean {
+    return this.#dropped !== undefined;
+  }
+
+  /**
+   * csv-parse dropped a record (its array) that had an error, at its end: its lines are counted as a record's (the
+   * CRLFs in its values, and one split between its last value and its end), so that the lines after it are right.
+   */
+  droppedEnd(record: unknown, parserLines: number, ending: RecordEnding): void {
+    if (record === undefined || record !== this.#dropped) return;
+    this.#dropped = undefined;
+    this.#lines.skipDoubleCounted(-this.#droppedCrlf);
+    this.lastLine = this.#lines.recordEnd(record as string[], parserLines, ending);
   }
 
   /** The error of a source that held no header row at all. */

@@ -4,6 +4,7 @@ import type { RecordItem } from '../types.js';
 import { failureReason, isAbort, readFailure } from '../sources/read-failure.js';
 import { batchedRecords, type BatchedRecords } from './batches.js';
 import { CsvRecordBuilder } from './csv-record-builder.js';
+import type { RecordEnding, SplitCrlf } from './csv-lines.js';
 import { MAX_RECORD_BYTES } from './limits.js';
 import { Utf8Watch } from './utf8-watch.js';
 
@@ -23,11 +24,20 @@ export interface CsvReadOptions {
  */
 interface ParserCore {
   parse(bytes: Buffer | undefined, end: boolean, push: (record: string[]) => void, close: () => void): Error | undefined;
-  info: { lines: number };
+  /** `bytes`: the offset in the input (BOM included) after the record just reported, its delimiter included. */
+  info: { lines: number; bytes: number };
   state: { record?: unknown; quoting?: boolean; field?: { toString(encoding: 'utf8'): string } };
+  /** `record_delimiter`: the one found in the first line (LF, CRLF or CR), once found. */
+  options: { record_delimiter: Buffer[] };
+  /** Starts the next record: called at the end of each record, reported or dropped for an error. */
+  __resetRecord: (this: ParserCore) => void;
 }
 
 function noop(): void {}
+
+const EMPTY: Buffer = Buffer.alloc(0);
+/** More than csv-parse holds back at the end of a chunk (a delimiter, a quote and a record delimiter at most). */
+const HELD_BACK = 8;
 
 /**
  * Reads CSV (or TSV) bytes as records keyed by the header row, every value a string. A bad row is yielded as an
@@ -51,7 +61,43 @@ export function csvRecords(input: Readable, options: CsvReadOptions): BatchedRec
  */
 async function* csvBatches(input: Readable, options: CsvReadOptions): AsyncGenerator<RecordItem[]> {
   const watch = new Utf8Watch();
-  const builder = new CsvRecordBuilder(options.source, watch, options.onHeader);
+  // The chunk being parsed, where it starts in the input, and the bytes before it (csv-parse may end a record on
+  // a few bytes it held back from earlier chunks): to look at the bytes around a record's end.
+  let chunk = EMPTY;
+  let chunkStart = 0;
+  let before = EMPTY;
+  const byteAt = (offset: number): number => {
+    const index = offset - chunkStart;
+    if (index >= 0) return index < chunk.length ? chunk[index]! : -1;
+    return before[before.length + index] ?? -1;
+  };
+  // Whether the record being read starts with LF (looked at when the record before it ends, on a CR delimiter, while
+  // csv-parse still holds the byte after it).
+  let startsLf = false;
+  const ended = (): void => {
+    startsLf = byteAt(core.info.bytes) === 0x0a;
+  };
+  const split: SplitCrlf = {
+    atEnd: () => {
+      const delimiter = core.options.record_delimiter[0];
+      const end = core.info.bytes;
+      return delimiter?.length === 1 && byteAt(end - 1) === 0x0a && byteAt(end - 2) === 0x0d;
+    },
+    atStart: () => {
+      const delimiter = core.options.record_delimiter[0];
+      return startsLf && delimiter?.length === 1 && delimiter[0] === 0x0d;
+    },
+  };
+  // True while csv-parse reads what it holds at the end of the input: how the record just ended meets that end.
+  let ending = false;
+  const recordEnding = (): RecordEnding => {
+    const end = core.info.bytes;
+    const delimiter = core.options.record_delimiter[0];
+    if (end !== chunkStart + chunk.length || (delimiter !== undefined && delimiter.every((byte, i) => byteAt(end - delimiter.length + i) === byte))) return 'delimited';
+    const last = byteAt(end - 1);
+    return last === 0x0a || last === 0x0d ? 'break' : 'unterminated';
+  };
+  const builder = new CsvRecordBuilder(options.source, watch, options.onHeader, split);
   let items: RecordItem[] = [];
   const core = (
     new Parser({
@@ -61,14 +107,26 @@ async function* csvBatches(input: Readable, options: CsvReadOptions): AsyncGener
       skip_records_with_error: true,
       on_skip: (error: CsvError | undefined) => {
         if (error === undefined) return undefined;
-        const item = builder.skip(error, core.state.record, core.state.field);
+        const item = builder.skip(error, core.state.record, core.state.field, ending ? recordEnding() : 'delimited');
         if (item !== null) items.push(item);
+        if (builder.dropping) core.__resetRecord = droppedReset;
+        else if (error.code === 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH') ended();
         return undefined;
       },
     }) as unknown as { api: ParserCore }
   ).api;
+  // csv-parse reports the end of a record it drops for an error nowhere but in resetting it: while one is read, that
+  // reset is watched (only then, so that reading good records costs nothing more).
+  const reset = core.__resetRecord;
+  function droppedReset(this: ParserCore): void {
+    core.__resetRecord = reset;
+    builder.droppedEnd(this.state.record, this.info.lines, ending ? recordEnding() : 'delimited');
+    ended();
+    reset.call(this);
+  }
   const push = (record: string[]): void => {
-    const item = builder.record(record, core.info.lines);
+    const item = builder.record(record, core.info.lines, ending ? recordEnding() : 'delimited');
+    ended();
     if (item !== null) items.push(item);
   };
   /**
@@ -77,23 +135,29 @@ async function* csvBatches(input: Readable, options: CsvReadOptions): AsyncGener
    */
   const cutShort = (error: unknown): Error => {
     if (isAbort(error)) return error as Error;
-    const headerRead = builder.columns !== undefined;
-    // Inside a quoted value, the record it is in is cut off, and every record before it was handed on already.
+    // The bytes csv-parse holds back (a quote, a line break) are read as at the end of the input, so that its state
+    // is that of all the bytes read: a record they end is whole; one they end inside, quoted or not, is cut off.
+    // A record whose error was reported already is not reported again as cut off.
+    const reported = builder.dropping;
+    const before = builder.lastLine;
+    builder.cutting = ending = true;
+    const failed = core.parse(undefined, true, push, noop);
+    builder.cutting = ending = false;
+    if (failed !== undefined || builder.stopped !== undefined) return readFailure(failed ?? builder.stopped, options.source);
+    // A header the bytes end inside is not read as one (cut short, it may not name the columns it should).
+    if (builder.columns === undefined) return readFailure(error, options.source, { line: 1 });
     let at = builder.nextLine;
-    let cut = true;
-    if (core.state.quoting !== true) {
-      const before = builder.lastLine;
-      const failed = core.parse(undefined, true, push, noop);
-      if (failed !== undefined || builder.stopped !== undefined) return readFailure(failed ?? builder.stopped, options.source);
-      at = builder.nextLine;
-      cut = lastByte !== 0x0a && lastByte !== 0x0d;
-      if (cut && builder.lastLine !== before) {
-        // The last record csv-parse ended is the one the bytes end inside: its item (if it made one) is replaced.
-        at = builder.lastLine;
-        if (items.at(-1)?.location.line === at) items.pop();
-      }
+    let cut = lastByte !== 0x0a && lastByte !== 0x0d;
+    if (builder.cutAt !== undefined) {
+      // Inside a quoted value: the record it is in is cut off, and every record before it was handed on already.
+      at = builder.cutAt;
+      cut = true;
+    } else if (cut && builder.lastLine !== before) {
+      // The last record csv-parse ended is the one the bytes end inside: its item (if it made one) is replaced.
+      at = builder.lastLine;
+      if (items.at(-1)?.location.line === at) items.pop();
     }
-    const item = cut && headerRead ? builder.cutOff(at, failureReason(error).why) : null;
+    const item = cut && !reported ? builder.cutOff(at, failureReason(error).why) : null;
     if (item !== null) items.push(item);
     return readFailure(error, options.source, { line: at });
   };
@@ -116,8 +180,12 @@ async function* csvBatches(input: Readable, options: CsvReadOptions): AsyncGener
       else {
         watch.see(bytes);
         if (bytes.length > 0) lastByte = bytes[bytes.length - 1]!;
+        before = Buffer.from(chunk.length >= HELD_BACK ? chunk.subarray(chunk.length - HELD_BACK) : Buffer.concat([before, chunk]).subarray(-HELD_BACK));
+        chunkStart += chunk.length;
+        chunk = bytes;
       }
-      const error = core.parse(bytes, bytes === undefined, push, noop);
+      ending = bytes === undefined;
+      const error = core.parse(bytes, ending, push, noop);
       if (error !== undefined) throw error;
       if (items.length > 0) {
         yield items;

@@ -14,12 +14,24 @@ export function isJsonObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** True when any string (key or value) in a parsed JSON value holds U+FFFD. */
+/**
+ * True when any string (key or value) in a parsed JSON value holds U+FFFD. Walked with a stack of its own, not by
+ * recursion: a record may nest arrays many thousands deep within the size limit, deeper than the call stack goes.
+ */
 export function jsonHasReplacement(value: unknown): boolean {
-  if (typeof value === 'string') return hasReplacement(value);
-  if (Array.isArray(value)) return value.some(jsonHasReplacement);
-  if (isJsonObject(value)) {
-    for (const key of Object.keys(value)) if (hasReplacement(key) || jsonHasReplacement(value[key])) return true;
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const next = pending.pop();
+    if (typeof next === 'string') {
+      if (hasReplacement(next)) return true;
+    } else if (Array.isArray(next)) {
+      for (const item of next) pending.push(item);
+    } else if (isJsonObject(next)) {
+      for (const key of Object.keys(next)) {
+        if (hasReplacement(key)) return true;
+        pending.push(next[key]);
+      }
+    }
   }
   return false;
 }
