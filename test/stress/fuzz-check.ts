@@ -27,9 +27,12 @@ export const READ_LIMIT_MS = Number(process.env.FUZZ_READ_LIMIT_MS ?? '5000');
 /** Inputs fuzzed so far, by property, for the summary. */
 export const counts = new Map<string, number>();
 
-/** fast-check parameters for the property numbered `index`: its own seed, its runs scaled. */
+/**
+ * fast-check parameters for the property numbered `index`: its own seed, its runs scaled, and a time limit (a minute
+ * at scale 1) that bounds a run on a loaded machine and the shrinking of a failure (which is still reported).
+ */
 export function params(index: number, numRuns: number): fc.Parameters<unknown> {
-  return { seed: SEED + index, numRuns: Math.max(1, Math.round(numRuns * SCALE)) };
+  return { seed: SEED + index, numRuns: Math.max(1, Math.round(numRuns * SCALE)), interruptAfterTimeLimit: 60_000 * Math.max(1, SCALE) };
 }
 
 /** Of those, the inputs whose reading was checked against a known answer (beyond the invariants), by property. */

@@ -27,8 +27,11 @@ interface ParserCore {
   /** `bytes`: the offset in the input (BOM included) after the record just reported, its delimiter included. */
   info: { lines: number; bytes: number };
   state: { record?: unknown; quoting?: boolean; field?: { toString(encoding: 'utf8'): string } };
-  /** `record_delimiter`: the one found in the first line (LF, CRLF or CR), once found. */
-  options: { record_delimiter: Buffer[] };
+  /**
+   * `record_delimiter`: the one found in the first line (LF, CRLF or CR), once found. `skip_empty_lines`: read at each
+   * call of parse.
+   */
+  options: { record_delimiter: Buffer[]; skip_empty_lines: boolean };
   /** Starts the next record: called at the end of each record, reported or dropped for an error. */
   __resetRecord: (this: ParserCore) => void;
 }
@@ -36,6 +39,7 @@ interface ParserCore {
 function noop(): void {}
 
 const EMPTY: Buffer = Buffer.alloc(0);
+const LF = Buffer.from('\n');
 /** More than csv-parse holds back at the end of a chunk (a delimiter, a quote and a record delimiter at most). */
 const HELD_BACK = 8;
 
@@ -97,7 +101,14 @@ async function* csvBatches(input: Readable, options: CsvReadOptions): AsyncGener
     const last = byteAt(end - 1);
     return last === 0x0a || last === 0x0d ? 'break' : 'unterminated';
   };
-  const builder = new CsvRecordBuilder(options.source, watch, options.onHeader, split);
+  // Once a header of several columns is read, csv-parse skips empty lines itself: they are no rows, and as records
+  // each would cost an error (its one field is not the header's count), several times the cost of a row. In a
+  // one-column file an empty line is an empty value.
+  const onHeader = (columns: readonly string[]): void => {
+    core.options.skip_empty_lines = columns.length > 1;
+    options.onHeader?.(columns);
+  };
+  const builder = new CsvRecordBuilder(options.source, watch, onHeader, split);
   let items: RecordItem[] = [];
   const core = (
     new Parser({
@@ -140,8 +151,13 @@ async function* csvBatches(input: Readable, options: CsvReadOptions): AsyncGener
     // A record whose error was reported already is not reported again as cut off.
     const reported = builder.dropping;
     const before = builder.lastLine;
+    const made = items.length;
     builder.cutting = ending = true;
-    const failed = core.parse(undefined, true, push, noop);
+    // Cut between the CR and the LF of a CRLF: the row ends there (as a CR at the end of the input ends it), which
+    // csv-parse sees once given the LF.
+    const delimiter = core.options.record_delimiter[0];
+    const crlf = lastByte === 0x0d && delimiter?.length === 2 && delimiter[0] === 0x0d && delimiter[1] === 0x0a;
+    const failed = (crlf ? core.parse(LF, false, push, noop) : undefined) ?? core.parse(undefined, true, push, noop);
     builder.cutting = ending = false;
     if (failed !== undefined || builder.stopped !== undefined) return readFailure(failed ?? builder.stopped, options.source);
     // A header the bytes end inside is not read as one (cut short, it may not name the columns it should).
@@ -153,10 +169,11 @@ async function* csvBatches(input: Readable, options: CsvReadOptions): AsyncGener
       at = builder.cutAt;
       cut = true;
     } else if (cut && builder.lastLine !== before) {
-      // The last record csv-parse ended is the one the bytes end inside: its item (if it made one) is replaced.
+      // The last record csv-parse ended is the one the bytes end inside.
       at = builder.lastLine;
-      if (items.at(-1)?.location.line === at) items.pop();
     }
+    // An item made now for the record the bytes end inside is replaced: that the row is cut off is what is wrong.
+    if (cut && items.length > made && items.at(-1)?.location.line === at) items.pop();
     const item = cut && !reported ? builder.cutOff(at, failureReason(error).why) : null;
     if (item !== null) items.push(item);
     return readFailure(error, options.source, { line: at });
