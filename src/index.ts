@@ -37,6 +37,8 @@ export { RetryBudget } from './publish/retry-budget.js';
 export { idempotencyKey, contentHash } from './publish/idempotency.js';
 export { parseShard, inShard, type Shard } from './publish/shard.js';
 export { publishCatalog, type PublishCatalogOptions } from './publish-catalog.js';
+export { streamListings, StreamRun, type StreamListingsOptions, type StreamOutcome, type StreamEnd, type StreamStats, type PartitionProgress } from './stream/stream-listings.js';
+export type { DeadLetter, DeadLetterSink } from './stream/dead-letter.js';
 
 export { openReport, SummaryCounter, type ReportWriter, type RunSummary } from './report/index.js';
 

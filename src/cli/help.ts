@@ -49,6 +49,11 @@ export const EXAMPLES: Readonly<Record<string, readonly Example[]>> = {
     ['listings doctor', 'check the profile, the key and the service'],
     ['listings publish catalog.csv --report results.csv', 'publish a catalog, with a report of every row'],
   ],
+  stream: [
+    ['listings stream kafka://localhost:9092/products --group listings', 'publish each product change as it arrives; run more processes with the same group to scale out'],
+    ['listings stream kafka://k1:9092,k2:9092/products --group listings --dead-letter kafka://k1:9092/products-dlq', 'failed and invalid messages to a dead-letter topic'],
+    ['listings stream kafka://localhost:9092/products --group try --sandbox --from latest', 'try it against an embedded sandbox, from new messages only'],
+  ],
   publish: [
     ['listings publish fixtures/catalog.csv --sandbox', 'try it with no account: an embedded sandbox on a free port'],
     ['listings publish catalog.csv --report results.csv', 'publish with the active profile, and keep a report of every row'],
@@ -95,6 +100,14 @@ export const EXAMPLES: Readonly<Record<string, readonly Example[]>> = {
     ['listings sandbox --port 0 --rate-limit 100 --latency 20-80', 'a busy service: 100 requests a second, 20 to 80 ms an answer'],
     ['listings sandbox --fail-rate 0.1 --fail-status 503 --seed 7', 'a failing service, the same way on every run'],
     ['listings sandbox --saved-defaults --verbose', 'a workspace with saved Marketplace configurations; log each request'],
+    ['listings sandbox --port 4010 --webhook-url http://127.0.0.1:8787/ --webhook-secret whsec_demo', 'post a signed callback to a `listings listen` after each listing created'],
+    ['curl -X POST http://127.0.0.1:4010/_sandbox/outage -d \'{"ms":5000,"status":503}\'', 'an outage: every listing request answered 503 for the next 5 seconds'],
+  ],
+  listen: [
+    ['listings listen', 'print the callbacks posted to http://127.0.0.1:8787/'],
+    ['WEBHOOK_SECRET=whsec_demo listings listen --secret-env WEBHOOK_SECRET --record hooks.ndjson', 'check each signature (401 when wrong), and record what arrives'],
+    ['listings listen --port 8787 --forward-to http://localhost:3000/webhooks --json', 'send each callback on to a local app; print NDJSON'],
+    ['listings listen --replay hooks.ndjson --forward-to http://localhost:3000/webhooks', 'send a recording again, byte for byte, and exit'],
   ],
   doctor: [
     ['listings doctor', 'check the active profile, the key, the service and this directory'],

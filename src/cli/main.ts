@@ -9,8 +9,10 @@ import { registerConfig } from './commands/config.js';
 import { registerCreate } from './commands/create.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerInit } from './commands/init.js';
+import { registerListen } from './commands/listen.js';
 import { registerSandbox } from './commands/sandbox.js';
 import { registerPublish } from './commands/publish.js';
+import { registerStream } from './commands/stream.js';
 import { registerValidate } from './commands/validate.js';
 
 export function buildProgram(): Command {
@@ -22,6 +24,7 @@ export function buildProgram(): Command {
     .configureOutput({ outputError: (text, write) => write(text) });
   program.commandsGroup('Publishing:');
   registerPublish(program);
+  registerStream(program);
   registerValidate(program);
   registerCreate(program);
   program.commandsGroup('Setting up:');
@@ -31,6 +34,7 @@ export function buildProgram(): Command {
   registerCompletion(program);
   program.commandsGroup('Trying out:');
   registerSandbox(program);
+  registerListen(program);
   program.commandsGroup('Commands:');
   finishHelp(program);
   return program;

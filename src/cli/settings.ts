@@ -1,10 +1,11 @@
 import { Option, type Command } from 'commander';
 import { commandPath, GROUP } from './help.js';
-import { OPTIONS, attributeName, type Settings, type SettingKey } from '../config/options.js';
+import { OPTIONS, PER_MARKETPLACE_KEYS, attributeName, sectionName, splitMarketplaces, type Settings, type SettingKey } from '../config/options.js';
 import { resolveSettings, type ResolvedSettings } from '../config/resolve.js';
+import { envMarketplaces, hasOwnValue, resolveMarketplaceSettings, type MarketplaceSettings } from '../config/marketplace-settings.js';
 import { ConfigError } from '../errors.js';
 import { registerSecret } from '../secrets.js';
-import type { ListingDefaults } from '../prepare/types.js';
+import type { ListingDefaults, MarketplaceDefaults } from '../prepare/types.js';
 import type { ProfileStore } from '../config/store.js';
 
 const SERVICE: readonly SettingKey[] = ['base_url', 'api_key_env'];
@@ -23,6 +24,7 @@ interface SettingsUse {
 /** The settings of each command, by command path; a command that reads none is not here. */
 const SETTINGS_USED: Readonly<Record<string, SettingsUse>> = {
   publish: { keys: [...SERVICE, ...LISTING, ...FLOW], sends: true },
+  stream: { keys: [...SERVICE, ...LISTING, ...FLOW], sends: true },
   validate: { keys: LISTING, sends: false },
   create: { keys: [...SERVICE, ...LISTING], sends: true },
   doctor: { keys: SERVICE, sends: true },
@@ -62,6 +64,11 @@ export interface LoadedSettings extends ResolvedSettings {
   profile: string;
   store: ProfileStore;
   defaults: ListingDefaults;
+  /**
+   * The per-marketplace settings in effect, by section name: for every marketplace of the run and every one with
+   * a profile section or environment variables of its own (with where each value came from).
+   */
+  marketplaces: Record<string, MarketplaceSettings>;
   allowInsecureHttp: boolean;
   /** The API key from the environment variable named by api_key_env (or the profile); ConfigError when unset. */
   apiKey(): string;
@@ -87,20 +94,43 @@ export async function loadSettings(opts: Record<string, unknown>, env: Record<st
   if ((explicit !== undefined || env.LISTINGS_PROFILE) && !store.profileNames().includes(profile)) {
     throw new ConfigError(`no profile named ${JSON.stringify(profile)}`, { hint: `known profiles: ${store.profileNames().join(', ')}; create it with: listings config set --profile ${profile} KEY VALUE` });
   }
-  const resolved = resolveSettings({ flags: flagValues(opts), env, profile: store.values(profile) });
+  const flags = flagValues(opts);
+  const profileValues = store.values(profile);
+  const resolved = resolveSettings({ flags, env, profile: profileValues });
   const settings = resolved.values;
   registerSecret(settings.api_key);
   const defaults: ListingDefaults = { shape: settings.shape, saved_defaults: settings.saved_defaults };
-  for (const key of ['marketplace', 'merchant_location_key', 'fulfillment_policy_id', 'payment_policy_id', 'return_policy_id', 'condition'] as const) {
+  const runMarketplaces = splitMarketplaces(settings.marketplace);
+  if (runMarketplaces.length === 1) defaults.marketplace = runMarketplaces[0]!;
+  else if (runMarketplaces.length > 1) defaults.marketplaces = runMarketplaces;
+  for (const key of PER_MARKETPLACE_KEYS) {
     const value = settings[key];
     if (value !== undefined) defaults[key] = value;
   }
+  // Each marketplace's own defaults: the run's, and every one a profile section or an environment variable names.
+  const sections = store.sections(profile);
+  const names = new Set([...runMarketplaces.map(sectionName), ...Object.keys(sections), ...envMarketplaces(env)]);
+  const marketplaces: Record<string, MarketplaceSettings> = {};
+  const perMarketplace: Record<string, MarketplaceDefaults> = {};
+  for (const name of [...names].sort()) {
+    const own = resolveMarketplaceSettings({ flags, env, profile: profileValues, sections }, name);
+    marketplaces[name] = own;
+    if (!hasOwnValue(own)) continue;
+    const values: MarketplaceDefaults = {};
+    for (const key of PER_MARKETPLACE_KEYS) {
+      const setting = own[key];
+      if (setting !== undefined) values[key] = setting.value;
+    }
+    perMarketplace[name] = values;
+  }
+  if (Object.keys(perMarketplace).length > 0) defaults.per_marketplace = perMarketplace;
   return {
     ...resolved,
     settings,
     profile,
     store,
     defaults,
+    marketplaces,
     allowInsecureHttp: opts.allowInsecureHttp === true,
     apiKey() {
       const key = env[settings.api_key_env] || settings.api_key;

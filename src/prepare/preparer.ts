@@ -1,5 +1,5 @@
 import type { Draft, DraftValues } from '../catalog/types.js';
-import type { ListingDefaults, PreparedRow } from './types.js';
+import type { ListingDefaults, MarketplaceDefaults, PreparedRow } from './types.js';
 import type { FieldIssue } from '../contract/issues.js';
 import { issuesFromZod } from '../contract/issues.js';
 import { DEFAULTABLE_FIELDS, requestSchemaFor, type ListingRequest } from '../contract/schemas.js';
@@ -10,6 +10,12 @@ import { isFlatMarketplace, isWrappedMarketplace } from '../contract/marketplace
 import { SkuRegistry } from './sku-registry.js';
 
 type RequestSchema = ReturnType<typeof requestSchemaFor>;
+
+/** How a preparer treats a run as a whole. */
+export interface PreparerOptions {
+  /** `invalid` (default): a SKU seen earlier in the run makes the row invalid. `allowed`: each row is a change. */
+  repeatedSkus?: 'invalid' | 'allowed';
+}
 
 /** Turns one draft into a request ready to send, or the issues that keep it from the network. */
 export type Preparer = (draft: Draft) => PreparedRow;
@@ -26,8 +32,14 @@ function required(field: string, savedDefaultsMatter: boolean): FieldIssue {
   return { path: field, message: savedDefaultsMatter ? `is required (no saved defaults; ${where})` : `is required (${where})` };
 }
 
-/** The flat body: the row's values over the defaults; the location key and policy ids per rules 1 and 2. */
-function flatBody(values: DraftValues, defaults: ListingDefaults, resolveMarketplace: MarketplaceResolver, issues: FieldIssue[]): Record<string, unknown> {
+/** The defaults of the marketplace a row goes to (its own, when it has some; else the general ones). */
+type DefaultsOf = (marketplace: string | undefined) => MarketplaceDefaults;
+
+/**
+ * The flat body: the row's values over the defaults of its marketplace; the location key and policy ids per rules
+ * 1 and 2.
+ */
+function flatBody(values: DraftValues, savedDefaults: boolean, resolveMarketplace: MarketplaceResolver, defaultsOf: DefaultsOf, issues: FieldIssue[]): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   if (values.images_source !== undefined) {
     addImageIssues(values.images_source, issues);
@@ -36,10 +48,11 @@ function flatBody(values: DraftValues, defaults: ListingDefaults, resolveMarketp
   if (values.sku !== undefined) body.sku = values.sku;
   const marketplace = resolveMarketplace(values, issues);
   if (marketplace !== undefined) body.marketplace = marketplace;
+  const defaults = defaultsOf(marketplace);
   for (const field of DEFAULTABLE_FIELDS) {
     const value = values[field] ?? defaults[field];
     if (value !== undefined) body[field] = value;
-    else if (!defaults.saved_defaults) issues.push(required(field, true));
+    else if (!savedDefaults) issues.push(required(field, true));
   }
   const overrides = overridesOf(values.overrides, defaults.condition);
   if (overrides !== undefined) body.overrides = overrides;
@@ -80,11 +93,12 @@ function wrappedBody(values: DraftValues, marketplace: string | undefined): Reco
   return marketplace === undefined ? { payload } : { marketplace, payload };
 }
 
-function invalid(draft: Draft, issues: FieldIssue[]): PreparedRow {
+function invalid(draft: Draft, issues: FieldIssue[], marketplace?: string): PreparedRow {
   const sku = draft.values.sku;
   const row: PreparedRow =
     sku === undefined ? { kind: 'invalid', location: draft.location, issues } : { kind: 'invalid', location: draft.location, sku, issues };
   if (draft.rows !== undefined) row.rows = draft.rows;
+  if (marketplace !== undefined) row.marketplace = marketplace;
   return row;
 }
 
@@ -103,11 +117,14 @@ function unreadable(issues: readonly FieldIssue[]): boolean {
 /**
  * A preparer for one run: defaults are applied per row (the row's value wins over `defaults`, which already hold
  * flag > env > profile > built-in), the request of the chosen shape is built and checked against the contract's
- * schema and the extra rules (absolute http(s) image URLs, the marketplace's form), and a SKU seen earlier in the run
- * makes the later row invalid, pointing at the first. Keep one preparer for all the sources of a run.
+ * schema and the extra rules (absolute http(s) image URLs, the marketplace's form), and a listing seen earlier in the
+ * run (the same SKU on the same marketplace: a listing's identity is the pair) makes the later row invalid, pointing
+ * at the first. A marketplace with defaults of its own (`defaults.per_marketplace`) gives its rows those. Keep one
+ * preparer for all the sources of a run.
  */
-export function createPreparer(defaults: ListingDefaults): Preparer {
-  const skus = new SkuRegistry();
+export function createPreparer(defaults: ListingDefaults, options: PreparerOptions = {}): Preparer {
+  // A stream sends one SKU again and again as it changes: there a repeated SKU is an update, not a duplicate.
+  const skus = options.repeatedSkus === 'allowed' ? undefined : new SkuRegistry();
   // Only a row that fails the hand-written check needs the schema, and so zod; a clean catalog never loads it.
   let schema: RequestSchema | undefined;
   const wrapped = defaults.shape === 'wrapped';
@@ -115,6 +132,18 @@ export function createPreparer(defaults: ListingDefaults): Preparer {
   let seenMarketplace: string | undefined;
   let shapedMarketplace = '';
   let shapedIsRight = false;
+  // A marketplace's own defaults (profile sections): looked up once for the rows of one marketplace in a row.
+  const perMarketplace = defaults.per_marketplace;
+  let defaultsFor: string | undefined;
+  let marketplaceDefaults: MarketplaceDefaults = defaults;
+  const defaultsOf: DefaultsOf = (marketplace) => {
+    if (perMarketplace === undefined || marketplace === undefined) return defaults;
+    if (marketplace !== defaultsFor) {
+      defaultsFor = marketplace;
+      marketplaceDefaults = perMarketplace[marketplace] ?? defaults;
+    }
+    return marketplaceDefaults;
+  };
 
   const resolveMarketplace: MarketplaceResolver = (values, issues) => {
     const value = values.marketplace ?? defaults.marketplace;
@@ -146,17 +175,19 @@ export function createPreparer(defaults: ListingDefaults): Preparer {
     if (draft.issues.length > 0 && unreadable(draft.issues)) return invalid(draft, draft.issues);
     const issues = draft.issues.slice();
     const { values } = draft;
-    const body = wrapped ? wrappedBody(values, resolveMarketplace(values, issues)) : flatBody(values, defaults, resolveMarketplace, issues);
+    const body = wrapped ? wrappedBody(values, resolveMarketplace(values, issues)) : flatBody(values, defaults.saved_defaults, resolveMarketplace, defaultsOf, issues);
+    // The listing's identity is (marketplace, SKU): the marketplace as sent (or as the row gave it, when unusable).
+    const marketplace = body.marketplace as string | undefined;
     let request: ListingRequest | undefined;
     // A clean body is what the schema would output for it; only the others are parsed (which also words the issues).
     if (issues.length === 0 && isClean(body)) request = body as ListingRequest;
     else request = parse((schema ??= requestSchemaFor(defaults.shape, defaults.saved_defaults)), body, issues);
-    if (values.sku !== undefined) {
-      const first = skus.firstSeen(values.sku, draft.location);
+    if (values.sku !== undefined && skus !== undefined) {
+      const first = skus.firstSeen(values.sku, draft.location, marketplace);
       if (first !== undefined) issues.push({ path: 'sku', message: `duplicate SKU; first seen at ${formatLocation(first)}` });
     }
-    if (issues.length > 0 || request === undefined || values.sku === undefined) return invalid(draft, issues);
-    const row: PreparedRow = { kind: 'ready', location: draft.location, sku: values.sku, request };
+    if (issues.length > 0 || request === undefined || values.sku === undefined) return invalid(draft, issues, marketplace);
+    const row: PreparedRow = { kind: 'ready', location: draft.location, sku: values.sku, request, marketplace: request.marketplace };
     if (draft.rows !== undefined) row.rows = draft.rows;
     return row;
   };

@@ -4,6 +4,7 @@ import type { PreparedRow } from '../prepare/types.js';
 import type { RetryBudget } from './retry-budget.js';
 import type { RetryPolicy } from './retry-policy.js';
 import type { Shard } from './shard.js';
+import type { ListingState } from './listing-state.js';
 import type { ConcurrencyLimit } from './flow/concurrency-limit.js';
 import type { PushbackCounts } from './flow/pushback-counts.js';
 import type { FailureKind } from '../client/classify.js';
@@ -81,15 +82,21 @@ export interface PublishOptions {
   maxErrors?: number;
   /** Everything but the network: rows that would be sent are `validated`. */
   dryRun?: boolean;
-  /** Only rows whose SKU falls in this shard are sent; the others are `skipped` (`other shard`). */
+  /**
+   * Only rows whose SKU falls in this shard are sent; the others are `skipped` (`other shard`). The key is the SKU
+   * alone, so every marketplace of one SKU is in the same shard.
+   */
   shard?: Shard;
   /**
-   * `--changed-only`: SKU -> content hash of the last accepted request. Rows whose hash matches are `skipped`
-   * (`unchanged`); the others carry the reason `new` or `changed`. The engine updates the map for every row the
-   * service accepts; the caller saves it.
+   * `--changed-only`: (marketplace, SKU) -> content hash of the last accepted request. Rows whose hash matches are
+   * `skipped` (`unchanged`); the others carry the reason `new` or `changed`. The engine updates the state for every
+   * row the service accepts; the caller saves it.
    */
-  changedOnly?: Map<string, string>;
-  /** `--resume`: the `publishedKey(sku, hash)` of rows already published; such rows are `skipped` (`already published`). */
+  changedOnly?: ListingState;
+  /**
+   * `--resume`: the `publishedKey(sku, hash)` of rows already published; such rows are `skipped` (`already
+   * published`). The content hash covers the marketplace, so the key tells the listings of one SKU apart.
+   */
   alreadyPublished?: ReadonlySet<string>;
   /** `--retry-failed`: true for the rows to send again; every other row is `skipped` (`not selected for retry`). */
   retryOnly?: (row: PreparedRow) => boolean;
@@ -101,6 +108,11 @@ export interface PublishOptions {
   abandon?: AbortSignal;
   /** Rows finished but not yet yielded, at most (they wait for an earlier row). Default max(4096, 256 x concurrency). */
   reorderBuffer?: number;
+  /**
+   * The source is a live stream whose next item may be long in coming (a Kafka topic): outcomes already finished
+   * are handed on while it waits, not when the next item arrives. A file or URL source does not need it.
+   */
+  live?: boolean;
   clock?: EngineClock;
   /**
    * Told of each answer, retry, limit or pace change, breaker change and early stop, for logs. Without it no event

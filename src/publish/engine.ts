@@ -1,6 +1,6 @@
 import type { PreparedRow } from '../prepare/types.js';
 import type { RowOutcome } from './outcome.js';
-import { idempotencyKeyForHash } from './idempotency.js';
+import { contentHash, idempotencyKeyForHash } from './idempotency.js';
 import { selectRow, unsent } from './row-selection.js';
 import { ReorderBuffer } from './reorder-buffer.js';
 import { Sending } from './sending.js';
@@ -143,17 +143,31 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
     const source = this.#rows[Symbol.asyncIterator]();
     const outcomes = this.#outcomes;
     let sourceError: unknown;
+    /** A live source's read still in progress (see PublishOptions.live). */
+    let pendingRead: Promise<IteratorResult<unknown>> | undefined;
     try {
       for (;;) {
         if (this.#fatal !== undefined) throw this.#fatal as Error;
         for (let outcome = outcomes.take(); outcome !== undefined; outcome = outcomes.take()) yield outcome;
         const readingOver = this.#sourceDone || (this.#stopping !== undefined && !this.#draining);
         if (readingOver && outcomes.empty) break;
-        if (!readingOver && this.#wantsRows() && !outcomes.full) {
+        if (!readingOver && (pendingRead !== undefined || (this.#wantsRows() && !outcomes.full))) {
           let next: IteratorResult<unknown>;
           try {
-            next = await source.next();
+            if (this.#options.live === true) {
+              // A live source may wait long: a finished outcome (or a stop) wakes the loop in the meantime.
+              pendingRead ??= source.next();
+              const read = pendingRead;
+              const settled = await Promise.race([read.then(() => true), new Promise<false>((resolve) => (this.#wake = () => resolve(false)))]);
+              this.#wake = undefined;
+              if (!settled) continue;
+              pendingRead = undefined;
+              next = await read;
+            } else {
+              next = await source.next();
+            }
           } catch (error) {
+            pendingRead = undefined;
             this.#sourceDone = true;
             // A read aborted by the stop signal is how a stopped source ends, not a failure.
             if (this.#options.stop?.aborted === true) this.#cut = true;
@@ -201,7 +215,9 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
       return;
     }
     const { body, hash, reason } = selection;
-    this.#sending.add({ index, row: selection.row, body, hash, key: idempotencyKeyForHash(hash), reason, attempts: 0, pushbacks: 0, startedAt: 0, lastError: undefined });
+    const scope = selection.row.idempotencyScope;
+    const key = idempotencyKeyForHash(scope === undefined ? hash : contentHash(`${scope}\n${hash}`));
+    this.#sending.add({ index, row: selection.row, body, hash, key, reason, attempts: 0, pushbacks: 0, startedAt: 0, lastError: undefined });
   }
 
   /** End the run early: nothing more is read or sent; in-flight requests finish unless abandoned. */

@@ -1,6 +1,10 @@
-/** A first-in first-out queue over an array with a moving head: O(1) push and take, no shifting. */
+/**
+ * A first-in first-out queue over an array with a moving head: O(1) push and take (amortised), no shifting per
+ * take. The taken head is cut off once it is most of the array, so a queue that is never empty (a stream) does
+ * not grow without end.
+ */
 export class Fifo<T> {
-  readonly #items: (T | undefined)[] = [];
+  #items: (T | undefined)[] = [];
   #head = 0;
 
   get size(): number {
@@ -11,6 +15,11 @@ export class Fifo<T> {
     this.#items.push(item);
   }
 
+  /** The oldest item, left in place; undefined when empty. */
+  peek(): T | undefined {
+    return this.#head === this.#items.length ? undefined : this.#items[this.#head];
+  }
+
   /** The oldest item, or undefined when empty. */
   take(): T | undefined {
     if (this.#head === this.#items.length) return undefined;
@@ -18,6 +27,9 @@ export class Fifo<T> {
     this.#items[this.#head++] = undefined;
     if (this.#head === this.#items.length) {
       this.#items.length = 0;
+      this.#head = 0;
+    } else if (this.#head >= 1024 && this.#head * 2 >= this.#items.length) {
+      this.#items = this.#items.slice(this.#head);
       this.#head = 0;
     }
     return item;

@@ -1,6 +1,4 @@
-import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { ListingsClient } from '../../client/listings-client.js';
 import { openCatalogs } from '../../catalog/open-catalog.js';
 import { estimateRowCount } from '../../catalog/count-rows.js';
 import { createPreparer } from '../../prepare/preparer.js';
@@ -16,10 +14,8 @@ import { acquireRunLocks, type RunLocks } from '../../publish/run-lock.js';
 import { describeTarget, runTarget, sandboxTarget, type RunTarget } from '../../publish/run-target.js';
 import { RetrySelection, SummaryCounter, readRetryRows, reportFormatOf, type RunMeta, type RunSummary } from '../../report/index.js';
 import type { RowOutcome } from '../../publish/outcome.js';
-import type { Sandbox } from '../../sandbox/types.js';
 import { ListingsError, UsageError } from '../../errors.js';
 import { checkOutputs } from '../../fs/check-outputs.js';
-import { registerSecret } from '../../secrets.js';
 import { VERSION } from '../../version.js';
 import { EXIT, ExitError } from '../exit-codes.js';
 import { err, paint } from '../output.js';
@@ -35,6 +31,7 @@ import { catalogOptionsFrom } from '../catalog-options.js';
 import type { PublishFlags } from './publish-flags.js';
 import { RunOutputs, type OutputFailure } from './run-outputs.js';
 import { RunLog, runStartOf } from '../log-events.js';
+import { openEndpoint, type Endpoint } from './open-endpoint.js';
 
 /** What the flags say before anything is opened; every mistake here is a usage error (exit 2), nothing sent. */
 function checkFlags(flags: PublishFlags): void {
@@ -61,29 +58,6 @@ function noticeForeignState(journalPath: string, read: JournalRead | undefined, 
   if (state?.foreignTarget !== undefined) {
     err(`notice: the state file ${statePath} belongs to ${other(state.foreignTarget)}: it is ignored (every row counts as new on ${describeTarget(target)}) and this run's state replaces it`);
   }
-}
-
-interface Endpoint {
-  client: ListingsClient;
-  sandbox?: Sandbox;
-}
-
-async function openEndpoint(flags: PublishFlags, loaded: LoadedSettings, connections: number): Promise<Endpoint> {
-  const timeout = {
-    ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }),
-    ...(flags.connectTimeout === undefined ? {} : { connectTimeoutMs: flags.connectTimeout }),
-  };
-  if (!flags.sandbox) {
-    const client = new ListingsClient({ baseUrl: loaded.baseUrl(), apiKey: loaded.apiKey(), connections, allowInsecureHttp: loaded.allowInsecureHttp, ...timeout });
-    return { client };
-  }
-  const { startSandbox } = await import('../../sandbox/index.js');
-  // A fresh key per run: registered as a secret like any other, so it is masked wherever it might appear.
-  const apiKey = `sandbox-${randomBytes(12).toString('hex')}`;
-  registerSecret(apiKey);
-  const sandbox = await startSandbox({ port: 0, apiKey, savedDefaults: loaded.settings.saved_defaults });
-  // The in-process sandbox is on loopback in this process: never through a proxy, whatever the environment says.
-  return { client: new ListingsClient({ baseUrl: sandbox.url, apiKey, connections, proxy: false, ...timeout }), sandbox };
 }
 
 /** The lines left in local files after the rows read, as a cheap count of what an interrupted run did not read. */

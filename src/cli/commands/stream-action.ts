@@ -1,0 +1,219 @@
+import { mkdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { Ora } from 'ora';
+import { parseKafkaAddress, isKafkaAddress } from '../../stream/kafka-address.js';
+import { streamListings, type StreamOutcome, type StreamRun, type StreamStats } from '../../stream/stream-listings.js';
+import { DEFAULT_RETRY_POLICY } from '../../publish/retry-policy.js';
+import { RetryBudget } from '../../publish/retry-budget.js';
+import { formatLocation, UsageError } from '../../errors.js';
+import { printable } from '../../printable.js';
+import { EXIT, ExitError } from '../exit-codes.js';
+import { err, out, paint, terminalSafe } from '../output.js';
+import { count, duration, progressMode } from '../progress.js';
+import { trapSignals } from '../signals.js';
+import { catalogOptionsFrom } from '../catalog-options.js';
+import type { LoadedSettings } from '../settings.js';
+import { openEndpoint } from './open-endpoint.js';
+import type { StreamFlags } from './stream-flags.js';
+
+/** Dead letters told one by one; beyond these, the status lines count them. */
+const DEAD_LETTERS_SHOWN = 50;
+
+/** A file name part from a topic or group name (both may hold characters a file system dislikes). */
+function fileSafe(name: string): string {
+  return name.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 80);
+}
+
+function lagText(stats: StreamStats): string {
+  const parts = stats.partitions.map((partition) => `${partition.partition}:${partition.lag === undefined ? '?' : count(partition.lag)}`);
+  return parts.length === 0 ? 'no partitions yet' : `lag ${parts.join(' ')}`;
+}
+
+/** The status of a running stream in one line; `rate` is published messages per second over the last interval. */
+function statusLine(stats: StreamStats, rate: number): string {
+  const { engine } = stats;
+  const parts = [
+    `${count(stats.published)} published`,
+    ...(stats.deadLettered > 0 ? [`${count(stats.deadLettered)} dead-lettered`] : []),
+    `${count(Math.round(rate))}/s`,
+    `${count(engine.inFlight)} in flight (limit ${count(engine.window)})`,
+    ...(engine.pace === undefined ? [] : [`pace ${count(Math.round(engine.pace))}/s`]),
+    ...(engine.throttled + engine.overloaded + engine.timeouts > 0 ? [`pushback ${count(engine.throttled + engine.overloaded + engine.timeouts)}`] : []),
+    ...(stats.waitingForSku > 0 ? [`${count(stats.waitingForSku)} behind their SKU`] : []),
+    lagText(stats),
+  ];
+  return parts.join(' · ');
+}
+
+/** Redraws the status: an ora line on a terminal, a plain line every interval otherwise, JSON events with --log-format json. */
+class StreamStatus {
+  #spinner: Ora | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #lastPublished = 0;
+  #lastAt = performance.now();
+  #rate = 0;
+
+  private constructor(private readonly run: StreamRun, private readonly mode: 'spinner' | 'plain' | 'json' | 'off') {}
+
+  static async start(run: StreamRun, mode: 'spinner' | 'plain' | 'json' | 'off', intervalS: number): Promise<StreamStatus> {
+    const status = new StreamStatus(run, mode);
+    if (mode === 'spinner') {
+      const { default: ora } = await import('ora');
+      status.#spinner = ora({ text: 'joining the consumer group', stream: process.stderr, discardStdin: false }).start();
+      status.#timer = setInterval(() => status.#draw(), 500);
+    } else if (mode !== 'off') {
+      status.#timer = setInterval(() => status.#draw(), intervalS * 1000);
+    }
+    status.#timer?.unref();
+    return status;
+  }
+
+  #draw(): void {
+    const stats = this.run.stats();
+    const now = performance.now();
+    const seconds = (now - this.#lastAt) / 1000;
+    if (seconds >= 0.5) {
+      this.#rate = (stats.published - this.#lastPublished) / seconds;
+      this.#lastPublished = stats.published;
+      this.#lastAt = now;
+    }
+    if (this.mode === 'spinner' && this.#spinner !== undefined) this.#spinner.text = terminalSafe(statusLine(stats, this.#rate), true);
+    else if (this.mode === 'plain') err(`status: ${statusLine(stats, this.#rate)}`);
+    else if (this.mode === 'json') err(JSON.stringify({ event: 'stream_status', time: new Date().toISOString(), published: stats.published, dead_lettered: stats.deadLettered, rate: Math.round(this.#rate), in_flight: stats.engine.inFlight, limit: stats.engine.window, buffered: stats.buffered, partitions: stats.partitions }));
+  }
+
+  /** A line above the status, without garbling it. */
+  note(line: string): void {
+    if (this.#spinner === undefined) {
+      err(line);
+      return;
+    }
+    this.#spinner.clear();
+    err(line);
+    this.#spinner.render();
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+    this.#spinner?.stop();
+    this.#spinner = undefined;
+  }
+}
+
+function deadLetterLine(result: StreamOutcome): string {
+  const { outcome } = result;
+  const sku = outcome.sku === undefined ? '' : ` (SKU ${printable(outcome.sku)})`;
+  const why = outcome.outcome === 'invalid' ? `invalid: ${outcome.error ?? ''}` : `${outcome.reason ?? 'failed'}${outcome.error === undefined ? '' : `: ${outcome.error}`}`;
+  return `dead-lettered ${formatLocation(outcome.location)}${sku}: ${printable(why)}`;
+}
+
+/** `listings stream kafka://.../TOPIC --group NAME`: runs until a signal, the service's end, or Kafka's. */
+export async function runStream(source: string, flags: StreamFlags, load: () => Promise<LoadedSettings>): Promise<void> {
+  const startedAt = performance.now();
+  if (!isKafkaAddress(source)) throw new UsageError(`${JSON.stringify(source)} is not a Kafka topic: listings stream reads kafka://HOST:PORT[,HOST:PORT...]/TOPIC (files and URLs are for listings publish)`);
+  const address = parseKafkaAddress(source, 'source');
+  if (flags.group.trim() === '') throw new UsageError('--group must not be empty');
+  if (flags.deadLetter !== undefined && isKafkaAddress(flags.deadLetter)) parseKafkaAddress(flags.deadLetter, '--dead-letter');
+  const catalog = await catalogOptionsFrom({ map: flags.map, ...(flags.mapping === undefined ? {} : { mapping: flags.mapping }), ...(flags.listSeparator === undefined ? {} : { listSeparator: flags.listSeparator }), ...(flags.preset === undefined ? {} : { preset: flags.preset }), sourceHeader: [] });
+  const loaded = await load();
+  const { concurrency, max_concurrency: maxConcurrency } = loaded.settings;
+  const deadLetter = flags.deadLetter ?? join('.listings', `dead-letter-${fileSafe(address.topic)}-${fileSafe(flags.group)}.ndjson`);
+  if (!isKafkaAddress(deadLetter)) await mkdir(dirname(deadLetter), { recursive: true });
+  const endpoint = await openEndpoint(flags, loaded, concurrency ?? maxConcurrency);
+  const json = flags.logFormat === 'json';
+  const quiet = flags.quiet === true;
+  const mode = json ? 'json' : quiet ? 'off' : progressMode(false);
+  let status: StreamStatus | undefined;
+  const note = (line: string): void => (status === undefined ? err(line) : status.note(line));
+  const event = (fields: Record<string, unknown>): void => err(JSON.stringify({ time: new Date().toISOString(), ...fields }));
+  const signals = trapSignals((n) => {
+    const line = n === 1 ? 'stopping: no new messages are read; waiting for the requests in flight, then committing (Ctrl-C again to abandon them)' : 'abandoning the requests in flight; committing what is done';
+    if (json) event({ event: 'stopping', abandon: n > 1 });
+    else note(line);
+  });
+  const run = streamListings({
+    source,
+    group: flags.group,
+    sender: endpoint.client,
+    defaults: loaded.defaults,
+    mapping: { ...(catalog.map === undefined ? {} : { map: catalog.map }), ...(catalog.listSeparator === undefined ? {} : { listSeparator: catalog.listSeparator }), ...(catalog.preset === undefined ? {} : { preset: catalog.preset }) },
+    deadLetter,
+    fromBeginning: flags.from === 'earliest',
+    commitIntervalMs: flags.commitInterval,
+    maxBuffered: flags.maxBuffered,
+    sessionTimeoutMs: flags.sessionTimeout,
+    drainTimeoutMs: flags.drainTimeout * 1000,
+    ...(concurrency === undefined ? { maxConcurrency } : { concurrency }),
+    ...(flags.rate === undefined ? {} : { rate: flags.rate }),
+    ...(flags.giveUpAfter === undefined ? {} : { giveUpAfterMs: flags.giveUpAfter * 1000 }),
+    retryPolicy: { ...DEFAULT_RETRY_POLICY, maxAttempts: flags.maxAttempts },
+    retryBudget: new RetryBudget(),
+    stop: signals.stop,
+    abandon: signals.abandon,
+    onLog: (level, message) => {
+      if (json) event({ event: 'kafka', level, message });
+      else if (level !== 'info' || !quiet) note(level === 'info' ? message : `${level === 'error' ? paint.red('error') : paint.yellow('warning')} ${message}`);
+    },
+  });
+  if (json) event({ event: 'stream_start', source: `kafka://${address.brokers.join(',')}/${address.topic}`, group: flags.group, dead_letter: deadLetter, target: endpoint.sandbox === undefined ? URL.parse(loaded.baseUrl())?.host : 'sandbox (in-process)' });
+  else if (!quiet) note(`streaming ${address.topic} in group ${flags.group} to ${endpoint.sandbox === undefined ? URL.parse(loaded.baseUrl())?.host : 'an embedded sandbox'}; failed and invalid messages go to ${deadLetter}`);
+  let shown = 0;
+  const latencies: number[] = [];
+  try {
+    status = await StreamStatus.start(run, mode, flags.statusInterval);
+    for await (const result of run) {
+      if (result.durable && result.outcome.outcome === 'published' && latencies.length < 100_000) latencies.push(result.latencyMs);
+      if (!result.deadLettered) continue;
+      if (json) event({ event: 'dead_letter', location: formatLocation(result.outcome.location), partition: result.message.partition, offset: result.message.offset, sku: result.outcome.sku, outcome: result.outcome.outcome, reason: result.outcome.reason, error: result.outcome.error, status: result.outcome.httpStatus });
+      else if (shown++ < DEAD_LETTERS_SHOWN) note(`${paint.yellow('warning')} ${deadLetterLine(result)}${shown === DEAD_LETTERS_SHOWN ? ` (the rest are counted, not shown; all are in ${deadLetter})` : ''}`);
+    }
+  } finally {
+    status?.stop();
+    signals.dispose();
+    if (signals.abandon.aborted) await endpoint.client.destroy();
+    else await endpoint.client.close();
+    await endpoint.sandbox?.close();
+  }
+  const stats = run.stats();
+  const end = run.end;
+  const elapsed = performance.now() - startedAt;
+  latencies.sort((a, b) => a - b);
+  const p = (q: number): number | undefined => (latencies.length === 0 ? undefined : latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]);
+  const summary = {
+    received: stats.received,
+    published: stats.published,
+    dead_lettered: stats.deadLettered,
+    left_uncommitted: stats.notDurable + stats.buffered,
+    commits: stats.commits,
+    requests: stats.engine.requests,
+    throttled: stats.engine.throttled,
+    overloaded: stats.engine.overloaded,
+    timeouts: stats.engine.timeouts,
+    peak_concurrency: stats.engine.peakInFlight,
+    latency_ms: { p50: p(0.5), p95: p(0.95), p99: p(0.99) },
+    partitions: stats.partitions.map((partition) => ({ partition: partition.partition, committed: partition.committed ?? null, lag: partition.lag ?? null })),
+    duration_ms: Math.round(elapsed),
+    end: end.kind === 'stopped' ? (end.abandoned ? 'abandoned' : 'stopped') : end.kind,
+  };
+  if (flags.json === true) out(JSON.stringify(summary));
+  if (json) event({ event: 'summary', ...summary });
+  else {
+    const committed = summary.partitions.map((partition) => `${partition.partition}@${partition.committed ?? '-'}`).join(' ');
+    err(`${count(stats.received)} received · ${paint.green(`${count(stats.published)} published`)} · ${stats.deadLettered > 0 ? paint.yellow(`${count(stats.deadLettered)} dead-lettered`) : '0 dead-lettered'} · ${count(summary.left_uncommitted)} left for the next reader · in ${duration(elapsed)}`);
+    if (summary.latency_ms.p50 !== undefined) err(`latency (message timestamp to published): p50 ${count(summary.latency_ms.p50)} ms · p95 ${count(summary.latency_ms.p95 ?? 0)} ms · p99 ${count(summary.latency_ms.p99 ?? 0)} ms`);
+    err(`committed offsets: ${committed === '' ? 'none' : committed} (${count(stats.commits)} commits)`);
+  }
+  if (end.kind === 'systemic') {
+    if (!json) {
+      err(`${paint.red('error')} the service is unusable: ${end.reason}; stopped after committing what was done`);
+      if (end.hint !== undefined) err(`${paint.dim('hint')}  ${end.hint}`);
+    }
+    throw new ExitError(EXIT.service);
+  }
+  if (end.kind === 'source') {
+    if (!json) err(`${paint.red('error')} Kafka: ${printable((end.error as Error).message ?? String(end.error))}`);
+    throw new ExitError(EXIT.source);
+  }
+  if (end.kind === 'stopped' && end.abandoned) throw new ExitError(EXIT.interrupted);
+}

@@ -1,0 +1,26 @@
+import type { Preset } from '../../catalog/types.js';
+
+/** The flags of `listings stream`, as commander collects them. */
+export interface StreamFlags {
+  group: string;
+  deadLetter?: string;
+  from: 'earliest' | 'latest';
+  map: string[];
+  mapping?: string;
+  listSeparator?: string;
+  preset?: Preset;
+  sandbox?: boolean;
+  rate?: number;
+  maxAttempts: number;
+  timeout?: number;
+  connectTimeout?: number;
+  giveUpAfter?: number;
+  maxBuffered: number;
+  commitInterval: number;
+  sessionTimeout: number;
+  drainTimeout: number;
+  json?: boolean;
+  quiet?: boolean;
+  statusInterval: number;
+  logFormat: 'human' | 'json';
+}

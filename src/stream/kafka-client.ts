@@ -1,0 +1,187 @@
+// The only module that loads the Kafka client library (kafkajs: see the README for why that one). It is imported
+// lazily by the stream, so `publish` never loads it.
+import type { Consumer, KafkaConfig, KafkaMessage, LogEntry, Producer } from 'kafkajs';
+import { SourceError } from '../errors.js';
+import { redact } from '../secrets.js';
+import type { KafkaAddress } from './kafka-address.js';
+import type { CommitPoint } from './offset-tracker.js';
+import type { StreamMessage } from './message-draft.js';
+import type { DeadLetter, DeadLetterSink } from './dead-letter.js';
+
+export type KafkaLogLevel = 'error' | 'warn' | 'info';
+export type KafkaLog = (level: KafkaLogLevel, message: string) => void;
+
+/** What the consumer hands the stream, and what it asks of it. */
+export interface ConsumerHandlers {
+  /**
+   * A fetched batch of one partition, in offset order. Call `accepted(offset)` for each message taken: the rest are
+   * fetched again. Call `heartbeat()` while waiting; `owned()` turns false once the batch is stale (a rebalance).
+   */
+  onBatch(batch: { partition: number; end: number; messages: StreamMessage[] }, control: BatchControl): Promise<void>;
+  /** This member's partitions after a (re)join. */
+  onAssigned(partitions: number[]): void;
+  /** A rebalance began: commit what is done while the partitions are still this member's. */
+  onRebalancing(): void;
+  /** The consumer stopped for good on an error it will not retry. */
+  onCrash(error: Error): void;
+}
+
+export interface BatchControl {
+  accepted(offset: number): void;
+  heartbeat(): Promise<void>;
+  owned(): boolean;
+}
+
+export interface ConsumerSettings {
+  address: KafkaAddress;
+  group: string;
+  fromBeginning: boolean;
+  sessionTimeoutMs: number;
+  clientId: string;
+  log: KafkaLog;
+}
+
+export interface ConsumerHandle {
+  commit(points: readonly CommitPoint[]): Promise<void>;
+  /** Stop fetching (the messages already handed on go on). */
+  pause(): void;
+  /** Leave the group and close the connections. */
+  disconnect(): Promise<void>;
+}
+
+type KafkaModule = typeof import('kafkajs');
+
+let kafkajs: Promise<KafkaModule> | undefined;
+
+function loadKafka(): Promise<KafkaModule> {
+  // Without this kafkajs warns about a producer partitioner change of 2022 on every start.
+  process.env.KAFKAJS_NO_PARTITIONER_WARNING ??= '1';
+  return (kafkajs ??= import('kafkajs').then((module) => ((module as unknown as { default?: KafkaModule }).default ?? module)));
+}
+
+function kafkaConfig(kafka: KafkaModule, address: KafkaAddress, clientId: string, log: KafkaLog): KafkaConfig {
+  const { logLevel } = kafka;
+  const levelOf = (level: number): KafkaLogLevel => (level === logLevel.ERROR ? 'error' : level === logLevel.WARN ? 'warn' : 'info');
+  return {
+    clientId,
+    brokers: address.brokers,
+    logLevel: logLevel.WARN,
+    retry: { retries: 8, initialRetryTime: 250, maxRetryTime: 5000 },
+    logCreator:
+      () =>
+      ({ namespace, level, log: entry }: LogEntry) => {
+        const extra = typeof entry.error === 'string' && !entry.message.includes(entry.error) ? `: ${entry.error}` : '';
+        log(levelOf(level), redact(`kafka ${namespace}: ${entry.message}${extra}`));
+      },
+  };
+}
+
+function toMessage(topic: string, partition: number, message: KafkaMessage): StreamMessage {
+  return {
+    topic,
+    partition,
+    offset: Number(message.offset),
+    key: message.key,
+    value: message.value,
+    timestamp: Number(message.timestamp),
+  };
+}
+
+function sourceError(address: KafkaAddress, error: unknown, doing: string): SourceError {
+  const message = error instanceof Error ? error.message : String(error);
+  return new SourceError({ source: `kafka://${address.brokers.join(',')}/${address.topic}` }, `${doing}: ${redact(message)}`, {
+    cause: error,
+    hint: 'check the brokers are reachable from here (HOST:PORT as the brokers advertise themselves) and the topic exists',
+  });
+}
+
+/** Joins the group, subscribes to the topic and starts handing batches to `handlers`. Throws SourceError when it cannot. */
+export async function startConsumer(settings: ConsumerSettings, handlers: ConsumerHandlers): Promise<ConsumerHandle> {
+  const kafka = await loadKafka();
+  const { address } = settings;
+  const client = new kafka.Kafka(kafkaConfig(kafka, address, settings.clientId, settings.log));
+  const consumer: Consumer = client.consumer({
+    groupId: settings.group,
+    sessionTimeout: settings.sessionTimeoutMs,
+    rebalanceTimeout: Math.max(settings.sessionTimeoutMs, 30_000),
+    heartbeatInterval: Math.max(500, Math.floor(settings.sessionTimeoutMs / 6)),
+    // Short fetch waits keep a stop prompt; an idle topic costs one request per broker every half second.
+    maxWaitTimeInMs: 500,
+    allowAutoTopicCreation: false,
+  });
+  const { GROUP_JOIN, REBALANCING, CRASH } = consumer.events;
+  consumer.on(GROUP_JOIN, (event) => handlers.onAssigned(event.payload.memberAssignment[address.topic] ?? []));
+  consumer.on(REBALANCING, () => handlers.onRebalancing());
+  consumer.on(CRASH, (event) => {
+    if (!event.payload.restart) handlers.onCrash(event.payload.error);
+  });
+  try {
+    await consumer.connect();
+    await consumer.subscribe({ topic: address.topic, fromBeginning: settings.fromBeginning });
+  } catch (error) {
+    await consumer.disconnect().catch(() => undefined);
+    throw sourceError(address, error, `cannot join consumer group ${JSON.stringify(settings.group)}`);
+  }
+  await consumer.run({
+    autoCommit: false,
+    eachBatchAutoResolve: false,
+    eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
+      const messages = batch.messages.map((message) => toMessage(batch.topic, batch.partition, message));
+      await handlers.onBatch(
+        { partition: batch.partition, end: Number(batch.highWatermark), messages },
+        { accepted: (offset) => resolveOffset(String(offset)), heartbeat, owned: () => isRunning() && !isStale() },
+      );
+    },
+  });
+  return {
+    commit: (points) => consumer.commitOffsets(points.map((point) => ({ topic: address.topic, partition: point.partition, offset: String(point.offset) }))),
+    pause: () => consumer.pause([{ topic: address.topic }]),
+    disconnect: () => consumer.disconnect(),
+  };
+}
+
+/** Dead letters produced to a Kafka topic, keyed as the original message; a flush waits for every broker ack. */
+export class KafkaDeadLetters implements DeadLetterSink {
+  #letters: DeadLetter[] = [];
+  #flushing: Promise<void> = Promise.resolve();
+
+  private constructor(readonly name: string, private readonly topic: string, private readonly producer: Producer) {}
+
+  static async open(address: KafkaAddress, clientId: string, log: KafkaLog): Promise<KafkaDeadLetters> {
+    const kafka = await loadKafka();
+    const producer = new kafka.Kafka(kafkaConfig(kafka, address, clientId, log)).producer({ allowAutoTopicCreation: true, idempotent: false });
+    try {
+      await producer.connect();
+    } catch (error) {
+      throw sourceError(address, error, 'cannot connect to the dead-letter brokers');
+    }
+    return new KafkaDeadLetters(`kafka://${address.brokers.join(',')}/${address.topic}`, address.topic, producer);
+  }
+
+  async write(letter: DeadLetter): Promise<void> {
+    this.#letters.push(letter);
+    if (this.#letters.length >= 500) await this.flush();
+  }
+
+  flush(): Promise<void> {
+    this.#flushing = this.#flushing.then(async () => {
+      if (this.#letters.length === 0) return;
+      const letters = this.#letters;
+      this.#letters = [];
+      await this.producer.send({
+        topic: this.topic,
+        acks: -1,
+        messages: letters.map((letter) => ({ key: letter.key ?? null, value: JSON.stringify(letter) })),
+      });
+    });
+    return this.#flushing;
+  }
+
+  async close(): Promise<void> {
+    try {
+      await this.flush();
+    } finally {
+      await this.producer.disconnect();
+    }
+  }
+}

@@ -1,0 +1,87 @@
+import type { Draft, Preset } from '../catalog/types.js';
+import { createRecordMapper, type FieldMap } from '../catalog/mapping/index.js';
+import { presetDrafts } from '../catalog/presets/index.js';
+import type { Location } from '../errors.js';
+
+/** One Kafka message as the stream sees it (the client library's own type stays inside kafka-consumer.ts). */
+export interface StreamMessage {
+  topic: string;
+  partition: number;
+  offset: number;
+  key: Buffer | null;
+  value: Buffer | null;
+  /** Milliseconds since the epoch, as the producer or the broker stamped it. */
+  timestamp: number;
+}
+
+/** How message values become drafts: the same renames, list separator and presets as `publish`. */
+export interface MessageMapping {
+  map?: FieldMap;
+  listSeparator?: string;
+  preset?: Preset;
+}
+
+/** Where a message is, for reports and errors: `TOPIC/PARTITION#OFFSET`. */
+export function messageLocation(message: Pick<StreamMessage, 'topic' | 'partition' | 'offset'>): Location {
+  return { source: `${message.topic}/${message.partition}`, record: message.offset };
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function unreadable(location: Location, message: string): Draft {
+  return { location, values: {}, issues: [{ path: '(record)', message }] };
+}
+
+async function firstDraft(preset: Preset, location: Location, fields: Record<string, unknown>): Promise<Draft> {
+  async function* one(): AsyncIterable<{ location: Location; fields: Record<string, unknown> }> {
+    yield { location, fields };
+  }
+  for await (const draft of presetDrafts(preset, one())) return draft;
+  return { location, values: {}, issues: [], skip: `not a listing under --preset ${preset}` };
+}
+
+/**
+ * Turns each message into a draft, as `publish` turns a JSON record into one: the value is a JSON object shaped
+ * like a catalog record; the key, when there is one, is the SKU (a value naming another SKU is an error, since
+ * which one is meant cannot be told). A message that is not such an object is a draft with the reason as its issue,
+ * so it is reported (and dead-lettered), never lost. A tombstone (no value) asks for a delete, which the service does
+ * not offer: it is skipped.
+ */
+export function createMessageMapper(mapping: MessageMapping): (message: StreamMessage) => Promise<Draft> | Draft {
+  const toDraft = createRecordMapper({ ...(mapping.map === undefined ? {} : { map: mapping.map }), ...(mapping.listSeparator === undefined ? {} : { listSeparator: mapping.listSeparator }) });
+  const { preset } = mapping;
+  const withKey = (draft: Draft, key: string | undefined): Draft => {
+    if (key === undefined || key === '') return draft;
+    const sku = draft.values.sku;
+    if (sku === undefined) draft.values.sku = key;
+    else if (sku !== key) draft.issues.push({ path: 'sku', message: `the message key ${JSON.stringify(key)} and the sku ${JSON.stringify(sku)} differ` });
+    return draft;
+  };
+  return (message) => {
+    const location = messageLocation(message);
+    let key: string | undefined;
+    try {
+      key = message.key === null ? undefined : utf8.decode(message.key);
+    } catch {
+      return unreadable(location, 'the message key is not UTF-8 text');
+    }
+    if (message.value === null) {
+      const draft: Draft = { location, values: {}, issues: [], skip: 'tombstone (the service has no delete operation)' };
+      if (key !== undefined && key !== '') draft.values.sku = key;
+      return draft;
+    }
+    let fields: unknown;
+    try {
+      fields = JSON.parse(utf8.decode(message.value));
+    } catch (error) {
+      const why = error instanceof SyntaxError ? `not JSON (${error.message})` : 'not UTF-8 text';
+      return withKey(unreadable(location, `the message value is ${why}`), key);
+    }
+    if (fields === null || typeof fields !== 'object' || Array.isArray(fields)) {
+      return withKey(unreadable(location, `the message value is JSON but not an object (${Array.isArray(fields) ? 'an array' : fields === null ? 'null' : typeof fields})`), key);
+    }
+    const record = fields as Record<string, unknown>;
+    if (preset !== undefined) return firstDraft(preset, location, record).then((draft) => withKey(draft, key));
+    return withKey(toDraft({ location, fields: record }), key);
+  };
+}

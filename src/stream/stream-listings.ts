@@ -1,0 +1,393 @@
+import type { Draft } from '../catalog/types.js';
+import { ConfigError } from '../errors.js';
+import { createPreparer } from '../prepare/preparer.js';
+import type { ListingDefaults, PreparedRow } from '../prepare/types.js';
+import { publishRows, type PublishRun } from '../publish/engine.js';
+import type { EngineObserver, EngineStats, PublishEnd, PublishOptions } from '../publish/engine-types.js';
+import { Fifo } from '../publish/fifo.js';
+import type { RowOutcome } from '../publish/outcome.js';
+import { DEFAULT_RETRY_POLICY } from '../publish/retry-policy.js';
+import { deadLetterOf, FileDeadLetters, type DeadLetterSink } from './dead-letter.js';
+import { isKafkaAddress, parseKafkaAddress, type KafkaAddress } from './kafka-address.js';
+import type { BatchControl, ConsumerHandle, KafkaLog } from './kafka-client.js';
+import { createMessageMapper, type MessageMapping, type StreamMessage } from './message-draft.js';
+import { MessageFeed } from './message-feed.js';
+import { OffsetTracker, type OffsetTicket } from './offset-tracker.js';
+import { KeyedGate } from './sku-gate.js';
+
+/** Options of {@link streamListings}. `source`, `group` and `sender` are required. */
+export interface StreamListingsOptions
+  extends Pick<PublishOptions, 'sender' | 'concurrency' | 'maxConcurrency' | 'limiter' | 'rate' | 'giveUpAfterMs' | 'retryPolicy' | 'retryBudget' | 'onEvent'> {
+  /** `kafka://HOST:PORT[,HOST:PORT...]/TOPIC`. */
+  source: string;
+  /** The consumer group: processes with the same group share the topic's partitions. */
+  group: string;
+  /** Listing defaults (flat shape without saved defaults unless said otherwise), as for `publishCatalog`. */
+  defaults?: Partial<ListingDefaults>;
+  /** Renames, list separator and preset, as for a JSON catalog. */
+  mapping?: MessageMapping;
+  /**
+   * Where messages that fail or are invalid go: an NDJSON file path, `kafka://.../TOPIC`, or a sink of your own. Their
+   * offsets are committed once the dead letter is durable. Without it they are committed on their outcome alone.
+   */
+  deadLetter?: string | DeadLetterSink;
+  /** A group with no committed offset starts at the topic's beginning (default) or its end. */
+  fromBeginning?: boolean;
+  /** How often durable progress is committed. Default 1,000 ms (and at every rebalance and at the end). */
+  commitIntervalMs?: number;
+  /** Messages read and not yet durable, at most; fetching pauses beyond it. Default 4,096. */
+  maxBuffered?: number;
+  /** The group's session timeout: how soon the others take over a process that died. Default 10,000 ms. */
+  sessionTimeoutMs?: number;
+  /** After a stop, how long requests in flight may take before they are abandoned. Default 30,000 ms. */
+  drainTimeoutMs?: number;
+  /** Stop fetching, let the requests in flight finish (up to `drainTimeoutMs`), commit, leave the group. */
+  stop?: AbortSignal;
+  /** As `stop`, but abandon the requests in flight at once. */
+  abandon?: AbortSignal;
+  clientId?: string;
+  /** Told of the consumer's own warnings and the stream's notices (assignments, commit failures). */
+  onLog?: KafkaLog;
+}
+
+/** One message's outcome. */
+export interface StreamOutcome {
+  message: { topic: string; partition: number; offset: number; key?: string; timestamp: number };
+  outcome: RowOutcome;
+  /** True when the message went to the dead letter. */
+  deadLettered: boolean;
+  /**
+   * False when the outcome is not final (the stream was stopping, or the service became unusable): the offset is
+   * not committed and whoever reads the partition next sends the message again.
+   */
+  durable: boolean;
+  /** From the message's timestamp to its outcome. */
+  latencyMs: number;
+}
+
+/** Why a stream ended. */
+export type StreamEnd =
+  | { kind: 'running' }
+  /** The stop or abandon signal. */
+  | { kind: 'stopped'; abandoned: boolean }
+  /** The service cannot be used (see PublishEnd `systemic`). */
+  | Extract<PublishEnd, { kind: 'systemic' }>
+  /** Kafka failed for good (the consumer crashed, a commit kept failing at the end). */
+  | { kind: 'source'; error: unknown };
+
+export interface PartitionProgress {
+  partition: number;
+  /** Messages read and not yet durable. */
+  inProgress: number;
+  /** The last committed offset (the next to read). */
+  committed: number | undefined;
+  /** Messages behind the partition's end, from the committed position. */
+  lag: number | undefined;
+}
+
+export interface StreamStats {
+  received: number;
+  published: number;
+  deadLettered: number;
+  /** Outcomes not final (stopping): left uncommitted for the next reader. */
+  notDurable: number;
+  /** Messages read and not yet given an outcome. */
+  buffered: number;
+  /** Of those, waiting behind an earlier change of the same SKU. */
+  waitingForSku: number;
+  commits: number;
+  partitions: PartitionProgress[];
+  engine: EngineStats;
+}
+
+interface Item {
+  message: StreamMessage;
+  draft: Draft;
+  ticket: OffsetTicket;
+  /** The SKU gate's key, when the draft has a SKU. */
+  gateKey: string | undefined;
+}
+
+/** Reasons of `failed` outcomes that mean "not tried to the end" (the run was stopping), not a verdict on the message. */
+const UNFINISHED = new Set(['interrupted', 'service unusable', 'max errors reached', 'source unreadable']);
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref());
+
+/**
+ * Publish every message of a Kafka topic as it arrives, in a consumer group: an async iterable of one outcome per
+ * message, until `stop`. At least once: a partition's offset is committed only past messages that all have a durable
+ * outcome (published, skipped, or failed/invalid and dead-lettered); replays are made harmless by the Idempotency-Key,
+ * which covers the message's topic, partition and offset. Two changes of one SKU are never in flight at once, and
+ * apply in partition order. A busy or down service pauses consumption (the engine's flow control) instead of
+ * failing messages.
+ *
+ * ```ts
+ * const stream = streamListings({ source: 'kafka://localhost:9092/products', group: 'listings', sender: client });
+ * for await (const { message, outcome } of stream) console.log(message.offset, outcome.outcome);
+ * ```
+ */
+export function streamListings(options: StreamListingsOptions): StreamRun {
+  return new StreamRun(options);
+}
+
+export class StreamRun implements AsyncIterable<StreamOutcome> {
+  readonly #options: StreamListingsOptions;
+  readonly #address: KafkaAddress;
+  readonly #tracker = new OffsetTracker();
+  readonly #gate = new KeyedGate<Item>();
+  readonly #feed = new MessageFeed<Item>();
+  /** Items handed to the engine, in the order their outcomes come back. */
+  readonly #fed = new Fifo<Item>();
+  readonly #engineStop = new AbortController();
+  readonly #engineAbandon = new AbortController();
+  readonly #roomWaiters: Array<() => void> = [];
+  #run: PublishRun | undefined;
+  #mapper: ReturnType<typeof createMessageMapper> | undefined;
+  /** After a stop: when the requests still in flight are abandoned. */
+  #drain: NodeJS.Timeout | undefined;
+  #consumer: ConsumerHandle | undefined;
+  #deadLetters: DeadLetterSink | undefined;
+  #committing: Promise<void> = Promise.resolve();
+  #end: StreamEnd = { kind: 'running' };
+  #stopping = false;
+  #started = false;
+  #buffered = 0;
+  #received = 0;
+  #published = 0;
+  #deadLettered = 0;
+  #notDurable = 0;
+  #commits = 0;
+
+  constructor(options: StreamListingsOptions) {
+    if (options.sender === undefined) throw new TypeError('streamListings: a sender is required');
+    if (!isKafkaAddress(options.source)) throw new ConfigError(`streamListings: source ${JSON.stringify(options.source)} is not a kafka:// address`);
+    if (options.group.trim() === '') throw new ConfigError('streamListings: the consumer group must not be empty');
+    this.#options = options;
+    this.#address = parseKafkaAddress(options.source, 'source');
+  }
+
+  get end(): StreamEnd {
+    return this.#end;
+  }
+
+  stats(): StreamStats {
+    const engine = this.#run?.stats() ?? { read: 0, inFlight: 0, window: 0, peakWindow: 0, peakInFlight: 0, pace: undefined, waitingRetry: 0, requests: 0, retries: 0, failed: 0, throttled: 0, overloaded: 0, timeouts: 0, unreachable: 0 };
+    return {
+      received: this.#received,
+      published: this.#published,
+      deadLettered: this.#deadLettered,
+      notDurable: this.#notDurable,
+      buffered: this.#buffered,
+      waitingForSku: this.#gate.waiting,
+      commits: this.#commits,
+      partitions: this.#tracker.positions(),
+      engine,
+    };
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<StreamOutcome, void, undefined> {
+    if (this.#started) throw new Error('a StreamRun can be iterated only once');
+    this.#started = true;
+    const options = this.#options;
+    const log: KafkaLog = options.onLog ?? (() => undefined);
+    const onStop = (): void => this.#beginStop(false);
+    const onAbandon = (): void => this.#beginStop(true);
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      this.#deadLetters = await openDeadLetters(options, log);
+      const run = this.#startEngine();
+      this.#run = run;
+      const { startConsumer } = await import('./kafka-client.js');
+      this.#consumer = await startConsumer(
+        { address: this.#address, group: options.group, fromBeginning: options.fromBeginning ?? true, sessionTimeoutMs: options.sessionTimeoutMs ?? 10_000, clientId: options.clientId ?? 'listings', log },
+        {
+          onBatch: (batch, control) => this.#take(batch, control),
+          onAssigned: (partitions) => this.#assigned(partitions, log),
+          onRebalancing: () => void this.#commit(log),
+          onCrash: (error) => {
+            if (this.#end.kind === 'running') this.#end = { kind: 'source', error };
+            this.#beginStop(false);
+          },
+        },
+      );
+      options.stop?.addEventListener('abort', onStop);
+      options.abandon?.addEventListener('abort', onAbandon);
+      if (options.abandon?.aborted === true) onAbandon();
+      else if (options.stop?.aborted === true) onStop();
+      timer = setInterval(() => void this.#commit(log), options.commitIntervalMs ?? 1000);
+      for await (const outcome of run) {
+        const item = this.#fed.take() as Item;
+        yield await this.#settle(item, outcome, run);
+      }
+      if (run.end.kind === 'systemic' && this.#end.kind === 'running') this.#end = run.end;
+    } finally {
+      options.stop?.removeEventListener('abort', onStop);
+      options.abandon?.removeEventListener('abort', onAbandon);
+      clearInterval(timer);
+      this.#beginStop(false);
+      clearTimeout(this.#drain);
+      try {
+        if (this.#consumer !== undefined) await this.#commit(log, true);
+      } finally {
+        await this.#deadLetters?.close().catch((error: unknown) => log('error', `cannot close the dead letter ${this.#deadLetters?.name}: ${(error as Error).message}`));
+        await this.#consumer?.disconnect().catch(() => undefined);
+      }
+    }
+  }
+
+  #startEngine(): PublishRun {
+    const options = this.#options;
+    const preparer = createPreparer({ shape: 'flat', saved_defaults: false, ...options.defaults }, { repeatedSkus: 'allowed' });
+    const observer = options.onEvent;
+    const onEvent: EngineObserver = (event) => {
+      // The service became unusable: stop reading, so the stream ends with what is done committed.
+      if (event.type === 'stopped' && event.end.kind === 'systemic') {
+        if (this.#end.kind === 'running') this.#end = event.end;
+        this.#beginStop(false);
+      }
+      observer?.(event);
+    };
+    const policy = options.retryPolicy ?? DEFAULT_RETRY_POLICY;
+    const publishOptions: PublishOptions = {
+      ...pick(options),
+      // A stream never gives a message up for pushback: a busy service pauses it, one that stays down ends the
+      // process (the breaker's give-up-after), and the message is read again by the next process.
+      retryPolicy: { ...policy, maxPushbacks: Number.POSITIVE_INFINITY, maxRetryAfterMs: Math.max(policy.maxRetryAfterMs, 600_000) },
+      live: true,
+      stop: this.#engineStop.signal,
+      abandon: this.#engineAbandon.signal,
+      onEvent,
+    };
+    return publishRows(this.#feed, publishOptions, (item: Item): PreparedRow => {
+      this.#fed.push(item);
+      const row = preparer(item.draft);
+      const { message } = item;
+      if (row.kind === 'ready') row.idempotencyScope = `${message.topic}/${message.partition}/${message.offset}`;
+      return row;
+    });
+  }
+
+  /** Takes a fetched batch while there is room; the messages not taken are fetched again later. */
+  async #take(batch: { partition: number; end: number; messages: StreamMessage[] }, control: BatchControl): Promise<void> {
+    const max = Math.max(1, this.#options.maxBuffered ?? 4096);
+    const mapper = (this.#mapper ??= createMessageMapper(this.#options.mapping ?? {}));
+    this.#tracker.setEnd(batch.partition, batch.end);
+    for (const message of batch.messages) {
+      while (this.#buffered >= max) {
+        if (this.#stopping || !control.owned()) return;
+        await Promise.race([new Promise<void>((resolve) => this.#roomWaiters.push(resolve)), sleep(1000)]);
+        await control.heartbeat().catch(() => undefined);
+      }
+      if (this.#stopping || !control.owned()) return;
+      const mapped = mapper(message);
+      const draft = mapped instanceof Promise ? await mapped : mapped;
+      if (this.#stopping || !control.owned()) return;
+      const ticket = this.#tracker.add(message.partition, message.offset);
+      const sku = draft.values.sku;
+      const gateKey = sku === undefined ? undefined : `${draft.values.marketplace ?? ''}\u0000${sku}`;
+      const item: Item = { message, draft, ticket, gateKey };
+      this.#buffered++;
+      this.#received++;
+      control.accepted(message.offset);
+      if (gateKey === undefined || this.#gate.enter(gateKey, item)) this.#feed.push(item);
+    }
+  }
+
+
+  /** An outcome: dead-letter it when it failed for good, mark it durable, let the next change of its SKU go. */
+  async #settle(item: Item, outcome: RowOutcome, run: PublishRun): Promise<StreamOutcome> {
+    const { message } = item;
+    const finished = outcome.outcome !== 'not_attempted' && !(outcome.outcome === 'failed' && (UNFINISHED.has(outcome.reason ?? '') || run.end.kind !== 'completed'));
+    let deadLettered = false;
+    if (finished && (outcome.outcome === 'failed' || outcome.outcome === 'invalid') && this.#deadLetters !== undefined) {
+      await this.#deadLetters.write(deadLetterOf(message, outcome, new Date()));
+      deadLettered = true;
+      this.#deadLettered++;
+    }
+    if (finished) this.#tracker.done(item.ticket);
+    else this.#notDurable++;
+    if (outcome.outcome === 'published') this.#published++;
+    if (item.gateKey !== undefined) {
+      const next = this.#gate.leave(item.gateKey);
+      if (next !== undefined && !this.#feed.push(next)) this.#buffered--;
+    }
+    this.#buffered--;
+    for (let waiter = this.#roomWaiters.shift(); waiter !== undefined; waiter = this.#roomWaiters.shift()) waiter();
+    const key = message.key === null ? undefined : message.key.toString('utf8');
+    return {
+      message: { topic: message.topic, partition: message.partition, offset: message.offset, ...(key === undefined ? {} : { key }), timestamp: message.timestamp },
+      outcome,
+      deadLettered,
+      durable: finished,
+      latencyMs: Date.now() - message.timestamp,
+    };
+  }
+
+  #assigned(partitions: number[], log: KafkaLog): void {
+    const now = new Set(partitions);
+    const before = this.#tracker.assigned();
+    for (const partition of before) if (!now.has(partition)) this.#tracker.revoke(partition);
+    for (const partition of partitions) this.#tracker.assign(partition);
+    const list = [...now].sort((a, b) => a - b).join(', ');
+    log('info', `partitions of ${this.#address.topic} assigned to this process: ${list === '' ? 'none (more processes than partitions)' : list}`);
+  }
+
+  /** Commits what is durable; one commit at a time. The last one (`final`) reports a failure as the stream's end. */
+  #commit(log: KafkaLog, final = false): Promise<void> {
+    const commit = async (): Promise<void> => {
+      const consumer = this.#consumer;
+      const points = this.#tracker.committable();
+      if (consumer === undefined || points.length === 0) return;
+      try {
+        // Dead letters first: an offset moves past a failed message only once its dead letter is safe.
+        await this.#deadLetters?.flush();
+        await consumer.commit(points);
+        this.#tracker.committed(points);
+        this.#commits++;
+      } catch (error) {
+        const message = `cannot commit offsets (${points.map((point) => `${point.partition}@${point.offset}`).join(', ')}): ${(error as Error).message}`;
+        log(final ? 'error' : 'warn', `${message}${final ? '' : '; trying again'}`);
+        if (final && this.#end.kind === 'running') this.#end = { kind: 'source', error };
+      }
+    };
+    this.#committing = this.#committing.then(commit, commit);
+    return this.#committing;
+  }
+
+  #beginStop(abandon: boolean): void {
+    if (!this.#stopping) {
+      this.#stopping = true;
+      if (this.#end.kind === 'running') this.#end = { kind: 'stopped', abandoned: abandon };
+      this.#consumer?.pause();
+      this.#feed.close();
+      this.#engineStop.abort();
+      this.#drain = setTimeout(() => this.#engineAbandon.abort(), this.#options.drainTimeoutMs ?? 30_000).unref();
+      for (let waiter = this.#roomWaiters.shift(); waiter !== undefined; waiter = this.#roomWaiters.shift()) waiter();
+    }
+    if (abandon) {
+      if (this.#end.kind === 'stopped') this.#end = { kind: 'stopped', abandoned: true };
+      this.#engineAbandon.abort();
+    }
+  }
+}
+
+function pick(options: StreamListingsOptions): PublishOptions {
+  const { sender, concurrency, maxConcurrency, limiter, rate, giveUpAfterMs, retryBudget } = options;
+  return {
+    ...(sender === undefined ? {} : { sender }),
+    ...(concurrency === undefined ? {} : { concurrency }),
+    ...(maxConcurrency === undefined ? {} : { maxConcurrency }),
+    ...(limiter === undefined ? {} : { limiter }),
+    ...(rate === undefined ? {} : { rate }),
+    ...(giveUpAfterMs === undefined ? {} : { giveUpAfterMs }),
+    ...(retryBudget === undefined ? {} : { retryBudget }),
+  };
+}
+
+async function openDeadLetters(options: StreamListingsOptions, log: KafkaLog): Promise<DeadLetterSink | undefined> {
+  const target = options.deadLetter;
+  if (target === undefined || typeof target !== 'string') return target;
+  if (!isKafkaAddress(target)) return FileDeadLetters.open(target);
+  const { KafkaDeadLetters } = await import('./kafka-client.js');
+  return KafkaDeadLetters.open(parseKafkaAddress(target, '--dead-letter'), options.clientId ?? 'listings', log);
+}
