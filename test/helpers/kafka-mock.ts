@@ -60,3 +60,29 @@ export function produce(bootstrap: string, topic: string, messages: ReadonlyArra
     child.stdin.end(lines);
   });
 }
+
+/** The group's committed offsets of the topic, per partition (-1: none), read with kafkajs's admin client. */
+export async function committedOffsets(bootstrap: string, group: string, topic: string): Promise<Map<number, number>> {
+  const { Kafka, logLevel } = await import('kafkajs');
+  const admin = new Kafka({ brokers: bootstrap.split(','), clientId: 'test-admin', logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  try {
+    const [offsets] = await admin.fetchOffsets({ groupId: group, topics: [topic] });
+    return new Map((offsets?.partitions ?? []).map((partition) => [partition.partition, Number(partition.offset)]));
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** The end (high watermark) of each partition of the topic. */
+export async function topicEnds(bootstrap: string, topic: string): Promise<Map<number, number>> {
+  const { Kafka, logLevel } = await import('kafkajs');
+  const admin = new Kafka({ brokers: bootstrap.split(','), clientId: 'test-admin', logLevel: logLevel.NOTHING }).admin();
+  await admin.connect();
+  try {
+    const offsets = await admin.fetchTopicOffsets(topic);
+    return new Map(offsets.map((partition) => [partition.partition, Number(partition.high)]));
+  } finally {
+    await admin.disconnect();
+  }
+}

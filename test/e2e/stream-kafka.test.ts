@@ -1,0 +1,221 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnCli } from '../helpers/cli.js';
+import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox-process.js';
+import { committedOffsets, hasKcat, NO_KCAT, produce, startKafkaMock, topicEnds, type KafkaMock } from '../helpers/kafka-mock.js';
+import { tempDir } from '../helpers/tmp.js';
+import { publishEnv } from './publish-helpers.js';
+
+const kcat = hasKcat();
+if (!kcat) console.warn(NO_KCAT);
+
+const DEFAULTS = ['--marketplace', 'EBAY_US', '--merchant-location-key', 'wh-1', '--fulfillment-policy-id', 'F-1', '--payment-policy-id', 'P-1', '--return-policy-id', 'R-1'];
+
+function product(i: number, prefix: string): { key: string; value: string } {
+  const sku = `${prefix}-${String(i).padStart(6, '0')}`;
+  return { key: sku, value: JSON.stringify({ sku, title: `Item ${i}`, images_source: [`https://images.example.com/${i}.jpg`], overrides: { condition: 'NEW' } }) };
+}
+
+function products(from: number, to: number, prefix: string): Array<{ key: string; value: string }> {
+  const messages = [];
+  for (let i = from; i < to; i++) messages.push(product(i, prefix));
+  return messages;
+}
+
+interface StreamProcess {
+  child: ChildProcess;
+  exited: Promise<[number | null, NodeJS.Signals | null]>;
+  stderr(): string;
+  stdout(): string;
+}
+
+function startStream(mock: KafkaMock, topic: string, group: string, url: string, cwd: string, extra: string[] = []): StreamProcess {
+  const child = spawnCli(['stream', `kafka://${mock.bootstrap}/${topic}`, '--group', group, ...DEFAULTS, '--session-timeout', '6000', '--status-interval', '1', '--json', ...extra], { cwd, env: publishEnv(url) });
+  let stderr = '';
+  let stdout = '';
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  return { child, exited: once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>, stderr: () => stderr, stdout: () => stdout };
+}
+
+async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs: number, describeState: () => Promise<string> | string = () => ''): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${await describeState()}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** The partitions the process holds now, from its last assignment line. */
+function assigned(stream: StreamProcess): number[] | undefined {
+  const lines = [...stream.stderr().matchAll(/assigned to this process: ([^\n]*)/g)];
+  const last = lines.at(-1)?.[1];
+  if (last === undefined) return undefined;
+  return last.startsWith('none') ? [] : last.split(', ').map(Number);
+}
+
+async function committedTotal(mock: KafkaMock, group: string, topic: string): Promise<number> {
+  let total = 0;
+  for (const offset of (await committedOffsets(mock.bootstrap, group, topic)).values()) total += Math.max(0, offset);
+  return total;
+}
+
+async function endsTotal(mock: KafkaMock, topic: string): Promise<number> {
+  let total = 0;
+  for (const end of (await topicEnds(mock.bootstrap, topic)).values()) total += end;
+  return total;
+}
+
+function summaryOf(stream: StreamProcess): { received: number; published: number; dead_lettered: number; end: string } {
+  return JSON.parse(stream.stdout().trim().split('\n').at(-1) ?? '{}');
+}
+
+describe.skipIf(!kcat)('listings stream: Kafka consumer groups against a Kafka-protocol cluster (kcat mock) and the sandbox', () => {
+  let mock: KafkaMock;
+  const running: StreamProcess[] = [];
+  const sandboxes: SandboxProcess[] = [];
+
+  beforeAll(async () => {
+    mock = await startKafkaMock(3);
+  });
+
+  afterAll(async () => {
+    for (const stream of running) if (stream.child.exitCode === null) stream.child.kill('SIGKILL');
+    await Promise.all(sandboxes.map((sandbox) => sandbox.stop()));
+    await mock?.stop();
+  });
+
+  async function sandbox(args: string[] = []): Promise<SandboxProcess> {
+    const started = await startSandboxProcess(args);
+    sandboxes.push(started);
+    return started;
+  }
+
+  function stream(topic: string, group: string, url: string, cwd: string, extra: string[] = []): StreamProcess {
+    const started = startStream(mock, topic, group, url, cwd, extra);
+    running.push(started);
+    return started;
+  }
+
+  it('10,000 messages over 4 partitions, 2 processes in one group: 10,000 created, each exits 0 on SIGTERM, offsets committed to the end', async () => {
+    const cwd = tempDir('stream-group-');
+    const service = await sandbox(['--latency', '1-4']);
+    const topic = 'group-two';
+    await produce(mock.bootstrap, topic, products(0, 2000, 'G'));
+    const a = stream(topic, 'two', service.url, cwd);
+    const b = stream(topic, 'two', service.url, cwd);
+    // Both members hold partitions before the rest is produced, so both publish.
+    await until('both processes to hold partitions', () => (assigned(a)?.length ?? 0) > 0 && (assigned(b)?.length ?? 0) > 0, 40_000, () => `${a.stderr()}\n---\n${b.stderr()}`);
+    expect([...(assigned(a) ?? []), ...(assigned(b) ?? [])].sort()).toEqual([0, 1, 2, 3]);
+    await produce(mock.bootstrap, topic, products(2000, 10_000, 'G'));
+    await until('10,000 listings', async () => (await service.stats()).created >= 10_000, 60_000, async () => JSON.stringify(await service.stats()));
+    expect(await endsTotal(mock, topic)).toBe(10_000);
+    await until('offsets committed to the end', async () => (await committedTotal(mock, 'two', topic)) === 10_000, 20_000, async () => JSON.stringify([...(await committedOffsets(mock.bootstrap, 'two', topic))]));
+    a.child.kill('SIGTERM');
+    b.child.kill('SIGTERM');
+    const [[codeA], [codeB]] = await Promise.all([a.exited, b.exited]);
+    expect(codeA, a.stderr()).toBe(0);
+    expect(codeB, b.stderr()).toBe(0);
+    const stats = await service.stats();
+    expect(stats.created).toBe(10_000);
+    expect(stats.duplicates).toBe(0);
+    const [sa, sb] = [summaryOf(a), summaryOf(b)];
+    expect(sa.published).toBeGreaterThan(0);
+    expect(sb.published).toBeGreaterThan(0);
+    // Every publication beyond the 10,000 was a replay of a message under its own key, answered without creating.
+    expect(sa.published + sb.published).toBe(10_000 + stats.replayed);
+    expect(sa.end).toBe('stopped');
+    expect(existsSync(join(cwd, '.listings', `dead-letter-${topic}-two.ndjson`)) ? readFileSync(join(cwd, '.listings', `dead-letter-${topic}-two.ndjson`), 'utf8') : '').toBe('');
+  }, 150_000);
+
+  it('kill -9 of one of two processes mid-stream: the other takes over its partitions, all 10,000 created, replays under the same Idempotency-Key', async () => {
+    const cwd = tempDir('stream-kill-');
+    const service = await sandbox(['--latency', '5-15', '--capacity', '40']);
+    const topic = 'group-kill';
+    await produce(mock.bootstrap, topic, products(0, 400, 'K'));
+    // The victim commits rarely, so some of what it published is not committed when it dies: the survivor sends it again.
+    const victim = stream(topic, 'kill', service.url, cwd, ['--commit-interval', '4000']);
+    const survivor = stream(topic, 'kill', service.url, cwd);
+    await until('both processes to hold partitions', () => (assigned(victim)?.length ?? 0) > 0 && (assigned(survivor)?.length ?? 0) > 0, 40_000, () => `${victim.stderr()}\n---\n${survivor.stderr()}`);
+    await produce(mock.bootstrap, topic, products(400, 10_000, 'K'));
+    await until('3,000 listings', async () => (await service.stats()).created >= 3000, 60_000);
+    victim.child.kill('SIGKILL');
+    await victim.exited;
+    await until('10,000 listings', async () => (await service.stats()).created >= 10_000, 90_000, async () => `${JSON.stringify(await service.stats())}\n${survivor.stderr().slice(-2000)}`);
+    expect(assigned(survivor)).toEqual([0, 1, 2, 3]);
+    await until('offsets committed to the end', async () => (await committedTotal(mock, 'kill', topic)) === 10_000, 20_000);
+    survivor.child.kill('SIGTERM');
+    const [code] = await survivor.exited;
+    expect(code, survivor.stderr()).toBe(0);
+    const stats = await service.stats();
+    expect(stats.created).toBe(10_000);
+    // A replay with another key would have been a second creation: none was.
+    expect(stats.duplicates).toBe(0);
+    expect(stats.replayed).toBeGreaterThan(0);
+  }, 200_000);
+
+  it('invalid messages (bad JSON, no SKU, key and sku differ) go to the dead letter with the reason; the stream goes on', async () => {
+    const cwd = tempDir('stream-dlq-');
+    const service = await sandbox();
+    const topic = 'with-bad';
+    const dlq = join(cwd, 'dead.ndjson');
+    const messages = [
+      ...products(0, 50, 'D'),
+      { key: 'D-BAD-JSON', value: '{"sku": "D-BAD-JSON", "title": ' },
+      { key: '', value: JSON.stringify({ title: 'no sku at all' }) },
+      { key: 'D-KEY', value: JSON.stringify({ sku: 'D-OTHER', title: 'key and sku differ' }) },
+      { key: 'D-ESC', value: JSON.stringify({ sku: 'D-ESC', images_source: ['not a url \u001b[2J'] }) },
+      ...products(50, 100, 'D'),
+    ];
+    await produce(mock.bootstrap, topic, messages);
+    const run = stream(topic, 'dlq', service.url, cwd, ['--dead-letter', dlq]);
+    await until('100 listings', async () => (await service.stats()).created >= 100, 40_000, () => run.stderr());
+    await until('offsets committed to the end', async () => (await committedTotal(mock, 'dlq', topic)) === messages.length, 20_000);
+    run.child.kill('SIGTERM');
+    const [code] = await run.exited;
+    expect(code, run.stderr()).toBe(0);
+    const letters = readFileSync(dlq, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    expect(letters).toHaveLength(4);
+    const byKey = new Map(letters.map((letter) => [letter.key, letter]));
+    expect(byKey.get('D-BAD-JSON')).toMatchObject({ topic, outcome: 'invalid', value: '{"sku": "D-BAD-JSON", "title": ', value_encoding: 'utf8' });
+    expect(byKey.get('D-BAD-JSON').reason).toMatch(/not JSON/);
+    expect(byKey.get('')?.reason).toMatch(/sku: is required/);
+    expect(byKey.get('D-KEY')?.reason).toMatch(/key "D-KEY" and the sku "D-OTHER" differ/);
+    expect(byKey.get('D-ESC')?.reason).toMatch(/images_source/);
+    for (const letter of letters) expect(typeof letter.offset).toBe('number');
+    // Catalog text reaches the terminal escaped.
+    expect(run.stderr()).not.toContain('\u001b[2J');
+    expect(summaryOf(run)).toMatchObject({ received: 104, published: 100, dead_lettered: 4 });
+  }, 90_000);
+
+  it('a service that goes away ends the stream with exit 3 after committing what was done', async () => {
+    const cwd = tempDir('stream-down-');
+    const service = await sandbox();
+    const topic = 'service-down';
+    await produce(mock.bootstrap, topic, products(0, 200, 'S'));
+    const run = stream(topic, 'down', service.url, cwd, ['--give-up-after', '3']);
+    await until('200 listings', async () => (await service.stats()).created >= 200, 40_000, () => run.stderr());
+    await until('offsets committed', async () => (await committedTotal(mock, 'down', topic)) === 200, 20_000);
+    await service.stop();
+    await produce(mock.bootstrap, topic, products(200, 300, 'S'));
+    const [code] = await run.exited;
+    expect(code, run.stderr()).toBe(3);
+    expect(run.stderr()).toMatch(/service is unusable/);
+    // Nothing of the last 100 was done, so nothing of it is committed: the next process sends it.
+    expect(await committedTotal(mock, 'down', topic)).toBe(200);
+    expect(summaryOf(run)).toMatchObject({ published: 200, dead_lettered: 0 });
+  }, 90_000);
+
+  it('refuses what is not a Kafka topic, and says so (exit 2)', async () => {
+    const cwd = tempDir('stream-usage-');
+    const bad = spawnCli(['stream', 'catalog.csv', '--group', 'g', ...DEFAULTS], { cwd, env: publishEnv('http://127.0.0.1:9') });
+    let stderr = '';
+    bad.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const [code] = (await once(bad, 'exit')) as [number | null];
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/not a Kafka topic/);
+  }, 30_000);
+});
