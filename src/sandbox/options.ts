@@ -22,6 +22,10 @@ export interface ResolvedSandboxOptions {
   seed: number | undefined;
   maxBodyBytes: number;
   dataFile: string | undefined;
+  webhookUrl: string | undefined;
+  webhookSecret: string | undefined;
+  webhookAttempts: number;
+  webhookBackoffMs: number;
 }
 
 export const SANDBOX_DEFAULTS = {
@@ -31,7 +35,18 @@ export const SANDBOX_DEFAULTS = {
   retryAfterSeconds: 1,
   maxBodyBytes: 1024 * 1024,
   spikeMs: 2000,
+  webhookAttempts: 5,
+  webhookBackoffMs: 250,
 } as const;
+
+function httpUrl(raw: string): boolean {
+  try {
+    const url = new URL(raw);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
 
 const isShare = (value: number): boolean => Number.isFinite(value) && value >= 0 && value <= 1;
 const isCount = (value: number, min: number, max = Number.MAX_SAFE_INTEGER): boolean =>
@@ -69,6 +84,10 @@ export function sandboxOptionIssues(options: SandboxOptions): FieldIssue[] {
   if (options.seed !== undefined) check('seed', Number.isSafeInteger(options.seed), 'must be a whole number');
   if (options.maxBodyBytes !== undefined) check('maxBodyBytes', isCount(options.maxBodyBytes, 1), 'must be a whole number of bytes >= 1');
   if (options.dataFile !== undefined) check('dataFile', options.dataFile.trim() !== '', 'must be a file path');
+  if (options.webhookUrl !== undefined) check('webhookUrl', httpUrl(options.webhookUrl), 'must be an http:// or https:// URL');
+  if (options.webhookSecret !== undefined) check('webhookSecret', options.webhookSecret !== '' && options.webhookUrl !== undefined, options.webhookSecret === '' ? 'must not be empty' : 'applies only with a webhook URL');
+  if (options.webhookAttempts !== undefined) check('webhookAttempts', isCount(options.webhookAttempts, 1, 20), 'must be a whole number from 1 to 20');
+  if (options.webhookBackoffMs !== undefined) check('webhookBackoffMs', Number.isFinite(options.webhookBackoffMs) && options.webhookBackoffMs >= 0, 'must be a number of ms >= 0');
   return issues;
 }
 
@@ -97,5 +116,9 @@ export function resolveSandboxOptions(options: SandboxOptions): ResolvedSandboxO
     seed: options.seed,
     maxBodyBytes: options.maxBodyBytes ?? SANDBOX_DEFAULTS.maxBodyBytes,
     dataFile: options.dataFile,
+    webhookUrl: options.webhookUrl,
+    webhookSecret: options.webhookSecret,
+    webhookAttempts: options.webhookAttempts ?? SANDBOX_DEFAULTS.webhookAttempts,
+    webhookBackoffMs: options.webhookBackoffMs ?? SANDBOX_DEFAULTS.webhookBackoffMs,
   };
 }

@@ -9,11 +9,15 @@ import { judgeListing } from './listing.js';
 import { resolveSandboxOptions, type ResolvedSandboxOptions } from './options.js';
 import { faultStreams } from './random.js';
 import { TokenBucket } from './rate-limit.js';
+import { parseOutage, type Outage } from './outage.js';
 import { StatsCounter } from './stats.js';
+import { WebhookSender } from './webhooks.js';
 import type { Sandbox, SandboxOptions, SandboxRequestEvent, SandboxStats } from './types.js';
 
 /** Counts, outside `/v1` so it can never collide with the service's own paths. */
 export const STATS_PATH = '/_sandbox/stats';
+/** Control of an outage: `POST {"ms": 5000, "status": 503}` and every listing request is answered 503 for 5 s. */
+export const OUTAGE_PATH = '/_sandbox/outage';
 const MAX_IDEMPOTENCY_KEY = 255;
 
 interface Answer {
@@ -32,6 +36,7 @@ const FIXED = {
   },
   notAllowed: { status: 405, body: errorJson('method_not_allowed', `${LISTINGS_PATH} accepts POST only`), headers: { allow: 'POST' } },
   statsNotAllowed: { status: 405, body: errorJson('method_not_allowed', `${STATS_PATH} accepts GET only`), headers: { allow: 'GET' } },
+  outageNotAllowed: { status: 405, body: errorJson('method_not_allowed', `${OUTAGE_PATH} accepts POST only`), headers: { allow: 'POST' } },
   noKey: { status: 401, body: errorJson('unauthorized', 'missing API key: send the header Authorization: Bearer <API key>') },
   wrongKey: { status: 401, body: errorJson('unauthorized', 'the API key is not valid for this workspace') },
   mediaType: { status: 415, body: errorJson('unsupported_media_type', 'Content-Type must be application/json') },
@@ -43,6 +48,13 @@ const FIXED = {
 function injectedFailure(status: number): Answer {
   const [code, what] = status === 503 ? ['service_unavailable', 'temporarily unavailable'] : status === 500 ? ['internal_error', 'an internal error'] : ['injected_failure', `HTTP ${status}`];
   return { status, body: errorJson(code, `injected fault: the sandbox simulates ${what}`) };
+}
+
+/** The answer of every listing request during an outage; a 503 or 429 says when to come back. */
+function outageAnswer(status: number): Answer {
+  const answer: Answer = { status, body: errorJson(status === 503 ? 'service_unavailable' : status === 429 ? 'rate_limited' : 'outage', `simulated outage: the sandbox answers HTTP ${status} for now`) };
+  if (status === 503 || status === 429) answer.headers = { 'retry-after': '1' };
+  return answer;
 }
 
 function isJsonContentType(header: string | undefined): boolean {
@@ -61,6 +73,10 @@ class SandboxHandler {
   private readonly rateLimited: Answer;
   /** Where creations are kept across restarts, with `dataFile`. */
   data: DataFile | undefined;
+  /** The callbacks of created listings, with `webhookUrl`. */
+  readonly webhooks: WebhookSender | undefined;
+  /** The outage asked for at `/_sandbox/outage`, while in force. */
+  private outage: Outage | undefined;
 
   constructor(
     private readonly config: ResolvedSandboxOptions,
@@ -76,6 +92,19 @@ class SandboxHandler {
       body: errorJson('rate_limited', `rate limit of ${config.rateLimit} requests per second exceeded; retry after ${config.retryAfterSeconds} s`),
       headers: { 'retry-after': String(config.retryAfterSeconds) },
     };
+    this.webhooks =
+      config.webhookUrl === undefined
+        ? undefined
+        : new WebhookSender({
+            url: config.webhookUrl,
+            secret: config.webhookSecret,
+            attempts: config.webhookAttempts,
+            backoffMs: config.webhookBackoffMs,
+            maxBackoffMs: 30_000,
+            maxPending: 10_000,
+            concurrency: 16,
+            timeoutMs: 10_000,
+          });
   }
 
   /** A creation read back from the data file: the listing and its key exist again, as before the restart. */
@@ -85,7 +114,9 @@ class SandboxHandler {
   }
 
   snapshot(): SandboxStats {
-    return this.stats.snapshot(this.admission);
+    const stats = this.stats.snapshot(this.admission);
+    if (this.webhooks !== undefined) stats.webhooks = this.webhooks.stats();
+    return stats;
   }
 
   handle(req: IncomingMessage, res: ServerResponse): void {
@@ -97,10 +128,15 @@ class SandboxHandler {
       this.send(req, res, req.method === 'GET' ? { status: 200, body: JSON.stringify(this.snapshot()) } : FIXED.statsNotAllowed, started, false);
       return;
     }
+    if (path === OUTAGE_PATH) return this.controlOutage(req, res, started);
     this.stats.requests++;
     // Exactly the documented path: a wrong base URL (an extra path segment, say) must show in a try-out.
     if (path !== LISTINGS_PATH) return this.deliver(req, res, FIXED.notFound, started, false);
     if (req.method !== 'POST') return this.deliver(req, res, FIXED.notAllowed, started, false);
+    if (this.outage !== undefined) {
+      if (Date.now() < this.outage.until) return this.outageRefusal(req, res, this.outage.status, started);
+      this.outage = undefined;
+    }
     if (Number(req.headers['content-length']) > this.config.maxBodyBytes) return this.deliver(req, res, this.tooLarge, started, false);
     this.readBody(req, (body) => {
       if (body === undefined) return this.deliver(req, res, this.tooLarge, started, false);
@@ -110,6 +146,32 @@ class SandboxHandler {
       }
       this.admit(this.admission, req, res, body, started);
     });
+  }
+
+  /** `POST /_sandbox/outage {"ms", "status"}`: from now on, for `ms`, every listing request gets `status` at once. */
+  private controlOutage(req: IncomingMessage, res: ServerResponse, started: number): void {
+    if (req.method !== 'POST') return this.send(req, res, FIXED.outageNotAllowed, started, false);
+    this.readBody(req, (body) => {
+      if (body === undefined) return this.send(req, res, this.tooLarge, started, false);
+      const parsed = parseOutage(body.toString('utf8'), Date.now());
+      if ('error' in parsed) return this.send(req, res, { status: 400, body: errorJson('invalid_request', parsed.error) }, started, false);
+      this.outage = parsed.outage;
+      this.send(req, res, { status: 200, body: JSON.stringify({ until: parsed.outage.until, status: parsed.outage.status }) }, started, false);
+    });
+  }
+
+  /** A listing request during an outage: answered before anything else, the body left unread. */
+  private outageRefusal(req: IncomingMessage, res: ServerResponse, status: number, started: number): void {
+    if (status === 503) this.stats.overloaded++;
+    else if (status === 429) this.stats.throttled++;
+    const answer = outageAnswer(status);
+    // The body is read and dropped, unparsed, so the kept-alive connection can carry the next request.
+    if (req.readableEnded || Number(req.headers['content-length'] ?? 0) === 0) this.send(req, res, answer, started, true);
+    else {
+      req.resume();
+      req.once('end', () => this.send(req, res, answer, started, true));
+      req.once('error', () => undefined);
+    }
   }
 
   /** With a capacity: serve now, wait for a slot (FIFO), or refuse at once with 503 like a load shedder. */
@@ -173,6 +235,7 @@ class SandboxHandler {
     // Kept before it is confirmed: a failed write is a 500 (safeAnswer) and nothing is created.
     this.data?.append(record);
     this.restore(record);
+    this.webhooks?.created({ marketplace, sku, listing: verdict.listing });
     return answer;
   }
 
@@ -284,6 +347,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     stats: () => handler.snapshot(),
     close() {
       closing ??= new Promise<void>((resolve, reject) => {
+        handler.webhooks?.close();
         server.close((error) => {
           handler.data?.close();
           if (error) reject(error);

@@ -57,6 +57,17 @@ export interface SandboxOptions {
    * `created` and `duplicates` count the file's history too). Default: nothing kept.
    */
   dataFile?: string;
+  /**
+   * Post a webhook callback here after each listing created (not after a replay): a `listing.created` event, off
+   * the answering path, retried with exponential backoff on a non-2xx answer or a connection error.
+   */
+  webhookUrl?: string;
+  /** Sign each callback with this secret (`Listings-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.body">`). */
+  webhookSecret?: string;
+  /** Attempts of one callback before it is given up, the first included (1 to 20). Default 5. */
+  webhookAttempts?: number;
+  /** The wait before the first retry of a callback, in ms; it doubles at each retry (up to 30 s). Default 250. */
+  webhookBackoffMs?: number;
   /** Called after every request (for `--verbose`); nothing is logged otherwise. */
   onRequest?: (event: SandboxRequestEvent) => void;
 }
@@ -83,6 +94,22 @@ export interface SandboxStats {
   peak_queued: number;
   /** Answers sent, by status code. */
   by_status: Record<string, number>;
+  /** The webhook callbacks, when a webhook URL is set. */
+  webhooks?: SandboxWebhookStats;
+}
+
+/** The counts of the sandbox's webhook callbacks: `sent` = `delivered` + `given_up` + `pending`. */
+export interface SandboxWebhookStats {
+  /** Callbacks created, one per listing created. */
+  sent: number;
+  /** Callbacks answered 2xx. */
+  delivered: number;
+  /** Attempts answered with a non-2xx status, or not answered (connection refused, reset, timed out). */
+  failed_attempts: number;
+  /** Callbacks abandoned: every attempt failed, or too many were pending. */
+  given_up: number;
+  /** Callbacks not yet delivered nor given up: queued, being sent, or waiting to be retried. */
+  pending: number;
 }
 
 /** A running sandbox. */

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
+import { registerSecret } from '../../secrets.js';
 import { sandboxOptionIssues, SANDBOX_DEFAULTS } from '../../sandbox/options.js';
 import type { LatencyRange, SandboxOptions, SandboxRequestEvent } from '../../sandbox/types.js';
 import { err, out, paint } from '../output.js';
@@ -24,10 +25,14 @@ export interface SandboxFlags {
   seed?: string;
   maxBodyBytes?: string;
   data?: string;
+  webhookUrl?: string;
+  webhookSecret?: string;
+  webhookAttempts?: string;
+  webhookBackoffMs?: string;
   verbose?: boolean;
 }
 
-type NumericFlag = Exclude<keyof SandboxFlags, 'host' | 'apiKey' | 'savedDefaults' | 'latency' | 'data' | 'verbose'>;
+type NumericFlag = Exclude<keyof SandboxFlags, 'host' | 'apiKey' | 'savedDefaults' | 'latency' | 'data' | 'verbose' | 'webhookUrl' | 'webhookSecret'>;
 
 // Flag -> library option; the ranges themselves are checked once, by sandboxOptionIssues.
 const NUMERIC: { flag: NumericFlag; option: keyof SandboxOptions; name: string }[] = [
@@ -43,12 +48,16 @@ const NUMERIC: { flag: NumericFlag; option: keyof SandboxOptions; name: string }
   { flag: 'spikeMs', option: 'spikeMs', name: '--spike-ms' },
   { flag: 'seed', option: 'seed', name: '--seed' },
   { flag: 'maxBodyBytes', option: 'maxBodyBytes', name: '--max-body-bytes' },
+  { flag: 'webhookAttempts', option: 'webhookAttempts', name: '--webhook-attempts' },
+  { flag: 'webhookBackoffMs', option: 'webhookBackoffMs', name: '--webhook-backoff-ms' },
 ];
 const FLAG_NAME: Record<string, { name: string; flag: keyof SandboxFlags }> = {
   host: { name: '--host', flag: 'host' },
   apiKey: { name: '--api-key', flag: 'apiKey' },
   latency: { name: '--latency', flag: 'latency' },
   dataFile: { name: '--data', flag: 'data' },
+  webhookUrl: { name: '--webhook-url', flag: 'webhookUrl' },
+  webhookSecret: { name: '--webhook-secret', flag: 'webhookSecret' },
   ...Object.fromEntries(NUMERIC.map((entry) => [entry.option, { name: entry.name, flag: entry.flag }])),
 };
 
@@ -76,12 +85,17 @@ export function sandboxOptionsFromFlags(flags: SandboxFlags): SandboxOptions {
   if (flags.savedDefaults) options.savedDefaults = true;
   if (flags.latency !== undefined) options.latency = latency(flags.latency);
   if (flags.data !== undefined) options.dataFile = flags.data;
+  if (flags.webhookUrl !== undefined) options.webhookUrl = flags.webhookUrl;
+  if (flags.webhookSecret !== undefined) {
+    registerSecret(flags.webhookSecret);
+    options.webhookSecret = flags.webhookSecret;
+  }
   const issues = sandboxOptionIssues(options);
   if (issues.length > 0) {
     const lines = issues.map((issue) => {
       const named = FLAG_NAME[issue.path];
       const raw = named === undefined ? undefined : flags[named.flag];
-      const shown = named?.flag === 'apiKey' || typeof raw !== 'string' ? '' : ` (got ${JSON.stringify(raw)})`;
+      const shown = named?.flag === 'apiKey' || named?.flag === 'webhookSecret' || typeof raw !== 'string' ? '' : ` (got ${JSON.stringify(raw)})`;
       return `${named?.name ?? issue.path} ${issue.message}${shown}`;
     });
     throw new UsageError(lines.length === 1 ? (lines[0] ?? '') : `invalid sandbox options:\n  ${lines.join('\n  ')}`);
@@ -130,12 +144,17 @@ async function runSandbox(flags: SandboxFlags): Promise<void> {
   err(`  export LISTINGS_API_KEY=${options.apiKey === undefined ? SANDBOX_DEFAULTS.apiKey : '<the key given with --api-key>'}`);
   const faults = faultSummary(options);
   if (faults) err(`  faults: ${faults}`);
+  if (options.webhookUrl !== undefined) {
+    err(`  webhooks: a ${options.webhookSecret === undefined ? 'unsigned' : 'signed'} listing.created callback to ${options.webhookUrl} after each listing created`);
+  }
   if (options.dataFile !== undefined) err(`  data kept in ${options.dataFile} (${sandbox.stats().created} listings from earlier runs)`);
   err(paint.dim(`  counts at ${sandbox.url}/_sandbox/stats; stop with Ctrl-C`));
   await untilSignal();
   await sandbox.close();
   const stats = sandbox.stats();
   err(`sandbox stopped: ${stats.requests} requests, ${stats.created} SKUs created, ${stats.replayed} replayed, ${stats.duplicates} duplicates`);
+  const hooks = stats.webhooks;
+  if (hooks !== undefined) err(`webhooks: ${hooks.sent} sent, ${hooks.delivered} delivered, ${hooks.failed_attempts} failed attempts, ${hooks.given_up} given up, ${hooks.pending} still pending, abandoned`);
 }
 
 export function registerSandbox(program: Command): void {
@@ -162,6 +181,10 @@ export function registerSandbox(program: Command): void {
     .optionsGroup('Server options:')
     .option('--max-body-bytes <n>', `largest body accepted; more get 413 (default ${SANDBOX_DEFAULTS.maxBodyBytes})`)
     .option('--data <file>', 'keep the listings and idempotency keys in this file (NDJSON, appended), and continue from it when restarted')
+    .option('--webhook-url <url>', 'post a listing.created callback here after each listing created (try it with listings listen)')
+    .option('--webhook-secret <secret>', 'sign the callbacks: Listings-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">')
+    .option('--webhook-attempts <n>', `attempts of a callback before it is given up, the first included (default ${SANDBOX_DEFAULTS.webhookAttempts})`)
+    .option('--webhook-backoff-ms <ms>', `wait before the first retry of a callback; doubles at each retry, up to 30 s (default ${SANDBOX_DEFAULTS.webhookBackoffMs})`)
     .optionsGroup(GROUP.output)
     .option('--verbose', 'log every request on stderr')
     .optionsGroup('')

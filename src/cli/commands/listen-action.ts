@@ -1,0 +1,225 @@
+import { UsageError } from '../../errors.js';
+import { startListener, replayRecording, listenOptionIssues, LISTEN_DEFAULTS } from '../../listen/index.js';
+import type { CallbackEvent, CallbackSummary, ForwardResult, ListenEvent, ListenOptions, ListenStats, ReplayEvent } from '../../listen/index.js';
+import { printable } from '../../printable.js';
+import { registerSecret } from '../../secrets.js';
+import { EXIT, ExitError } from '../exit-codes.js';
+import { err, out, paint, paintOut } from '../output.js';
+
+/** The raw flags of `listings listen`, as commander collects them. */
+export interface ListenFlags {
+  port?: number;
+  host?: string;
+  path?: string;
+  forwardTo?: string;
+  json?: boolean;
+  record?: string;
+  secretEnv?: string;
+  signatureHeader?: string;
+  tolerance?: number;
+  maxBody?: number;
+  replay?: string;
+}
+
+const FLAG_OF: Record<string, string> = {
+  host: '--host',
+  port: '--port',
+  path: '--path',
+  forwardTo: '--forward-to',
+  recordFile: '--record',
+  secret: '--secret-env',
+  signatureHeader: '--signature-header',
+  toleranceSeconds: '--tolerance',
+  maxBodyBytes: '--max-body',
+};
+
+/** The most of a text body shown on the terminal; the recording keeps it whole. */
+const MAX_SHOWN = 4_096;
+
+/** Flags -> listener options; every bad value is a UsageError naming its flag. The secret is read and masked here. */
+export function listenOptionsFromFlags(flags: ListenFlags, env: NodeJS.ProcessEnv = process.env): ListenOptions {
+  const options: ListenOptions = {};
+  if (flags.host !== undefined) options.host = flags.host;
+  if (flags.port !== undefined) options.port = flags.port;
+  if (flags.path !== undefined) options.path = flags.path;
+  if (flags.forwardTo !== undefined) options.forwardTo = flags.forwardTo;
+  if (flags.record !== undefined) options.recordFile = flags.record;
+  if (flags.signatureHeader !== undefined) options.signatureHeader = flags.signatureHeader;
+  if (flags.tolerance !== undefined) options.toleranceSeconds = flags.tolerance;
+  if (flags.maxBody !== undefined) options.maxBodyBytes = flags.maxBody;
+  if (flags.secretEnv !== undefined) {
+    const secret = env[flags.secretEnv];
+    if (secret === undefined || secret === '') {
+      throw new UsageError(`--secret-env ${flags.secretEnv}: the environment variable ${flags.secretEnv} is not set`, { hint: `export ${flags.secretEnv}=<the webhook secret>, or leave out --secret-env to accept unsigned callbacks` });
+    }
+    registerSecret(secret);
+    options.secret = secret;
+  }
+  const issues = listenOptionIssues(options);
+  if (issues.length > 0) {
+    const lines = issues.map((issue) => `${FLAG_OF[issue.path] ?? issue.path} ${issue.message}`);
+    throw new UsageError(lines.length === 1 ? (lines[0] ?? '') : `invalid listen options:\n  ${lines.join('\n  ')}`);
+  }
+  return options;
+}
+
+function clock(date: Date): string {
+  return `${date.toTimeString().slice(0, 8)}.${String(date.getMilliseconds()).padStart(3, '0')}`;
+}
+
+/** Outside text on one line: every control character (tab and line breaks too) escaped. */
+const oneLine = (text: string): string => printable(text, { lines: false });
+
+const REASONS: Record<NonNullable<CallbackEvent['reason']>, string> = {
+  missing: 'no signature',
+  malformed: 'malformed signature',
+  expired: 'signature timestamp outside the tolerance',
+  mismatch: 'signature does not match',
+  too_large: 'body too large',
+  wrong_path: 'not the callback path',
+};
+
+function headline(event: CallbackEvent): string {
+  const { summary, callback } = event;
+  const where = `${callback.method} ${oneLine(callback.path)}`;
+  const parts = [paintOut.dim(clock(callback.receivedAt)), paintOut.dim(`#${event.seq}`)];
+  if (event.outcome === 'rejected') {
+    parts.push(paintOut.red(`rejected ${event.status}`), event.reason === undefined ? '' : REASONS[event.reason], paintOut.dim(where));
+    return parts.filter((part) => part !== '').join('  ');
+  }
+  if (event.outcome === 'duplicate') parts.push(paintOut.yellow('duplicate'));
+  parts.push(paintOut.bold(oneLine(summary.kind ?? where)));
+  if (summary.sku !== undefined) parts.push(`sku ${oneLine(summary.sku)}`);
+  if (summary.status !== undefined) parts.push(`status ${oneLine(summary.status)}`);
+  const context = [summary.id === undefined ? undefined : `id ${oneLine(summary.id)}`, summary.kind === undefined ? undefined : where].filter((part) => part !== undefined);
+  if (context.length > 0) parts.push(paintOut.dim(`(${context.join(', ')})`));
+  if (event.outcome === 'duplicate') parts.push(paintOut.dim('answered 200, not kept again'));
+  return parts.join('  ');
+}
+
+/** The body as shown: JSON pretty-printed, text escaped and capped, bytes counted. */
+function bodyLines(summary: CallbackSummary, size: number): string[] {
+  if (size === 0) return [];
+  let text: string;
+  if (summary.json !== undefined) text = JSON.stringify(summary.json, null, 2);
+  else if (summary.text !== undefined) text = summary.text.length > MAX_SHOWN ? `${summary.text.slice(0, MAX_SHOWN)}… (${summary.text.length - MAX_SHOWN} more characters)` : summary.text;
+  else return [paintOut.dim(`(${size} bytes, not UTF-8 text)`)];
+  return printable(text).split(/\r?\n|\r/).map((line) => `  ${line}`);
+}
+
+function forwardText(seq: number, result: ForwardResult): string {
+  if ('error' in result) return `  ${paintOut.red('✖')} #${seq} forward failed: ${oneLine(result.error)}`;
+  const status = result.ok ? paintOut.green(String(result.status)) : paintOut.red(String(result.status));
+  return `  ${paintOut.dim('→')} #${seq} forwarded: ${status} ${paintOut.dim(`(${result.ms} ms)`)}`;
+}
+
+function forwardJson(result: ForwardResult): Record<string, unknown> {
+  return 'error' in result ? { ok: false, error: result.error, ms: result.ms } : { ok: result.ok, status: result.status, ms: result.ms };
+}
+
+function callbackJson(event: CallbackEvent): Record<string, unknown> {
+  const { summary, callback } = event;
+  const line: Record<string, unknown> = {
+    seq: event.seq,
+    received_at: callback.receivedAt.toISOString(),
+    outcome: event.outcome,
+    http_status: event.status,
+    method: callback.method,
+    path: callback.path,
+  };
+  if (event.reason !== undefined) line.reason = event.reason;
+  if (summary.id !== undefined) line.id = summary.id;
+  if (summary.kind !== undefined) line.kind = summary.kind;
+  if (summary.sku !== undefined) line.sku = summary.sku;
+  if (summary.status !== undefined) line.status = summary.status;
+  if (summary.json !== undefined) line.body = summary.json;
+  else if (summary.text !== undefined) line.text = summary.text;
+  else if (callback.body.length > 0) line.body_base64 = callback.body.toString('base64');
+  return line;
+}
+
+/** Prints the listener's events: text for a person, or NDJSON (a forwarded callback's line waits for its forward). */
+function printer(json: boolean): { onEvent: (event: ListenEvent) => void; recordFailed: () => boolean } {
+  const waiting = new Map<number, Record<string, unknown>>();
+  let recordFailed = false;
+  const onEvent = (event: ListenEvent): void => {
+    if (event.type === 'record_error') {
+      recordFailed = true;
+      err(`${paint.red('error')} the recording cannot be written, recording stopped: ${printable(event.message)}`);
+      return;
+    }
+    if (event.type === 'forward') {
+      if (!json) return out(forwardText(event.seq, event.result));
+      const line = waiting.get(event.seq);
+      waiting.delete(event.seq);
+      if (line !== undefined) out(JSON.stringify({ ...line, forward: forwardJson(event.result) }));
+      return;
+    }
+    if (json) {
+      const line = callbackJson(event);
+      if (event.forwarding) waiting.set(event.seq, line);
+      else out(JSON.stringify(line));
+      return;
+    }
+    out(headline(event));
+    if (event.outcome === 'accepted') for (const line of bodyLines(event.summary, event.callback.body.length)) out(line);
+  };
+  return { onEvent, recordFailed: () => recordFailed };
+}
+
+/** Resolves at the first SIGINT or SIGTERM; a second one while stopping leaves at once. */
+function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const first = (signal: NodeJS.Signals): void => {
+      process.off('SIGINT', first);
+      process.off('SIGTERM', first);
+      process.once('SIGINT', again);
+      process.once('SIGTERM', again);
+      resolve(signal);
+    };
+    const again = (): void => process.exit(EXIT.interrupted);
+    process.on('SIGINT', first);
+    process.on('SIGTERM', first);
+  });
+}
+
+function summaryLine(stats: ListenStats, forwarding: boolean): string {
+  const parts = [`${stats.received} received`, `${stats.rejected} rejected`, `${stats.duplicates} duplicates`];
+  if (forwarding) parts.push(`${stats.forwarded} forwarded${stats.forward_failed > 0 ? ` (${stats.forward_failed} failed)` : ''}`);
+  return `listen stopped: ${parts.join(', ')}`;
+}
+
+async function runReplay(file: string, flags: ListenFlags): Promise<void> {
+  if (flags.forwardTo === undefined) throw new UsageError('--replay needs --forward-to: the URL to send the recorded callbacks to');
+  const { forwardTo } = listenOptionsFromFlags({ forwardTo: flags.forwardTo });
+  const url = forwardTo ?? flags.forwardTo;
+  const stats = await replayRecording(file, url, (event: ReplayEvent) => {
+    const { record, result, line } = event;
+    if (flags.json) {
+      out(JSON.stringify({ line, method: record.method, path: record.path, received_at: record.received_at, forward: forwardJson(result) }));
+      return;
+    }
+    const what = `${paintOut.dim(`${file}:${line}`)}  ${record.method} ${oneLine(record.path)}`;
+    out(`${what}  ${'error' in result ? paintOut.red(`✖ ${oneLine(result.error)}`) : result.ok ? paintOut.green(String(result.status)) : paintOut.red(String(result.status))}`);
+  });
+  err(`replayed ${stats.sent} callbacks to ${printable(url)}: ${stats.ok} answered 2xx, ${stats.failed} failed`);
+  if (stats.failed > 0) throw new ExitError(EXIT.rowsFailed);
+}
+
+export async function runListen(flags: ListenFlags): Promise<void> {
+  if (flags.replay !== undefined) return runReplay(flags.replay, flags);
+  const options = listenOptionsFromFlags(flags);
+  const print = printer(flags.json === true);
+  const listener = await startListener({ ...options, onEvent: print.onEvent });
+  err(`${paint.bold('listings listen')} receiving callbacks at ${listener.url}`);
+  if (options.forwardTo !== undefined) err(`  forwarding to ${printable(options.forwardTo)}`);
+  if (options.recordFile !== undefined) err(`  recording to ${printable(options.recordFile)}`);
+  if (options.secret !== undefined) {
+    err(`  verifying the ${options.signatureHeader ?? LISTEN_DEFAULTS.signatureHeader} header with the secret in $${flags.secretEnv ?? ''} (tolerance ${options.toleranceSeconds ?? LISTEN_DEFAULTS.toleranceSeconds} s)`);
+  } else err(paint.dim('  signatures not checked (--secret-env NAME to check them)'));
+  err(paint.dim('  stop with Ctrl-C'));
+  await untilSignal();
+  await listener.close();
+  err(summaryLine(listener.stats(), options.forwardTo !== undefined));
+  if (print.recordFailed()) throw new ExitError(EXIT.output);
+}

@@ -1,0 +1,25 @@
+/**
+ * The ids of the callbacks seen lately, to answer a redelivered callback once: a set that forgets its oldest id
+ * beyond `capacity`, so memory stays bounded however long the receiver runs.
+ */
+export class RecentIds {
+  // A Set iterates in insertion order: its first entry is the oldest.
+  private readonly ids = new Set<string>();
+
+  constructor(private readonly capacity = 10_000) {}
+
+  /** True when `id` was seen (it is then a duplicate); otherwise it is remembered. */
+  seen(id: string): boolean {
+    if (this.ids.has(id)) return true;
+    this.ids.add(id);
+    if (this.ids.size > this.capacity) {
+      const oldest = this.ids.values().next();
+      if (!oldest.done) this.ids.delete(oldest.value);
+    }
+    return false;
+  }
+
+  get size(): number {
+    return this.ids.size;
+  }
+}

@@ -1,0 +1,70 @@
+import { ConfigError } from '../errors.js';
+import type { FieldIssue } from '../contract/issues.js';
+import { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER } from './signature.js';
+import type { ListenOptions } from './types.js';
+
+export const LISTEN_DEFAULTS = {
+  host: '127.0.0.1',
+  port: 8787,
+  path: '/',
+  signatureHeader: SIGNATURE_HEADER,
+  toleranceSeconds: DEFAULT_TOLERANCE_SECONDS,
+  maxBodyBytes: 1024 * 1024,
+  dedupeCapacity: 10_000,
+} as const;
+
+export type ResolvedListenOptions = Required<Omit<ListenOptions, 'forwardTo' | 'recordFile' | 'secret' | 'onEvent'>> &
+  Pick<ListenOptions, 'forwardTo' | 'recordFile' | 'secret'>;
+
+const whole = (value: number, min: number, max = Number.MAX_SAFE_INTEGER): boolean => Number.isInteger(value) && value >= min && value <= max;
+
+/** An http(s) URL, or undefined. */
+export function httpUrlIssue(raw: string): string | undefined {
+  try {
+    const url = new URL(raw);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? undefined : 'must be an http:// or https:// URL';
+  } catch {
+    return 'must be an absolute URL, e.g. http://127.0.0.1:3000/webhooks';
+  }
+}
+
+/** What is wrong with these options, one issue per option (path = the option's name). */
+export function listenOptionIssues(options: ListenOptions): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  const check = (path: keyof ListenOptions, ok: boolean, message: string): void => {
+    if (!ok) issues.push({ path, message });
+  };
+  if (options.host !== undefined) check('host', options.host.trim() !== '', 'must not be empty');
+  if (options.port !== undefined) check('port', whole(options.port, 0, 65535), 'must be a whole number from 0 to 65535');
+  if (options.path !== undefined) check('path', /^\/[^\s?#]*$/.test(options.path), 'must start with / and hold no spaces, ? or #');
+  if (options.forwardTo !== undefined) {
+    const issue = httpUrlIssue(options.forwardTo);
+    check('forwardTo', issue === undefined, issue ?? '');
+  }
+  if (options.recordFile !== undefined) check('recordFile', options.recordFile.trim() !== '', 'must be a file path');
+  if (options.secret !== undefined) check('secret', options.secret !== '', 'must not be empty');
+  if (options.signatureHeader !== undefined) check('signatureHeader', /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(options.signatureHeader), 'must be an HTTP header name');
+  if (options.toleranceSeconds !== undefined) check('toleranceSeconds', whole(options.toleranceSeconds, 1), 'must be a whole number of seconds >= 1');
+  if (options.maxBodyBytes !== undefined) check('maxBodyBytes', whole(options.maxBodyBytes, 1), 'must be a whole number of bytes >= 1');
+  if (options.dedupeCapacity !== undefined) check('dedupeCapacity', whole(options.dedupeCapacity, 1), 'must be a whole number >= 1');
+  return issues;
+}
+
+/** Validate and apply defaults; throws ConfigError naming every bad option. */
+export function resolveListenOptions(options: ListenOptions): ResolvedListenOptions {
+  const issues = listenOptionIssues(options);
+  if (issues.length > 0) throw new ConfigError(`invalid listen options: ${issues.map((issue) => `${issue.path} ${issue.message}`).join('; ')}`);
+  const resolved: ResolvedListenOptions = {
+    host: options.host ?? LISTEN_DEFAULTS.host,
+    port: options.port ?? LISTEN_DEFAULTS.port,
+    path: options.path ?? LISTEN_DEFAULTS.path,
+    signatureHeader: options.signatureHeader ?? LISTEN_DEFAULTS.signatureHeader,
+    toleranceSeconds: options.toleranceSeconds ?? LISTEN_DEFAULTS.toleranceSeconds,
+    maxBodyBytes: options.maxBodyBytes ?? LISTEN_DEFAULTS.maxBodyBytes,
+    dedupeCapacity: options.dedupeCapacity ?? LISTEN_DEFAULTS.dedupeCapacity,
+  };
+  if (options.forwardTo !== undefined) resolved.forwardTo = options.forwardTo;
+  if (options.recordFile !== undefined) resolved.recordFile = options.recordFile;
+  if (options.secret !== undefined) resolved.secret = options.secret;
+  return resolved;
+}

@@ -1,0 +1,184 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ConfigError } from '../errors.js';
+import { summarize, type ReceivedCallback } from './callback.js';
+import { RecentIds } from './dedupe.js';
+import { Forwarder } from './forward.js';
+import { ForwardQueue } from './forward-queue.js';
+import { callbackHeaders } from './headers.js';
+import { resolveListenOptions, type ResolvedListenOptions } from './options.js';
+import { Recorder } from './recording.js';
+import { verifySignature } from './signature.js';
+import type { CallbackEvent, ListenEvent, ListenOptions, ListenStats, Listener, RejectReason } from './types.js';
+
+const json = (value: unknown): string => JSON.stringify(value);
+const ACCEPTED = json({ received: true });
+const DUPLICATE = json({ received: true, duplicate: true });
+const REFUSED: Record<RejectReason, string> = {
+  missing: 'the signature header is missing',
+  malformed: 'the signature header is not of the form t=<unix seconds>,v1=<hex>',
+  expired: 'the signature timestamp is outside the tolerance',
+  mismatch: 'the signature does not match the body',
+  too_large: 'the body is too large',
+  wrong_path: 'no callbacks are received at this path',
+};
+
+function pathOf(url: string): string {
+  const query = url.search(/[?#]/);
+  return query < 0 ? url : url.slice(0, query);
+}
+
+/** `/` takes every path; `/hooks` takes `/hooks` and `/hooks/...`. */
+function pathMatches(wanted: string, path: string): boolean {
+  if (wanted === '/') return true;
+  const base = wanted.endsWith('/') ? wanted.slice(0, -1) : wanted;
+  return path === base || path.startsWith(`${base}/`);
+}
+
+class ListenHandler {
+  readonly counts: ListenStats = { received: 0, rejected: 0, duplicates: 0, forwarded: 0, forward_failed: 0 };
+  private readonly ids;
+  private seq = 0;
+  queue: ForwardQueue | undefined;
+  recorder: Recorder | undefined;
+
+  constructor(
+    private readonly config: ResolvedListenOptions,
+    private readonly emit: (event: ListenEvent) => void,
+  ) {
+    this.ids = new RecentIds(config.dedupeCapacity);
+  }
+
+  handle(req: IncomingMessage, res: ServerResponse): void {
+    const receivedAt = new Date();
+    const path = req.url ?? '/';
+    const callback: ReceivedCallback = { receivedAt, method: req.method ?? 'POST', path, headers: req.headers, body: Buffer.alloc(0) };
+    if (!pathMatches(this.config.path, pathOf(path))) return this.refuse(res, callback, 'wrong_path', 404);
+    if (Number(req.headers['content-length']) > this.config.maxBodyBytes) return this.refuse(res, callback, 'too_large', 413);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let tooLarge = false;
+    req.on('data', (chunk: Buffer) => {
+      if (tooLarge) return;
+      size += chunk.length;
+      if (size <= this.config.maxBodyBytes) chunks.push(chunk);
+      else {
+        tooLarge = true;
+        this.refuse(res, callback, 'too_large', 413);
+      }
+    });
+    req.on('end', () => {
+      if (!tooLarge) this.received({ ...callback, body: Buffer.concat(chunks, size) }, res);
+    });
+    req.on('error', () => {
+      // the sender went away; there is nobody to answer
+    });
+  }
+
+  private received(callback: ReceivedCallback, res: ServerResponse): void {
+    const { secret } = this.config;
+    if (secret !== undefined) {
+      const raw = callback.headers[this.config.signatureHeader.toLowerCase()];
+      const header = Array.isArray(raw) ? raw.join(',') : raw;
+      const verdict = verifySignature(header, callback.body, secret, { toleranceSeconds: this.config.toleranceSeconds });
+      if (!verdict.ok) return this.refuse(res, callback, verdict.reason, 401);
+    }
+    const summary = summarize(callback);
+    const seq = ++this.seq;
+    if (summary.id !== undefined && this.ids.seen(summary.id)) {
+      this.counts.duplicates++;
+      this.answer(res, 200, DUPLICATE);
+      this.emit({ type: 'callback', seq, callback, summary, outcome: 'duplicate', status: 200, forwarding: false });
+      return;
+    }
+    this.counts.received++;
+    this.recorder?.append(callback);
+    this.answer(res, 200, ACCEPTED);
+    const { queue } = this;
+    this.emit({ type: 'callback', seq, callback, summary, outcome: 'accepted', status: 200, forwarding: queue !== undefined });
+    queue?.push({ method: callback.method, headers: callbackHeaders(callback.headers), body: callback.body }, (result) => {
+      if (result.ok) this.counts.forwarded++;
+      else this.counts.forward_failed++;
+      this.emit({ type: 'forward', seq, result });
+    });
+  }
+
+  private refuse(res: ServerResponse, callback: ReceivedCallback, reason: RejectReason, status: number): void {
+    this.counts.rejected++;
+    this.answer(res, status, json({ error: { code: reason === 'too_large' ? 'payload_too_large' : reason === 'wrong_path' ? 'not_found' : 'invalid_signature', message: REFUSED[reason] } }), status === 413);
+    const event: CallbackEvent = { type: 'callback', seq: ++this.seq, callback, summary: summarize(callback), outcome: 'rejected', reason, status, forwarding: false };
+    this.emit(event);
+  }
+
+  private answer(res: ServerResponse, status: number, body: string, close = false): void {
+    if (res.headersSent || res.destroyed) return;
+    const headers: Record<string, string> = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) };
+    // A body too large is not read to its end: the connection cannot carry another request.
+    if (close) headers.connection = 'close';
+    res.writeHead(status, headers);
+    res.end(body);
+  }
+}
+
+function listenError(error: NodeJS.ErrnoException, config: ResolvedListenOptions): Error {
+  const where = `${config.host}:${config.port}`;
+  const why: Record<string, string> = {
+    EADDRINUSE: `port ${config.port} is already in use`,
+    EACCES: `no permission to listen on ${where}`,
+    EADDRNOTAVAIL: `${config.host} is not an address of this machine`,
+    ENOTFOUND: `host ${config.host} not found`,
+    EAI_AGAIN: `host ${config.host} could not be resolved`,
+  };
+  const message = error.code === undefined ? undefined : why[error.code];
+  return message === undefined ? error : new ConfigError(`cannot listen on ${where}: ${message}`, { cause: error, hint: 'choose another port (0 picks a free one) or host' });
+}
+
+/**
+ * Receive webhook callbacks: verify (when a secret is given), de-duplicate by event id, answer 2xx, record and
+ * forward them, and report each through `onEvent`. Never prints.
+ */
+export async function startListener(options: ListenOptions = {}): Promise<Listener> {
+  const config = resolveListenOptions(options);
+  const emit = options.onEvent ?? (() => undefined);
+  const handler = new ListenHandler(config, emit);
+  if (config.recordFile !== undefined) {
+    try {
+      handler.recorder = await Recorder.open(config.recordFile, (error) => emit({ type: 'record_error', message: error.message }));
+    } catch (error) {
+      throw new ConfigError(`cannot write the recording ${config.recordFile}: ${(error as Error).message}`, { cause: error });
+    }
+  }
+  if (config.forwardTo !== undefined) handler.queue = new ForwardQueue(new Forwarder(config.forwardTo));
+  const server = createServer((req, res) => handler.handle(req, res));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const failed = (error: NodeJS.ErrnoException): void => reject(listenError(error, config));
+      server.once('error', failed);
+      server.listen(config.port, config.host, () => {
+        server.off('error', failed);
+        resolve();
+      });
+    });
+  } catch (error) {
+    await handler.recorder?.close();
+    throw error;
+  }
+  const { port } = server.address() as AddressInfo;
+  const shown = config.host === '0.0.0.0' ? '127.0.0.1' : config.host === '::' ? '::1' : config.host;
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}${config.path}`,
+    stats: () => ({ ...handler.counts }),
+    close() {
+      closing ??= (async () => {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+        await handler.queue?.drain();
+        await handler.recorder?.close();
+      })();
+      return closing;
+    },
+  };
+}
