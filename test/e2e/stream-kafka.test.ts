@@ -191,6 +191,34 @@ describe.skipIf(!kcat)('listings stream: Kafka consumer groups against a Kafka-p
     expect(summaryOf(run)).toMatchObject({ received: 104, published: 100, dead_lettered: 4 });
   }, 90_000);
 
+  it('the service answering 503 for a while: consumption pauses and resumes, no message is dead-lettered for it', async () => {
+    const cwd = tempDir('stream-outage-');
+    const service = await sandbox(['--latency', '1-3']);
+    const topic = 'outage';
+    const dlq = join(cwd, 'dead.ndjson');
+    await produce(mock.bootstrap, topic, products(0, 300, 'O'));
+    const run = stream(topic, 'outage', service.url, cwd, ['--dead-letter', dlq, '--max-buffered', '200']);
+    await until('300 listings', async () => (await service.stats()).created >= 300, 40_000, () => run.stderr());
+    const outage = await fetch(`${service.url}/_sandbox/outage`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ms: 5000, status: 503 }) });
+    expect(outage.status).toBe(200);
+    await produce(mock.bootstrap, topic, products(300, 1000, 'O'));
+    // During the outage nothing is created, and the stream holds at most --max-buffered messages it has not finished.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect((await service.stats()).created).toBe(300);
+    await until('1,000 listings', async () => (await service.stats()).created >= 1000, 60_000, async () => `${JSON.stringify(await service.stats())}\n${run.stderr().slice(-1500)}`);
+    await until('offsets committed to the end', async () => (await committedTotal(mock, 'outage', topic)) === 1000, 20_000);
+    run.child.kill('SIGTERM');
+    const [code] = await run.exited;
+    expect(code, run.stderr()).toBe(0);
+    const stats = await service.stats();
+    expect(stats.by_status['503'] ?? 0).toBeGreaterThan(0);
+    expect(stats.created).toBe(1000);
+    expect(stats.duplicates).toBe(0);
+    expect(existsSync(dlq) ? readFileSync(dlq, 'utf8') : '').toBe('');
+    expect(run.stderr()).toMatch(/status: .*pushback/);
+    expect(summaryOf(run)).toMatchObject({ received: 1000, published: 1000, dead_lettered: 0 });
+  }, 120_000);
+
   it('a service that goes away ends the stream with exit 3 after committing what was done', async () => {
     const cwd = tempDir('stream-down-');
     const service = await sandbox();
