@@ -56,6 +56,9 @@ describe('start-up: heavy modules load only when needed', () => {
     expect(loaded(result.loads, '/node_modules/undici/index.js')).toEqual([]);
     expect(loaded(result.loads, '/node_modules/stream-json/')).toEqual([]);
     expect(result.loads.builtins.filter((name) => name.includes('undici'))).toEqual([]);
+    // The Kafka client and the stream are loaded by `listings stream` only.
+    expect(loaded(result.loads, '/node_modules/kafkajs/')).toEqual([]);
+    expect(loaded(result.loads, '/dist/stream/')).toEqual([]);
   });
 
   it('a catalog with an invalid row loads zod and gets its wording', async () => {

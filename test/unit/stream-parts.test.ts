@@ -136,23 +136,32 @@ describe('createMessageMapper: a message value is a catalog record; the key is t
 });
 
 describe('MessageFeed and the engine with a live source', () => {
-  it('the engine hands on finished outcomes while the live source waits for its next item', async () => {
+  it('the engine hands on outcomes that finish while the live source waits for its next item', async () => {
     const feed = new MessageFeed<PreparedRow>();
-    const ready = (sku: string): PreparedRow => ({ kind: 'skipped', location: { source: 'live', record: 0 }, sku, reason: 'test' });
-    const run = publishRows(feed, { dryRun: true, live: true });
+    const ready = (sku: string): PreparedRow => ({ kind: 'ready', location: { source: 'live', record: 0 }, sku, request: { sku, marketplace: 'EBAY_US' } as never });
+    // Answers come 20 ms after the request: after the engine has gone back to waiting for the source.
+    const sender = {
+      async postListingJson(body: string) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        const { sku } = JSON.parse(body) as { sku: string };
+        return { status: 201, listing: { sku, status: 'ready', title: sku, item_specifics: [] } };
+      },
+    };
+    const run = publishRows(feed, { sender, live: true });
     const seen: string[] = [];
     const iterating = (async () => {
-      for await (const outcome of run) seen.push(outcome.sku ?? '');
+      for await (const outcome of run) seen.push(`${outcome.sku}:${outcome.outcome}`);
     })();
     feed.push(ready('A'));
     feed.push(ready('B'));
     // Nothing more arrives, yet both outcomes are out.
     for (let waited = 0; seen.length < 2 && waited < 2000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(seen).toEqual(['A', 'B']);
+    expect(seen).toEqual(['A:published', 'B:published']);
     feed.push(ready('C'));
+    for (let waited = 0; seen.length < 3 && waited < 2000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
     feed.close();
     await iterating;
-    expect(seen).toEqual(['A', 'B', 'C']);
+    expect(seen).toEqual(['A:published', 'B:published', 'C:published']);
     expect(feed.push(ready('D'))).toBe(false);
   });
 });
