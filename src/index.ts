@@ -21,7 +21,7 @@ export { VERSION } from './version.js';
 export { OPTIONS, resolveSettings, type Settings, type SettingKey, type SettingSource, type ResolvedSettings } from './config/index.js';
 
 export * from './catalog/index.js';
-export { createPreparer, prepareCatalog, type ListingDefaults, type PreparedRow } from './prepare/index.js';
+export { createPreparer, prepareCatalog, fanOutDrafts, type ListingDefaults, type MarketplaceDefaults, type PreparedRow } from './prepare/index.js';
 export { MissingSettingsError } from './prepare/missing-settings.js';
 
 export { publishRows, PublishRun } from './publish/engine.js';
@@ -36,8 +36,10 @@ export { parseRetryAfter } from './publish/retry-after.js';
 export { RetryBudget } from './publish/retry-budget.js';
 export { idempotencyKey, contentHash } from './publish/idempotency.js';
 export { parseShard, inShard, type Shard } from './publish/shard.js';
+export { ListingState } from './publish/listing-state.js';
 export { publishCatalog, type PublishCatalogOptions } from './publish-catalog.js';
-export { streamListings, StreamRun, type StreamListingsOptions, type StreamOutcome, type StreamEnd, type StreamStats, type PartitionProgress } from './stream/stream-listings.js';
+export { streamListings, StreamRun } from './stream/stream-listings.js';
+export type { StreamListingsOptions, StreamOutcome, StreamEnd, StreamStats, PartitionProgress } from './stream/stream-types.js';
 export type { DeadLetter, DeadLetterSink } from './stream/dead-letter.js';
 
 export { openReport, SummaryCounter, type ReportWriter, type RunSummary } from './report/index.js';

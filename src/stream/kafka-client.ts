@@ -1,5 +1,6 @@
 // The only module that loads the Kafka client library (kafkajs: see the README for why that one). It is imported
 // lazily by the stream, so `publish` never loads it.
+import type * as KafkaJs from 'kafkajs';
 import type { Consumer, KafkaConfig, KafkaMessage, LogEntry, Producer } from 'kafkajs';
 import { SourceError } from '../errors.js';
 import { redact } from '../secrets.js';
@@ -49,7 +50,7 @@ export interface ConsumerHandle {
   disconnect(): Promise<void>;
 }
 
-type KafkaModule = typeof import('kafkajs');
+type KafkaModule = typeof KafkaJs;
 
 let kafkajs: Promise<KafkaModule> | undefined;
 
@@ -61,7 +62,7 @@ function loadKafka(): Promise<KafkaModule> {
 
 function kafkaConfig(kafka: KafkaModule, address: KafkaAddress, clientId: string, log: KafkaLog): KafkaConfig {
   const { logLevel } = kafka;
-  const levelOf = (level: number): KafkaLogLevel => (level === logLevel.ERROR ? 'error' : level === logLevel.WARN ? 'warn' : 'info');
+  const levelOf = (level: KafkaJs.logLevel): KafkaLogLevel => (level === logLevel.ERROR ? 'error' : level === logLevel.WARN ? 'warn' : 'info');
   return {
     clientId,
     brokers: address.brokers,
@@ -125,11 +126,12 @@ export async function startConsumer(settings: ConsumerSettings, handlers: Consum
   await consumer.run({
     autoCommit: false,
     eachBatchAutoResolve: false,
-    eachBatch: async ({ batch, resolveOffset, heartbeat, isRunning, isStale }) => {
+    eachBatch: async (payload) => {
+      const { batch } = payload;
       const messages = batch.messages.map((message) => toMessage(batch.topic, batch.partition, message));
       await handlers.onBatch(
         { partition: batch.partition, end: Number(batch.highWatermark), messages },
-        { accepted: (offset) => resolveOffset(String(offset)), heartbeat, owned: () => isRunning() && !isStale() },
+        { accepted: (offset) => payload.resolveOffset(String(offset)), heartbeat: () => payload.heartbeat(), owned: () => payload.isRunning() && !payload.isStale() },
       );
     },
   });

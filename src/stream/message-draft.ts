@@ -33,10 +33,13 @@ function unreadable(location: Location, message: string): Draft {
 }
 
 async function firstDraft(preset: Preset, location: Location, fields: Record<string, unknown>): Promise<Draft> {
-  async function* one(): AsyncIterable<{ location: Location; fields: Record<string, unknown> }> {
-    yield { location, fields };
-  }
-  for await (const draft of presetDrafts(preset, one())) return draft;
+  const one: AsyncIterable<{ location: Location; fields: Record<string, unknown> }> = {
+    [Symbol.asyncIterator]: () => {
+      let done = false;
+      return { next: () => Promise.resolve(done ? { value: undefined, done: true as const } : ((done = true), { value: { location, fields }, done: false as const })) };
+    },
+  };
+  for await (const draft of presetDrafts(preset, one)) return draft;
   return { location, values: {}, issues: [], skip: `not a listing under --preset ${preset}` };
 }
 

@@ -69,8 +69,21 @@ async function endsTotal(mock: KafkaMock, topic: string): Promise<number> {
   return total;
 }
 
-function summaryOf(stream: StreamProcess): { received: number; published: number; dead_lettered: number; end: string } {
-  return JSON.parse(stream.stdout().trim().split('\n').at(-1) ?? '{}');
+interface Summary {
+  received: number;
+  published: number;
+  dead_lettered: number;
+  end: string;
+}
+
+function summaryOf(stream: StreamProcess): Summary {
+  return JSON.parse(stream.stdout().trim().split('\n').at(-1) ?? '{}') as Summary;
+}
+
+interface Letter {
+  key?: string;
+  offset: number;
+  reason: string;
 }
 
 describe.skipIf(!kcat)('listings stream: Kafka consumer groups against a Kafka-protocol cluster (kcat mock) and the sandbox', () => {
@@ -177,11 +190,11 @@ describe.skipIf(!kcat)('listings stream: Kafka consumer groups against a Kafka-p
     run.child.kill('SIGTERM');
     const [code] = await run.exited;
     expect(code, run.stderr()).toBe(0);
-    const letters = readFileSync(dlq, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    const letters = readFileSync(dlq, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Letter);
     expect(letters).toHaveLength(4);
     const byKey = new Map(letters.map((letter) => [letter.key, letter]));
     expect(byKey.get('D-BAD-JSON')).toMatchObject({ topic, outcome: 'invalid', value: '{"sku": "D-BAD-JSON", "title": ', value_encoding: 'utf8' });
-    expect(byKey.get('D-BAD-JSON').reason).toMatch(/not JSON/);
+    expect(byKey.get('D-BAD-JSON')?.reason).toMatch(/not JSON/);
     expect(byKey.get('')?.reason).toMatch(/sku: is required/);
     expect(byKey.get('D-KEY')?.reason).toMatch(/key "D-KEY" and the sku "D-OTHER" differ/);
     expect(byKey.get('D-ESC')?.reason).toMatch(/images_source/);
