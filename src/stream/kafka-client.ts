@@ -8,6 +8,7 @@ import type { KafkaAddress } from './kafka-address.js';
 import type { CommitPoint } from './offset-tracker.js';
 import type { StreamMessage } from './message-draft.js';
 import type { DeadLetter, DeadLetterSink } from './dead-letter.js';
+import type { KafkaSecurity } from './kafka-security.js';
 
 export type KafkaLogLevel = 'error' | 'warn' | 'info';
 export type KafkaLog = (level: KafkaLogLevel, message: string) => void;
@@ -40,6 +41,7 @@ export interface ConsumerSettings {
   sessionTimeoutMs: number;
   clientId: string;
   log: KafkaLog;
+  security: KafkaSecurity;
 }
 
 export interface ConsumerHandle {
@@ -60,14 +62,17 @@ function loadKafka(): Promise<KafkaModule> {
   return (kafkajs ??= import('kafkajs').then((module) => ((module as unknown as { default?: KafkaModule }).default ?? module)));
 }
 
-function kafkaConfig(kafka: KafkaModule, address: KafkaAddress, clientId: string, log: KafkaLog): KafkaConfig {
+function kafkaConfig(kafka: KafkaModule, address: KafkaAddress, clientId: string, log: KafkaLog, security: KafkaSecurity): KafkaConfig {
   const { logLevel } = kafka;
   const levelOf = (level: KafkaJs.logLevel): KafkaLogLevel => (level === logLevel.ERROR ? 'error' : level === logLevel.WARN ? 'warn' : 'info');
   return {
     clientId,
     brokers: address.brokers,
+    ...(security.tls === true ? { ssl: true } : {}),
+    ...(security.sasl === undefined ? {} : { sasl: { ...security.sasl } as KafkaJs.SASLOptions }),
+    connectionTimeout: 5000,
     logLevel: logLevel.WARN,
-    retry: { retries: 8, initialRetryTime: 250, maxRetryTime: 5000 },
+    retry: { retries: 5, initialRetryTime: 250, maxRetryTime: 5000 },
     logCreator:
       () =>
       ({ namespace, level, log: entry }: LogEntry) => {
@@ -100,7 +105,7 @@ function sourceError(address: KafkaAddress, error: unknown, doing: string): Sour
 export async function startConsumer(settings: ConsumerSettings, handlers: ConsumerHandlers): Promise<ConsumerHandle> {
   const kafka = await loadKafka();
   const { address } = settings;
-  const client = new kafka.Kafka(kafkaConfig(kafka, address, settings.clientId, settings.log));
+  const client = new kafka.Kafka(kafkaConfig(kafka, address, settings.clientId, settings.log, settings.security));
   const consumer: Consumer = client.consumer({
     groupId: settings.group,
     sessionTimeout: settings.sessionTimeoutMs,
@@ -149,9 +154,9 @@ export class KafkaDeadLetters implements DeadLetterSink {
 
   private constructor(readonly name: string, private readonly topic: string, private readonly producer: Producer) {}
 
-  static async open(address: KafkaAddress, clientId: string, log: KafkaLog): Promise<KafkaDeadLetters> {
+  static async open(address: KafkaAddress, clientId: string, log: KafkaLog, security: KafkaSecurity): Promise<KafkaDeadLetters> {
     const kafka = await loadKafka();
-    const producer = new kafka.Kafka(kafkaConfig(kafka, address, clientId, log)).producer({ allowAutoTopicCreation: true, idempotent: false });
+    const producer = new kafka.Kafka(kafkaConfig(kafka, address, clientId, log, security)).producer({ allowAutoTopicCreation: true, idempotent: false });
     try {
       await producer.connect();
     } catch (error) {

@@ -115,7 +115,7 @@ export class StreamRun implements AsyncIterable<StreamOutcome> {
       this.#run = run;
       const { startConsumer } = await import('./kafka-client.js');
       this.#consumer = await startConsumer(
-        { address: this.#address, group: options.group, fromBeginning: options.fromBeginning ?? true, sessionTimeoutMs: options.sessionTimeoutMs ?? 10_000, clientId: options.clientId ?? 'listings', log },
+        { address: this.#address, group: options.group, fromBeginning: options.fromBeginning ?? true, sessionTimeoutMs: options.sessionTimeoutMs ?? 10_000, clientId: options.clientId ?? 'listings', log, security: options.security ?? {} },
         {
           onBatch: (batch, control) => this.#take(batch, control),
           onAssigned: (partitions) => this.#assigned(partitions, log),
@@ -305,5 +305,5 @@ async function openDeadLetters(options: StreamListingsOptions, log: KafkaLog): P
   if (target === undefined || typeof target !== 'string') return target;
   if (!isKafkaAddress(target)) return FileDeadLetters.open(target);
   const { KafkaDeadLetters } = await import('./kafka-client.js');
-  return KafkaDeadLetters.open(parseKafkaAddress(target, '--dead-letter'), options.clientId ?? 'listings', log);
+  return KafkaDeadLetters.open(parseKafkaAddress(target, '--dead-letter'), options.clientId ?? 'listings', log, options.security ?? {});
 }

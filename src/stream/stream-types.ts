@@ -3,6 +3,7 @@ import type { EngineStats, PublishEnd, PublishOptions } from '../publish/engine-
 import type { RowOutcome } from '../publish/outcome.js';
 import type { DeadLetterSink } from './dead-letter.js';
 import type { KafkaLog } from './kafka-client.js';
+import type { KafkaSecurity } from './kafka-security.js';
 import type { MessageMapping } from './message-draft.js';
 
 /** Options of {@link streamListings}. `source`, `group` and `sender` are required. */
@@ -36,6 +37,8 @@ export interface StreamListingsOptions
   /** As `stop`, but abandon the requests in flight at once. */
   abandon?: AbortSignal;
   clientId?: string;
+  /** TLS and SASL for the brokers (the dead-letter topic's too). Default: plaintext. */
+  security?: KafkaSecurity;
   /** Told of the consumer's own warnings and the stream's notices (assignments, commit failures). */
   onLog?: KafkaLog;
 }

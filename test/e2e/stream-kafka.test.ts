@@ -250,6 +250,29 @@ describe.skipIf(!kcat)('listings stream: Kafka consumer groups against a Kafka-p
     expect(summaryOf(run)).toMatchObject({ published: 200, dead_lettered: 0 });
   }, 90_000);
 
+  it('TLS and SASL settings that the brokers do not speak end with exit 4 and a hint; the SASL password is never printed', async () => {
+    const cwd = tempDir('stream-tls-');
+    const child = spawnCli(['stream', `kafka://${mock.bootstrap}/tls`, '--group', 'tls', ...DEFAULTS, '--sandbox', '--kafka-tls'], {
+      cwd,
+      env: { LISTINGS_KAFKA_SASL_MECHANISM: 'scram-sha-256', LISTINGS_KAFKA_USERNAME: 'svc', LISTINGS_KAFKA_PASSWORD: 'canary-kafka-password-9731' },
+    });
+    let output = '';
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect(code, output).toBe(4);
+    expect(output).toMatch(/cannot join consumer group "tls"/);
+    expect(output).toMatch(/hint/);
+    expect(output).not.toContain('canary-kafka-password-9731');
+    const half = spawnCli(['stream', `kafka://${mock.bootstrap}/tls`, '--group', 'tls', ...DEFAULTS, '--sandbox'], { cwd, env: { LISTINGS_KAFKA_PASSWORD: 'canary-kafka-password-9731' } });
+    let stderr = '';
+    half.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const [halfCode] = (await once(half, 'exit')) as [number | null];
+    expect(halfCode).toBe(2);
+    expect(stderr).toMatch(/LISTINGS_KAFKA_SASL_MECHANISM is not/);
+    expect(stderr).not.toContain('canary-kafka-password-9731');
+  }, 60_000);
+
   it('refuses what is not a Kafka topic, and says so (exit 2)', async () => {
     const cwd = tempDir('stream-usage-');
     const bad = spawnCli(['stream', 'catalog.csv', '--group', 'g', ...DEFAULTS], { cwd, env: publishEnv('http://127.0.0.1:9') });

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Ora } from 'ora';
 import { parseKafkaAddress, isKafkaAddress } from '../../stream/kafka-address.js';
+import { kafkaSecurityFromEnv } from '../../stream/kafka-security.js';
 import { streamListings, type StreamRun } from '../../stream/stream-listings.js';
 import type { StreamOutcome, StreamStats } from '../../stream/stream-types.js';
 import { DEFAULT_RETRY_POLICY } from '../../publish/retry-policy.js';
@@ -117,6 +118,7 @@ export async function runStream(source: string, flags: StreamFlags, load: () => 
   if (flags.group.trim() === '') throw new UsageError('--group must not be empty');
   if (flags.deadLetter !== undefined && isKafkaAddress(flags.deadLetter)) parseKafkaAddress(flags.deadLetter, '--dead-letter');
   const catalog = await catalogOptionsFrom({ map: flags.map, ...(flags.mapping === undefined ? {} : { mapping: flags.mapping }), ...(flags.listSeparator === undefined ? {} : { listSeparator: flags.listSeparator }), ...(flags.preset === undefined ? {} : { preset: flags.preset }), sourceHeader: [] });
+  const security = kafkaSecurityFromEnv(process.env, flags.kafkaTls);
   const loaded = await load();
   const { concurrency, max_concurrency: maxConcurrency } = loaded.settings;
   const deadLetter = flags.deadLetter ?? join('.listings', `dead-letter-${fileSafe(address.topic)}-${fileSafe(flags.group)}.ndjson`);
@@ -144,6 +146,7 @@ export async function runStream(source: string, flags: StreamFlags, load: () => 
     commitIntervalMs: flags.commitInterval,
     maxBuffered: flags.maxBuffered,
     sessionTimeoutMs: flags.sessionTimeout,
+    security,
     drainTimeoutMs: flags.drainTimeout * 1000,
     ...(concurrency === undefined ? { maxConcurrency } : { concurrency }),
     ...(flags.rate === undefined ? {} : { rate: flags.rate }),

@@ -15,6 +15,7 @@ export interface StreamFlags {
   timeout?: number;
   connectTimeout?: number;
   giveUpAfter?: number;
+  kafkaTls?: boolean;
   maxBuffered: number;
   commitInterval: number;
   sessionTimeout: number;

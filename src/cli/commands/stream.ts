@@ -44,6 +44,7 @@ export function registerStream(program: Command): void {
     .option('--connect-timeout <ms>', 'time limit for opening a connection (default 10000)', whole(100, 600_000))
     .option('--give-up-after <s>', 'end (exit 3, after committing what is done) once the service has accepted nothing for this long (default 60)', whole(1, 86_400))
     .optionsGroup('Kafka options:')
+    .option('--kafka-tls', 'connect to the brokers over TLS (env LISTINGS_KAFKA_TLS=1; SASL from LISTINGS_KAFKA_SASL_MECHANISM, LISTINGS_KAFKA_USERNAME, LISTINGS_KAFKA_PASSWORD)')
     .option('--max-buffered <n>', 'messages read and not yet published or dead-lettered, at most: fetching pauses beyond it', whole(1, 1_000_000), 4096)
     .option('--commit-interval <ms>', 'how often durable progress is committed (also at each rebalance and at the end)', whole(100, 600_000), 1000)
     .option('--session-timeout <ms>', 'how soon the group takes over the partitions of a process that died', whole(3000, 300_000), 10_000)
