@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOn } from '../listen-on.js';
 import { ConfigError } from '../errors.js';
 import { summarize, type ReceivedCallback } from './callback.js';
 import { RecentIds } from './dedupe.js';
@@ -120,18 +120,6 @@ class ListenHandler {
   }
 }
 
-function listenError(error: NodeJS.ErrnoException, config: ResolvedListenOptions): Error {
-  const where = `${config.host}:${config.port}`;
-  const why: Record<string, string> = {
-    EADDRINUSE: `port ${config.port} is already in use`,
-    EACCES: `no permission to listen on ${where}`,
-    EADDRNOTAVAIL: `${config.host} is not an address of this machine`,
-    ENOTFOUND: `host ${config.host} not found`,
-    EAI_AGAIN: `host ${config.host} could not be resolved`,
-  };
-  const message = error.code === undefined ? undefined : why[error.code];
-  return message === undefined ? error : new ConfigError(`cannot listen on ${where}: ${message}`, { cause: error, hint: 'choose another port (0 picks a free one) or host' });
-}
 
 /**
  * Receive webhook callbacks: verify (when a secret is given), de-duplicate by event id, answer 2xx, record and
@@ -150,24 +138,16 @@ export async function startListener(options: ListenOptions = {}): Promise<Listen
   }
   if (config.forwardTo !== undefined) handler.queue = new ForwardQueue(new Forwarder(config.forwardTo));
   const server = createServer((req, res) => handler.handle(req, res));
+  let base: string;
   try {
-    await new Promise<void>((resolve, reject) => {
-      const failed = (error: NodeJS.ErrnoException): void => reject(listenError(error, config));
-      server.once('error', failed);
-      server.listen(config.port, config.host, () => {
-        server.off('error', failed);
-        resolve();
-      });
-    });
+    base = await listenOn(server, config.host, config.port);
   } catch (error) {
     await handler.recorder?.close();
     throw error;
   }
-  const { port } = server.address() as AddressInfo;
-  const shown = config.host === '0.0.0.0' ? '127.0.0.1' : config.host === '::' ? '::1' : config.host;
   let closing: Promise<void> | undefined;
   return {
-    url: `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}${config.path}`,
+    url: `${base}${config.path}`,
     stats: () => ({ ...handler.counts }),
     close() {
       closing ??= (async () => {

@@ -1,7 +1,6 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { listenOn } from '../listen-on.js';
 import { LISTINGS_PATH } from '../contract/index.js';
-import { ConfigError } from '../errors.js';
 import { Admission } from './admission.js';
 import { DataFile, type CreationRecord } from './data-file.js';
 import { bodyDigest, IdempotencyStore } from './idempotency.js';
@@ -298,27 +297,7 @@ class SandboxHandler {
   }
 }
 
-function baseUrl(server: Server, host: string): string {
-  const { port } = server.address() as AddressInfo;
-  // A wildcard address is not somewhere to send requests; loopback reaches it.
-  const shown = host === '0.0.0.0' ? '127.0.0.1' : host === '::' ? '::1' : host;
-  return `http://${shown.includes(':') ? `[${shown}]` : shown}:${port}`;
-}
 
-function listenError(error: NodeJS.ErrnoException, config: ResolvedSandboxOptions): Error {
-  const where = `${config.host}:${config.port}`;
-  const why: Record<string, string> = {
-    EADDRINUSE: `port ${config.port} is already in use`,
-    EACCES: `no permission to listen on ${where}`,
-    EADDRNOTAVAIL: `${config.host} is not an address of this machine`,
-    ENOTFOUND: `host ${config.host} not found`,
-    EAI_AGAIN: `host ${config.host} could not be resolved`,
-  };
-  const message = error.code === undefined ? undefined : why[error.code];
-  return message === undefined
-    ? error
-    : new ConfigError(`cannot listen on ${where}: ${message}`, { cause: error, hint: 'choose another port (0 picks a free one) or host' });
-}
 
 /** Start the contract sandbox: a real HTTP server imitating the Listing Publication Service, with fault injection. */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
@@ -328,22 +307,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const server = createServer((req, res) => handler.handle(req, res));
   // Clients keep connections for a long while; closing idle ones early only causes resets under load.
   server.keepAliveTimeout = 30_000;
+  let url: string;
   try {
-    await new Promise<void>((resolve, reject) => {
-      const failed = (error: NodeJS.ErrnoException): void => reject(listenError(error, config));
-      server.once('error', failed);
-      server.listen(config.port, config.host, () => {
-        server.off('error', failed);
-        resolve();
-      });
-    });
+    url = await listenOn(server, config.host, config.port);
   } catch (error) {
     handler.data?.close();
     throw error;
   }
   let closing: Promise<void> | undefined;
   return {
-    url: baseUrl(server, config.host),
+    url,
     stats: () => handler.snapshot(),
     close() {
       closing ??= new Promise<void>((resolve, reject) => {

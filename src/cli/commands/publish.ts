@@ -1,26 +1,9 @@
-import { InvalidArgumentError, Option, type Command } from 'commander';
-import { parseInteger } from '../../config/options.js';
+import { Option, type Command } from 'commander';
+import { perSecond, whole } from '../option-parsers.js';
 import { addSettingsOptions, loadSettings } from '../settings.js';
 import { addCatalogOptions } from '../catalog-options.js';
 import { GROUP } from '../help.js';
 import type { PublishFlags } from './publish-flags.js';
-
-function whole(min: number, max: number) {
-  const parse = parseInteger(min, max);
-  return (raw: string): number => {
-    try {
-      return parse(raw);
-    } catch (error) {
-      throw new InvalidArgumentError((error as Error).message);
-    }
-  };
-}
-
-function perSecond(raw: string): number {
-  const value = Number(raw.trim());
-  if (!/^\s*(\d+\.?\d*|\.\d+)\s*$/.test(raw) || !(value > 0) || value > 1_000_000) throw new InvalidArgumentError('must be a number of requests per second > 0');
-  return value;
-}
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
