@@ -50,6 +50,15 @@ export class OffsetTracker {
     return [...this.#partitions.keys()].sort((a, b) => a - b);
   }
 
+  /**
+   * False for a message already read in this assignment of its partition: the consumer fetched it again (after it
+   * restarted, say) while the first copy is still on its way, which will commit it.
+   */
+  isNew(partition: number, offset: number): boolean {
+    const read = this.#partitions.get(partition)?.read;
+    return read === undefined || offset >= read;
+  }
+
   /** A message read, in partition order. */
   add(partition: number, offset: number): OffsetTicket {
     this.assign(partition);

@@ -195,6 +195,10 @@ export class StreamRun implements AsyncIterable<StreamOutcome> {
         await control.heartbeat().catch(() => undefined);
       }
       if (this.#stopping || !control.owned()) return;
+      if (!this.#tracker.isNew(message.partition, message.offset)) {
+        control.accepted(message.offset);
+        continue;
+      }
       const mapped = mapper(message);
       const draft = mapped instanceof Promise ? await mapped : mapped;
       if (this.#stopping || !control.owned()) return;

@@ -50,6 +50,18 @@ describe('OffsetTracker: a partition is committed only up to its first message w
     expect(tracker.assigned()).toEqual([2]);
   });
 
+  it('tells a message fetched again in the same assignment from a new one (a new assignment reads everything again)', () => {
+    const tracker = new OffsetTracker();
+    tracker.add(1, 20);
+    tracker.add(1, 21);
+    expect(tracker.isNew(1, 21)).toBe(false);
+    expect(tracker.isNew(1, 22)).toBe(true);
+    expect(tracker.isNew(0, 0)).toBe(true);
+    tracker.revoke(1);
+    tracker.assign(1);
+    expect(tracker.isNew(1, 20)).toBe(true);
+  });
+
   it('reports the lag from the committed position to the partition end', () => {
     const tracker = new OffsetTracker();
     const ticket = tracker.add(0, 0);
