@@ -15,6 +15,7 @@ import type { StreamEnd, StreamListingsOptions, StreamOutcome, StreamStats } fro
 import { MessageFeed } from './message-feed.js';
 import { OffsetTracker, type OffsetTicket } from './offset-tracker.js';
 import { KeyedGate } from './sku-gate.js';
+import { LatencyHistogram } from './latency-histogram.js';
 
 interface Item {
   message: StreamMessage;
@@ -73,6 +74,7 @@ export class StreamRun implements AsyncIterable<StreamOutcome> {
   #deadLettered = 0;
   #notDurable = 0;
   #commits = 0;
+  readonly #latency = new LatencyHistogram();
 
   constructor(options: StreamListingsOptions) {
     if (options.sender === undefined) throw new TypeError('streamListings: a sender is required');
@@ -96,6 +98,7 @@ export class StreamRun implements AsyncIterable<StreamOutcome> {
       buffered: this.#buffered,
       waitingForSku: this.#gate.waiting,
       commits: this.#commits,
+      latency: { p50: this.#latency.quantile(0.5), p95: this.#latency.quantile(0.95), p99: this.#latency.quantile(0.99) },
       partitions: this.#tracker.positions(),
       engine,
     };
@@ -226,7 +229,11 @@ export class StreamRun implements AsyncIterable<StreamOutcome> {
     }
     if (finished) this.#tracker.done(item.ticket);
     else this.#notDurable++;
-    if (outcome.outcome === 'published') this.#published++;
+    const latencyMs = Date.now() - message.timestamp;
+    if (outcome.outcome === 'published') {
+      this.#published++;
+      this.#latency.add(latencyMs);
+    }
     if (item.gateKey !== undefined) {
       const next = this.#gate.leave(item.gateKey);
       if (next !== undefined && !this.#feed.push(next)) this.#buffered--;
@@ -239,7 +246,7 @@ export class StreamRun implements AsyncIterable<StreamOutcome> {
       outcome,
       deadLettered,
       durable: finished,
-      latencyMs: Date.now() - message.timestamp,
+      latencyMs,
     };
   }
 

@@ -6,6 +6,7 @@ import { createMessageMapper, type StreamMessage } from '../../src/stream/messag
 import { MessageFeed } from '../../src/stream/message-feed.js';
 import { deadLetterOf } from '../../src/stream/dead-letter.js';
 import { Fifo } from '../../src/publish/fifo.js';
+import { LatencyHistogram } from '../../src/stream/latency-histogram.js';
 import { publishRows } from '../../src/publish/engine.js';
 import type { PreparedRow } from '../../src/prepare/types.js';
 
@@ -189,5 +190,21 @@ describe('Fifo', () => {
     for (let item = fifo.take(); item !== undefined; item = fifo.take()) out.push(item);
     expect(out).toEqual(Array.from({ length: 5000 }, (_, i) => i));
     expect(fifo.peek()).toBeUndefined();
+  });
+});
+
+describe('LatencyHistogram', () => {
+  it('gives quantiles within its bucket width, in constant memory', () => {
+    const histogram = new LatencyHistogram();
+    expect(histogram.quantile(0.5)).toBeUndefined();
+    for (let ms = 1; ms <= 1000; ms++) histogram.add(ms);
+    const p50 = histogram.quantile(0.5) ?? 0;
+    const p99 = histogram.quantile(0.99) ?? 0;
+    expect(p50).toBeGreaterThanOrEqual(500);
+    expect(p50).toBeLessThanOrEqual(500 * 1.13);
+    expect(p99).toBeGreaterThanOrEqual(990);
+    expect(p99).toBeLessThanOrEqual(1000);
+    histogram.add(0.2);
+    expect(histogram.count).toBe(1001);
   });
 });

@@ -19,6 +19,8 @@ import type { LoadedSettings } from '../settings.js';
 import { openEndpoint } from './open-endpoint.js';
 import type { StreamFlags } from './stream-flags.js';
 
+const round = (ms: number | undefined): number | undefined => (ms === undefined ? undefined : Math.round(ms));
+
 /** Dead letters told one by one; beyond these, the status lines count them. */
 const DEAD_LETTERS_SHOWN = 50;
 
@@ -163,11 +165,9 @@ export async function runStream(source: string, flags: StreamFlags, load: () => 
   if (json) event({ event: 'stream_start', source: `kafka://${address.brokers.join(',')}/${address.topic}`, group: flags.group, dead_letter: deadLetter, target: endpoint.sandbox === undefined ? URL.parse(loaded.baseUrl())?.host : 'sandbox (in-process)' });
   else if (!quiet) note(`streaming ${address.topic} in group ${flags.group} to ${endpoint.sandbox === undefined ? URL.parse(loaded.baseUrl())?.host : 'an embedded sandbox'}; failed and invalid messages go to ${deadLetter}`);
   let shown = 0;
-  const latencies: number[] = [];
   try {
     status = await StreamStatus.start(run, mode, flags.statusInterval);
     for await (const result of run) {
-      if (result.durable && result.outcome.outcome === 'published' && latencies.length < 100_000) latencies.push(result.latencyMs);
       if (!result.deadLettered) continue;
       if (json) event({ event: 'dead_letter', location: formatLocation(result.outcome.location), partition: result.message.partition, offset: result.message.offset, sku: result.outcome.sku, outcome: result.outcome.outcome, reason: result.outcome.reason, error: result.outcome.error, status: result.outcome.httpStatus });
       else if (shown++ < DEAD_LETTERS_SHOWN) note(`${paint.yellow('warning')} ${deadLetterLine(result)}${shown === DEAD_LETTERS_SHOWN ? ` (the rest are counted, not shown; all are in ${deadLetter})` : ''}`);
@@ -182,8 +182,6 @@ export async function runStream(source: string, flags: StreamFlags, load: () => 
   const stats = run.stats();
   const end = run.end;
   const elapsed = performance.now() - startedAt;
-  latencies.sort((a, b) => a - b);
-  const p = (q: number): number | undefined => (latencies.length === 0 ? undefined : latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]);
   const summary = {
     received: stats.received,
     published: stats.published,
@@ -195,7 +193,7 @@ export async function runStream(source: string, flags: StreamFlags, load: () => 
     overloaded: stats.engine.overloaded,
     timeouts: stats.engine.timeouts,
     peak_concurrency: stats.engine.peakInFlight,
-    latency_ms: { p50: p(0.5), p95: p(0.95), p99: p(0.99) },
+    latency_ms: { p50: round(stats.latency.p50), p95: round(stats.latency.p95), p99: round(stats.latency.p99) },
     partitions: stats.partitions.map((partition) => ({ partition: partition.partition, committed: partition.committed ?? null, lag: partition.lag ?? null })),
     duration_ms: Math.round(elapsed),
     end: end.kind === 'stopped' ? (end.abandoned ? 'abandoned' : 'stopped') : end.kind,
@@ -206,7 +204,7 @@ export async function runStream(source: string, flags: StreamFlags, load: () => 
     const committed = summary.partitions.map((partition) => `${partition.partition}@${partition.committed ?? '-'}`).join(' ');
     err(`${count(stats.received)} received · ${paint.green(`${count(stats.published)} published`)} · ${stats.deadLettered > 0 ? paint.yellow(`${count(stats.deadLettered)} dead-lettered`) : '0 dead-lettered'} · ${count(summary.left_uncommitted)} left for the next reader · in ${duration(elapsed)}`);
     if (summary.latency_ms.p50 !== undefined) err(`latency (message timestamp to published): p50 ${count(summary.latency_ms.p50)} ms · p95 ${count(summary.latency_ms.p95 ?? 0)} ms · p99 ${count(summary.latency_ms.p99 ?? 0)} ms`);
-    err(`committed offsets: ${committed === '' ? 'none' : committed} (${count(stats.commits)} commits)`);
+    err(`committed offsets: ${committed === '' ? 'none' : committed} (${count(stats.commits)} ${stats.commits === 1 ? 'commit' : 'commits'})`);
   }
   if (end.kind === 'systemic') {
     if (!json) {
