@@ -19,9 +19,10 @@ import { benchProfile } from './sections/profile.js';
 import { benchPublish } from './sections/publish.js';
 import { loadTest, startResponder } from './sections/servers.js';
 import { benchStartup } from './sections/startup.js';
+import { benchStream, streamErrors } from './sections/stream.js';
 import { benchValidate } from './sections/validate.js';
 
-const SECTIONS = ['responder', 'publish', 'validate', 'memory', 'startup', 'latency', 'sandbox', 'peer', 'goodput'];
+const SECTIONS = ['responder', 'publish', 'validate', 'memory', 'startup', 'latency', 'sandbox', 'peer', 'goodput', 'stream'];
 
 const { values } = parseArgs({
   allowNegative: true,
@@ -33,6 +34,7 @@ const { values } = parseArgs({
     'latency-rows': { type: 'string' },
     'peer-rows': { type: 'string' },
     'goodput-rows': { type: 'string' },
+    'stream-messages': { type: 'string' },
     'load-seconds': { type: 'string' },
     only: { type: 'string' },
     profile: { type: 'boolean', default: false },
@@ -46,7 +48,7 @@ const { values } = parseArgs({
 
 if (values.help) {
   console.log(`usage: npm run bench -- [--quick] [--rows N] [--repeats N] [--startup-repeats N] [--latency-rows N]
-       [--peer-rows N] [--goodput-rows N] [--load-seconds N] [--only ${SECTIONS.join(',')}] [--profile] [--snapshot] [--no-pin]
+       [--peer-rows N] [--goodput-rows N] [--stream-messages N] [--load-seconds N] [--only ${SECTIONS.join(',')}] [--profile] [--snapshot] [--no-pin]
        [--out DIR] [--data-dir DIR]
   full run: 1,000,000 rows, 5 repeats; --quick: 100,000 rows, 3 repeats. Writes DIR/results.json and DIR/RESULTS.md
   (DIR defaults to bench/). Catalogs are generated once under bench/data/.`);
@@ -79,6 +81,10 @@ const ctx = {
   // goodput: rows of the 20,000-row service models (the others scale with it: sections/goodput.js), 1 run each in --quick
   goodputRows: count('goodput-rows', 20_000),
   goodputRepeats: Math.min(repeats, quick ? 1 : 3),
+  // stream: the backlog drained by 1 and 2 processes; then the steady state, streamRate messages/s for streamSeconds
+  streamMessages: count('stream-messages', quick ? 5_000 : 20_000),
+  streamRate: 500,
+  streamSeconds: quick ? 5 : 10,
   loadSeconds: count('load-seconds', quick ? 3 : 5),
 };
 const only = values.only ? new Set(values.only.split(',').map((s) => s.trim())) : new Set(SECTIONS);
@@ -152,8 +158,9 @@ try {
   await section('goodput', () =>
     benchGoodput(ctx, { catalogOf: (n, format) => ensureCatalog(n, format, dataDir), responder, fastRows: Math.min(100_000, rows), fastRepeats: Math.min(repeats, 3) }),
   );
+  await section('stream', () => benchStream(ctx, { catalogOf: (n, format) => ensureCatalog(n, format, dataDir) }));
   // A model (or peer) that could not be measured is an error of the run, as a failed section is.
-  Object.assign(results.errors, goodputErrors(results.figures.goodput));
+  Object.assign(results.errors, goodputErrors(results.figures.goodput), streamErrors(results.figures.stream));
   if (values.profile) {
     log('profile ...');
     try {

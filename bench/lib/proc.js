@@ -38,6 +38,11 @@ function track(child) {
   return child;
 }
 
+/** spawn() in a process group of its own, ended (SIGKILL) with the benchmark if still running then. */
+export function spawnTracked(command, args, options = {}) {
+  return track(spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], ...options, detached: true }));
+}
+
 /** True when GNU time is there to give an exact peak RSS; otherwise /proc/<pid>/status VmHWM is polled. */
 export const hasGnuTime = existsSync(GNU_TIME) && spawnSync(GNU_TIME, ['-f', '%M', 'true']).status === 0;
 
@@ -113,30 +118,34 @@ export function wallOnce(command, args, { cwd, env } = {}) {
   return { code: result.status, wallMs, stdout: String(result.stdout), stderr: String(result.stderr) };
 }
 
+const HTTP_URL = /https?:\/\/(?:127\.0\.0\.1|localhost|\[::1\]):\d+[^\s'"]*/;
+
 /**
  * Starts a server process (on the server core, when pinning is on) and resolves once it prints an http URL (on
- * stdout or stderr).
+ * stdout or stderr), or what `ready` matches (its first group, if any: e.g. the Kafka mock's bootstrap address).
+ * `stdin: 'pipe'` keeps its stdin open until stop() (kcat serves its mock cluster as long as it is).
  * Returns { url, child, stop() }. stop() ends exactly this child.
  */
-export function startServer(command, args, { cwd, env, timeoutMs = 20_000 } = {}) {
+export function startServer(command, args, { cwd, env, timeoutMs = 20_000, ready = HTTP_URL, stdin = 'ignore' } = {}) {
   return new Promise((resolve, reject) => {
     const [cmd, argv] = onServerCore(command, args);
-    const child = track(spawn(cmd, argv, { cwd, env: env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'], detached: true }));
+    const child = track(spawn(cmd, argv, { cwd, env: env ?? process.env, stdio: [stdin, 'pipe', 'pipe'], detached: true }));
     let seen = '';
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`${command} ${args.join(' ')} printed no URL within ${timeoutMs} ms: ${seen.slice(-500)}`));
+      reject(new Error(`${command} ${args.join(' ')} printed no URL (nor what it was told to wait for) within ${timeoutMs} ms: ${seen.slice(-500)}`));
     }, timeoutMs);
     const stop = () =>
       new Promise((done) => {
         if (child.exitCode !== null || child.signalCode !== null) return done();
         child.once('close', () => done());
+        child.stdin?.end();
         child.kill('SIGTERM');
         setTimeout(() => child.kill('SIGKILL'), 3_000).unref();
       });
     const onData = (chunk) => {
       seen += String(chunk);
-      const match = /https?:\/\/(?:127\.0\.0\.1|localhost|\[::1\]):\d+[^\s'"]*/.exec(seen);
+      const match = ready.exec(seen);
       if (match) {
         clearTimeout(timer);
         child.stdout.off('data', onData);
@@ -144,7 +153,7 @@ export function startServer(command, args, { cwd, env, timeoutMs = 20_000 } = {}
         // Keep draining, so a chatty server never blocks on a full pipe.
         child.stdout.resume();
         child.stderr.resume();
-        resolve({ url: match[0].replace(/\/+$/, ''), child, stop });
+        resolve({ url: (match[1] ?? match[0]).replace(/\/+$/, ''), child, stop });
       }
     };
     child.stdout.on('data', onData);

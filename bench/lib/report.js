@@ -217,7 +217,36 @@ export function figureRows(results) {
         : [`naive peer: xargs -P 16 + curl, ${peer.rows.toLocaleString('en-US')} rows`, `${round(peer.rowsPerSec).toLocaleString('en-US')} rows/s`, 'one process per row'],
     );
   }
+  if (results.figures.stream) rows.push(...streamRows(results.figures.stream));
   for (const [section, message] of Object.entries(errors)) rows.push([`${section}: NOT MEASURED`, 'error', message]);
+  return rows;
+}
+
+/** The stream section's rows: backlog drains by 1 and 2 processes per model, then the steady-state latency. */
+function streamRows(stream) {
+  if (stream.skipped) return [['listings stream (Kafka)', 'skipped', stream.skipped]];
+  const n = (v) => round(v).toLocaleString('en-US');
+  const rows = [];
+  for (const m of stream.models) {
+    const publish = m.publish.rowsPerSec;
+    const cpu = (us) => (us === undefined ? '' : `, ${us} us CPU per message`);
+    rows.push([`listings publish ${stream.messages.toLocaleString('en-US')} NDJSON rows, sandbox \`${m.sandbox}\``, publish === undefined ? 'not measured' : `${n(publish)} rows/s`, `the stream's reference${cpu(m.publish.cpuUsPerRow)}`]);
+    for (const run of m.runs) {
+      const what = `listings stream, ${stream.messages.toLocaleString('en-US')}-message backlog on ${stream.partitions} partitions, ${run.processes} process${run.processes > 1 ? 'es' : ''}, sandbox \`${m.sandbox}\``;
+      if (run.error) continue;
+      const vsPublish = publish === undefined ? '' : `, ${round(run.msgsPerSec / publish, 2)} of publish`;
+      rows.push([
+        what,
+        `${n(run.msgsPerSec)} msgs/s`,
+        `${round(run.msgsPerSec / m.idealMsgsPerSec, 2)} of ideal ${n(m.idealMsgsPerSec)}${vsPublish}; joined after ${n(run.joinedMs)} ms, ${n(run.msgsPerSecAfterJoin)} msgs/s after${cpu(run.cpuUsPerMsg)}; peak concurrency ${run.peakConcurrency.join(' + ')}`,
+      ]);
+    }
+  }
+  const l = stream.latency;
+  if (l && !l.error) {
+    const p = (q) => `p50 ${n(q.p50)} ms, p95 ${n(q.p95)} ms, p99 ${n(q.p99)} ms`;
+    rows.push([`listings stream end-to-end latency, ${l.rate} msgs/s for ${l.seconds} s, sandbox \`${l.sandbox}\``, p(l.stream), `message timestamp to published (the stream's summary); to created, from the sandbox's callbacks: ${p(l.created)}`]);
+  }
   return rows;
 }
 
