@@ -111,15 +111,51 @@ export async function startConsumer(settings: ConsumerSettings, handlers: Consum
     sessionTimeout: settings.sessionTimeoutMs,
     rebalanceTimeout: Math.max(settings.sessionTimeoutMs, 30_000),
     heartbeatInterval: Math.max(500, Math.floor(settings.sessionTimeoutMs / 6)),
-    // Short fetch waits keep a stop prompt; an idle topic costs one request per broker every half second.
-    maxWaitTimeInMs: 500,
+    // Short fetch waits keep a stop prompt (and the latency low on servers that answer only at the wait's end);
+    // an idle topic costs ten small requests per broker a second.
+    maxWaitTimeInMs: 100,
     allowAutoTopicCreation: false,
   });
   const { GROUP_JOIN, REBALANCING, CRASH } = consumer.events;
   consumer.on(GROUP_JOIN, (event) => handlers.onAssigned(event.payload.memberAssignment[address.topic] ?? []));
   consumer.on(REBALANCING, () => handlers.onRebalancing());
+  const run = (): Promise<void> =>
+    consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      eachBatch: async (payload) => {
+        // A batch handed over: the group works, so the restarts allowed begin again.
+        restarts = 0;
+        const { batch } = payload;
+        const messages = batch.messages.map((message) => toMessage(batch.topic, batch.partition, message));
+        await handlers.onBatch(
+          { partition: batch.partition, end: Number(batch.highWatermark), messages },
+          { accepted: (offset) => payload.resolveOffset(String(offset)), heartbeat: () => payload.heartbeat(), owned: () => payload.isRunning() && !payload.isStale() },
+        );
+      },
+    });
+  const join = async (): Promise<void> => {
+    await consumer.connect();
+    await consumer.subscribe({ topic: address.topic, fromBeginning: settings.fromBeginning });
+    await run();
+  };
+  // kafkajs restarts the consumer after a crash it deems retriable. Brokers also answer a group join that races
+  // another member's with errors it deems fatal (INVALID_REQUEST to a SyncGroup, seen with librdkafka's mock):
+  // those are joined again a few times, with a growing pause, unless the error says access was refused.
+  let restarts = 0;
+  let stopped = false;
   consumer.on(CRASH, (event) => {
-    if (!event.payload.restart) handlers.onCrash(event.payload.error);
+    const { error, restart } = event.payload;
+    if (restart || stopped) return;
+    if (restarts >= MAX_RESTARTS || isPermanent(error)) {
+      handlers.onCrash(error);
+      return;
+    }
+    restarts++;
+    settings.log('warn', redact(`kafka consumer stopped (${error.message}); joining the group again (${restarts} of ${MAX_RESTARTS})`));
+    setTimeout(() => {
+      if (!stopped) join().catch((failure: unknown) => handlers.onCrash(failure instanceof Error ? failure : new Error(String(failure))));
+    }, 500 * restarts).unref();
   });
   try {
     await consumer.connect();
@@ -128,23 +164,26 @@ export async function startConsumer(settings: ConsumerSettings, handlers: Consum
     await consumer.disconnect().catch(() => undefined);
     throw sourceError(address, error, `cannot join consumer group ${JSON.stringify(settings.group)}`);
   }
-  await consumer.run({
-    autoCommit: false,
-    eachBatchAutoResolve: false,
-    eachBatch: async (payload) => {
-      const { batch } = payload;
-      const messages = batch.messages.map((message) => toMessage(batch.topic, batch.partition, message));
-      await handlers.onBatch(
-        { partition: batch.partition, end: Number(batch.highWatermark), messages },
-        { accepted: (offset) => payload.resolveOffset(String(offset)), heartbeat: () => payload.heartbeat(), owned: () => payload.isRunning() && !payload.isStale() },
-      );
-    },
-  });
+  await run();
   return {
     commit: (points) => consumer.commitOffsets(points.map((point) => ({ topic: address.topic, partition: point.partition, offset: String(point.offset) }))),
     pause: () => consumer.pause([{ topic: address.topic }]),
-    disconnect: () => consumer.disconnect(),
+    disconnect: async () => {
+      stopped = true;
+      // Leaving the group lets the others take over at once; brokers that are gone must not hold the exit for long.
+      await Promise.race([consumer.disconnect(), new Promise<void>((resolve) => setTimeout(resolve, DISCONNECT_WAIT_MS).unref())]);
+    },
   };
+}
+
+/** Crashes of the consumer that are joined again in a row (without a batch between them), at most. */
+const MAX_RESTARTS = 5;
+const DISCONNECT_WAIT_MS = 5000;
+
+/** Errors that another join cannot mend: credentials or rights refused. */
+function isPermanent(error: Error): boolean {
+  const type = (error as { type?: unknown }).type;
+  return typeof type === 'string' && /AUTHORIZATION|AUTHENTICATION|SASL/.test(type);
 }
 
 /** Dead letters produced to a Kafka topic, keyed as the original message; a flush waits for every broker ack. */

@@ -40,6 +40,12 @@ export function registerStream(program: Command): void {
     .optionsGroup('');
   command.action(async (source: string, flags: StreamFlags, self: Command) => {
     const { runStream } = await import('./stream-action.js');
-    await runStream(source, flags, () => loadSettings(self.opts()));
+    try {
+      await runStream(source, flags, () => loadSettings(self.opts()));
+    } finally {
+      // The summary is out and the offsets committed: a Kafka client still retrying brokers that are gone must not
+      // hold the exit (the timer keeps nothing alive by itself).
+      setTimeout(() => process.exit(), 3000).unref();
+    }
   });
 }
