@@ -2,6 +2,7 @@ import { openCatalogs } from './catalog/open-catalog.js';
 import type { CatalogOptions } from './catalog/types.js';
 import { createPreparer } from './prepare/preparer.js';
 import { requireSettings } from './prepare/missing-settings.js';
+import { fanOutDrafts } from './prepare/fan-out.js';
 import type { ListingDefaults } from './prepare/types.js';
 import { publishRows, type PublishRun } from './publish/engine.js';
 import type { PublishOptions } from './publish/engine-types.js';
@@ -16,7 +17,7 @@ export interface PublishCatalogOptions extends PublishOptions {
 
 /**
  * The whole pipeline as a library call: read one or more catalogs (file, `-`, http(s), s3://), prepare every row
- * and publish it. Iterate the returned run for one outcome per input row, in input order; `run.end` says why it
+ * and publish it (to each of `defaults.marketplaces`, when several are given and the row names none). Iterate the returned run for one outcome per input row, in input order; `run.end` says why it
  * ended.
  *
  * ```ts
@@ -32,5 +33,6 @@ export async function publishCatalog(sources: string | readonly string[], option
   const catalog = await openCatalogs(typeof sources === 'string' ? [sources] : sources, catalogOptions ?? {});
   const fullDefaults: ListingDefaults = { shape: 'flat', saved_defaults: false, ...defaults };
   // A setting neither the defaults nor the first rows give is one MissingSettingsError, before anything is sent.
-  return publishRows(await requireSettings(catalog.drafts, fullDefaults), publishOptions, createPreparer(fullDefaults));
+  // With several marketplaces (`defaults.marketplaces`) each row that names none is published to each.
+  return publishRows(fanOutDrafts(await requireSettings(catalog.drafts, fullDefaults), fullDefaults), publishOptions, createPreparer(fullDefaults));
 }

@@ -1,7 +1,7 @@
 import { formatLocation, SourceError } from '../errors.js';
 import type { PublishEnd } from '../publish/engine-types.js';
 import type { RowOutcome } from '../publish/outcome.js';
-import type { RunSummary } from '../report/index.js';
+import type { MarketplaceCounts, RunSummary } from '../report/index.js';
 import { err, out, paint } from './output.js';
 import { count, duration } from './progress.js';
 import { inert } from './github-actions.js';
@@ -9,10 +9,13 @@ import { inert } from './github-actions.js';
 /** Row errors printed after a run; the rest are in the report. */
 export const ROW_ERRORS_SHOWN = 5;
 
-/** `catalog.csv:17: sku X: HTTP 400 Bad Request: message`. */
-export function rowErrorLine(outcome: RowOutcome): string {
+/**
+ * `catalog.csv:17: sku X: HTTP 400 Bad Request: message`; with `marketplaces` (a run to several), `sku X on EBAY_GB:`.
+ */
+export function rowErrorLine(outcome: RowOutcome, marketplaces = false): string {
   // A SKU or a message from outside is shown, never obeyed (a line break in it could start a CI workflow command).
-  const sku = outcome.sku === undefined ? '' : ` sku ${inert(outcome.sku)}:`;
+  const on = marketplaces && outcome.marketplace !== undefined ? ` on ${inert(outcome.marketplace)}` : '';
+  const sku = outcome.sku === undefined ? (on === '' ? '' : `${on}:`) : ` sku ${inert(outcome.sku)}${on}:`;
   const what = outcome.outcome === 'invalid' ? `invalid: ${outcome.error ?? ''}` : (outcome.error ?? outcome.reason ?? 'failed');
   return `${inert(formatLocation(outcome.location))}:${sku} ${inert(what)}`;
 }
@@ -41,14 +44,33 @@ export function summaryLine(summary: RunSummary, dryRun: boolean): string {
 /** The final summary: first row errors and the counts on stderr; with `json`, the summary object on stdout. */
 export function printSummary(summary: RunSummary, options: { json: boolean; dryRun: boolean; rowErrors: RowOutcome[] }): void {
   const wrong = summary.failed + summary.invalid;
-  for (const outcome of options.rowErrors) err(`${paint.red('error')} ${rowErrorLine(outcome)}`);
+  for (const outcome of options.rowErrors) err(`${paint.red('error')} ${rowErrorLine(outcome, summary.by_marketplace !== undefined)}`);
   if (wrong > options.rowErrors.length) err(paint.dim(`... and ${count(wrong - options.rowErrors.length)} more ${summary.report.length > 0 ? '(see the report)' : '(write them all with --report FILE.csv)'}`));
   err(summaryLine(summary, options.dryRun));
   const statuses = Object.entries(summary.errors_by_status);
   if (statuses.length > 0) err(`  errors by status: ${statuses.map(([status, n]) => `${status} x${count(n)}`).join(', ')}`);
+  if (summary.by_marketplace !== undefined) err(`  ${marketplacesLine(summary.by_marketplace)}`);
   if (summary.requests > 0) err(`  ${trafficLine(summary)}`);
   if (summary.report.length > 0) err(`  report: ${summary.report.join(', ')}`);
   if (options.json) out(JSON.stringify(summary));
+}
+
+const KIND_LABELS: readonly [keyof MarketplaceCounts, string][] = [
+  ['published', 'published'],
+  ['validated', 'validated'],
+  ['failed', 'failed'],
+  ['invalid', 'invalid'],
+  ['skipped', 'skipped'],
+  ['not_attempted', 'not attempted'],
+];
+
+/** `by marketplace: EBAY_GB 1,000 published; EBAY_US 998 published, 2 failed`: the counts that are not 0. */
+export function marketplacesLine(byMarketplace: Record<string, MarketplaceCounts>): string {
+  const parts = Object.entries(byMarketplace).map(([name, counts]) => {
+    const kinds = KIND_LABELS.filter(([kind]) => counts[kind] > 0).map(([kind, label]) => `${count(counts[kind])} ${label}`);
+    return `${inert(name)} ${kinds.length === 0 ? '0 rows' : kinds.join(', ')}`;
+  });
+  return `by marketplace: ${parts.join('; ')}`;
 }
 
 /** `2,043 requests, up to 96 at once; pushed back: 38 throttled (429), 2 overloaded (503)`. */

@@ -92,11 +92,57 @@ function parseShape(raw: string): Shape {
 
 const id = pattern(/^\S(?:.*\S)?$/, 'a non-empty identifier');
 
+const MARKETPLACE_ID = /^[A-Za-z][A-Za-z0-9_-]*$/;
+
+/** One marketplace id, e.g. `EBAY_GB` (a profile section's name); throws with a short reason otherwise. */
+export function parseMarketplaceId(raw: string): string {
+  const value = raw.trim();
+  if (!MARKETPLACE_ID.test(value)) throw new Error('must be a marketplace id such as EBAY_US or ebay');
+  return value;
+}
+
+/**
+ * One marketplace, or several separated by commas (`EBAY_US,EBAY_GB`): every row without a marketplace of its own
+ * is then published to each. Spaces around the commas are dropped, and so is a repeat.
+ */
+function parseMarketplaces(raw: string): string {
+  const ids: string[] = [];
+  for (const part of raw.split(',')) {
+    const value = part.trim();
+    if (!MARKETPLACE_ID.test(value)) throw new Error('must be a marketplace id such as EBAY_US or ebay, or several separated by commas (EBAY_US,EBAY_GB)');
+    if (!ids.includes(value)) ids.push(value);
+  }
+  return ids.join(',');
+}
+
+/** The marketplaces of a `marketplace` setting (`EBAY_US,EBAY_GB` -> both); none when unset. */
+export function splitMarketplaces(value: string | undefined): string[] {
+  return value === undefined ? [] : value.split(',').filter((id) => id !== '');
+}
+
+/** The settings a marketplace's section of a profile (or its environment variables) may give: its own defaults. */
+export const PER_MARKETPLACE_KEYS = ['merchant_location_key', 'fulfillment_policy_id', 'payment_policy_id', 'return_policy_id', 'condition'] as const;
+export type MarketplaceSettingKey = (typeof PER_MARKETPLACE_KEYS)[number];
+
+export function isMarketplaceSettingKey(key: string): key is MarketplaceSettingKey {
+  return (PER_MARKETPLACE_KEYS as readonly string[]).includes(key);
+}
+
+/** A marketplace's section name: its id in upper case (`ebay_gb` and `EBAY_GB` are one section). */
+export function sectionName(marketplace: string): string {
+  return marketplace.toUpperCase();
+}
+
+/** The environment variable of one marketplace's own value: `LISTINGS_EBAY_GB_FULFILLMENT_POLICY_ID`. */
+export function marketplaceEnv(marketplace: string, key: MarketplaceSettingKey): string {
+  return `LISTINGS_${sectionName(marketplace).replace(/-/g, '_')}_${key.toUpperCase()}`;
+}
+
 export const OPTIONS: readonly OptionSpec[] = [
   { key: 'base_url', flag: '--base-url <url>', env: 'LISTINGS_BASE_URL', description: 'base address of the service (a dedicated region may have its own)', parse: parseUrl },
   { key: 'api_key_env', flag: '--api-key-env <name>', env: 'LISTINGS_API_KEY_ENV', description: 'name of the environment variable holding the API key', default: 'LISTINGS_API_KEY', parse: pattern(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name') },
   { key: 'api_key', env: 'LISTINGS_API_KEY', description: 'a raw API key kept in the profile (discouraged: prefer api_key_env)', secret: true, parse: text },
-  { key: 'marketplace', flag: '--marketplace <id>', env: 'LISTINGS_MARKETPLACE', description: 'target marketplace: EBAY_US (flat) or ebay (wrapped)', parse: pattern(/^[A-Za-z][A-Za-z0-9_-]*$/, 'a marketplace id such as EBAY_US or ebay') },
+  { key: 'marketplace', flag: '--marketplace <id>', env: 'LISTINGS_MARKETPLACE', description: 'target marketplace: EBAY_US (flat) or ebay (wrapped); several, comma-separated (EBAY_US,EBAY_GB), publish each row to each', parse: parseMarketplaces },
   { key: 'merchant_location_key', flag: '--merchant-location-key <key>', env: 'LISTINGS_MERCHANT_LOCATION_KEY', description: "key of the merchant's location", parse: id },
   { key: 'fulfillment_policy_id', flag: '--fulfillment-policy-id <id>', env: 'LISTINGS_FULFILLMENT_POLICY_ID', description: 'fulfillment policy id', parse: id },
   { key: 'payment_policy_id', flag: '--payment-policy-id <id>', env: 'LISTINGS_PAYMENT_POLICY_ID', description: 'payment policy id', parse: id },

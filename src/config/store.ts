@@ -3,12 +3,16 @@ import { dirname, join } from 'node:path';
 import envPaths from 'env-paths';
 import type Conf from 'conf';
 import { ConfigError } from '../errors.js';
-import type { SettingKey, SettingValue } from './options.js';
+import { sectionName, type MarketplaceSettingKey, type SettingKey, type SettingValue } from './options.js';
+import type { MarketplaceSections } from './marketplace-settings.js';
+
+/** One profile: its settings, and the defaults of each marketplace that has its own (`marketplaces.EBAY_GB`). */
+type StoredProfile = Partial<Record<SettingKey, SettingValue>> & { marketplaces?: MarketplaceSections };
 
 /** What the config file holds: named profiles and which one is in use. */
 interface StoreData {
   current_profile?: string;
-  profiles: Record<string, Partial<Record<SettingKey, SettingValue>>>;
+  profiles: Record<string, StoredProfile>;
 }
 
 export const DEFAULT_PROFILE = 'default';
@@ -67,7 +71,47 @@ export class ProfileStore {
   }
 
   values(profile: string): Partial<Record<SettingKey, SettingValue>> {
-    return { ...(this.#data.profiles[profile] ?? {}) };
+    const { marketplaces: _sections, ...values } = this.#data.profiles[profile] ?? {};
+    return values;
+  }
+
+  /** The profile's marketplace sections (each marketplace's own defaults), by section name. */
+  sections(profile: string): MarketplaceSections {
+    const sections = this.#data.profiles[profile]?.marketplaces;
+    if (sections === undefined || typeof sections !== 'object' || sections === null) return {};
+    const copy: MarketplaceSections = {};
+    for (const [name, values] of Object.entries(sections)) if (typeof values === 'object' && values !== null) copy[name] = { ...values };
+    return copy;
+  }
+
+  /** Store one marketplace's own value in the profile's section for it. */
+  async setSection(profile: string, marketplace: string, key: MarketplaceSettingKey, value: string): Promise<void> {
+    checkProfileName(profile);
+    const conf = await this.#writer();
+    const profiles = conf.get('profiles');
+    const stored = profiles[profile] ?? {};
+    const sections = { ...(stored.marketplaces ?? {}) };
+    const name = sectionName(marketplace);
+    sections[name] = { ...(sections[name] ?? {}), [key]: value };
+    profiles[profile] = { ...stored, marketplaces: sections };
+    conf.set('profiles', profiles);
+    this.#data = conf.store;
+  }
+
+  /** Remove one marketplace's own value; false when it was not set. An emptied section goes too. */
+  async unsetSection(profile: string, marketplace: string, key: MarketplaceSettingKey): Promise<boolean> {
+    const conf = await this.#writer();
+    const profiles = conf.get('profiles');
+    const stored = profiles[profile];
+    const name = sectionName(marketplace);
+    const section = stored?.marketplaces?.[name];
+    if (stored === undefined || section === undefined || !(key in section)) return false;
+    delete section[key];
+    if (Object.keys(section).length === 0) delete stored.marketplaces![name];
+    if (Object.keys(stored.marketplaces!).length === 0) delete stored.marketplaces;
+    conf.set('profiles', profiles);
+    this.#data = conf.store;
+    return true;
   }
 
   async set(profile: string, key: SettingKey, value: SettingValue): Promise<void> {

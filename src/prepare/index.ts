@@ -4,3 +4,4 @@ export { prepareCatalog, prepareDrafts, type IndexedRow } from './prepare-catalo
 export { isAbsoluteHttpUrl } from './checks.js';
 export { SkuRegistry } from './sku-registry.js';
 export { createSettingsCheck, requireSettings, missingSettings, neededSettings, MissingSettingsError, FIRST_ROWS, type RequiredSetting, type SettingsCheck } from './missing-settings.js';
+export { FanOut, fanOutDrafts, checkFanOut, defaultMarketplaces } from './fan-out.js';

@@ -1,8 +1,9 @@
 import type { Draft } from '../catalog/types.js';
-import { OPTION_BY_KEY } from '../config/options.js';
+import { OPTION_BY_KEY, isMarketplaceSettingKey, marketplaceEnv, sectionName } from '../config/options.js';
 import { DEFAULTABLE_FIELDS, type Shape } from '../contract/schemas.js';
 import { UsageError } from '../errors.js';
 import type { ListingDefaults } from './types.js';
+import { defaultMarketplaces } from './fan-out.js';
 
 /**
  * A run's settings are checked against this many drafts at most: enough to tell a catalog without the column from
@@ -14,15 +15,27 @@ export const FIRST_ROWS = 100;
 export type RequiredSetting = 'marketplace' | (typeof DEFAULTABLE_FIELDS)[number];
 
 /**
+ * The marketplaces of the run whose defaults lack `field` (each judged by its own defaults: its profile section,
+ * its environment variables, then the general values); with no marketplace set, `['']` when the general defaults
+ * lack it.
+ */
+export function marketplacesLacking(defaults: ListingDefaults, field: (typeof DEFAULTABLE_FIELDS)[number]): string[] {
+  const marketplaces = defaultMarketplaces(defaults);
+  if (marketplaces.length === 0) return defaults[field] === undefined ? [''] : [];
+  return marketplaces.filter((marketplace) => (defaults.per_marketplace?.[sectionName(marketplace)] ?? defaults)[field] === undefined);
+}
+
+/**
  * The settings a request of this shape needs that no default covers, each of which must then come from the rows: the
  * marketplace, and for the flat shape without saved Marketplace configurations the location key and the three policy
- * ids (rules 1 and 2). The wrapped shape sends neither location key nor policy ids.
+ * ids (rules 1 and 2), for each marketplace of the run by its own defaults. The wrapped shape sends neither location
+ * key nor policy ids.
  */
 export function neededSettings(defaults: ListingDefaults): RequiredSetting[] {
   const needed: RequiredSetting[] = [];
-  if (defaults.marketplace === undefined) needed.push('marketplace');
+  if (defaultMarketplaces(defaults).length === 0) needed.push('marketplace');
   if (defaults.shape === 'flat' && !defaults.saved_defaults) {
-    for (const field of DEFAULTABLE_FIELDS) if (defaults[field] === undefined) needed.push(field);
+    for (const field of DEFAULTABLE_FIELDS) if (marketplacesLacking(defaults, field).length > 0) needed.push(field);
   }
   return needed;
 }
@@ -86,10 +99,18 @@ function placeholder(setting: RequiredSetting): string {
   return /<[^>]+>/.exec(OPTION_BY_KEY.get(setting)?.flag ?? '')?.[0] ?? '<value>';
 }
 
-/** The ways to give one setting, from the one options table: flag, environment variable, profile, column. */
-export function waysToGive(setting: RequiredSetting): string {
+/**
+ * The ways to give one setting, from the one options table: flag, environment variable, profile, column. For a
+ * setting only some marketplaces of the run lack, their own variable and profile section.
+ */
+export function waysToGive(setting: RequiredSetting, marketplaces: readonly string[] = []): string {
   const option = OPTION_BY_KEY.get(setting);
   const value = placeholder(setting);
+  if (marketplaces.length > 0 && isMarketplaceSettingKey(setting)) {
+    const envs = marketplaces.map((marketplace) => `${marketplaceEnv(marketplace, setting)}=${value}`).join(', ');
+    const sections = marketplaces.map((marketplace) => `\`listings config set ${setting} ${value} --marketplace ${marketplace}\``).join(', ');
+    return `${envs}, ${sections}, ${option?.flag === undefined ? '' : `${option.flag} (for every marketplace), `}or a ${setting} column in the catalog`;
+  }
   const flag = option?.flag === undefined ? '' : `${option.flag}, `;
   const env = option === undefined ? '' : `${option.env}=${value}, `;
   return `${flag}${env}\`listings config set ${setting} ${value}\`, or a ${setting} column in the catalog`;
@@ -107,14 +128,23 @@ function noRowGives({ source, rows, whole }: Examined, pronoun: string): string 
  * Carries the settings and the rows looked at, for a caller that words them itself.
  */
 export class MissingSettingsError extends UsageError {
+  /**
+   * `lacking` names, for a setting that some marketplaces of a fan-out have and others lack, the ones that lack it
+   * (`fulfillment_policy_id for EBAY_GB`).
+   */
   constructor(
     readonly settings: readonly RequiredSetting[],
     readonly examined: Examined,
     shape: Shape = 'flat',
+    readonly lacking: Readonly<Partial<Record<RequiredSetting, readonly string[]>>> = {},
   ) {
     const several = settings.length > 1;
-    const head = `${settings.join(', ')} ${several ? 'are' : 'is'} not set, and ${noRowGives(examined, several ? 'them' : 'it')}; give ${several ? 'each' : 'it'} with:`;
-    const ways = settings.map((setting) => `  ${setting}: ${waysToGive(setting)}`);
+    const named = (setting: RequiredSetting): string => {
+      const marketplaces = lacking[setting];
+      return marketplaces === undefined || marketplaces.length === 0 ? setting : `${setting} for ${marketplaces.join(', ')}`;
+    };
+    const head = `${settings.map(named).join(', ')} ${several ? 'are' : 'is'} not set, and ${noRowGives(examined, several ? 'them' : 'it')}; give ${several ? 'each' : 'it'} with:`;
+    const ways = settings.map((setting) => `  ${named(setting)}: ${waysToGive(setting, lacking[setting])}`);
     const policies = settings.some((setting) => setting !== 'marketplace');
     const example = shape === 'wrapped' ? 'the wrapped shape takes a marketplace such as ebay' : 'the flat shape takes a marketplace such as EBAY_US (ebay with --shape wrapped)';
     super([head, ...ways].join('\n'), {
@@ -215,10 +245,22 @@ export function createSettingsCheck(defaults: ListingDefaults, firstRows = FIRST
     const missing = unseen.missing();
     if (missing.length > 0) {
       if (!ended) await iterator.return?.().catch(() => undefined);
-      throw new MissingSettingsError(missing, { source: source ?? '', rows: examined, whole: ended || nextSource }, defaults.shape);
+      throw new MissingSettingsError(missing, { source: source ?? '', rows: examined, whole: ended || nextSource }, defaults.shape, lackingOf(defaults, missing));
     }
     return replay(kept, ended ? undefined : iterator);
   };
+}
+
+/** For each missing setting that only some of the run's marketplaces lack, those marketplaces. */
+function lackingOf(defaults: ListingDefaults, missing: readonly RequiredSetting[]): Partial<Record<RequiredSetting, readonly string[]>> {
+  const lacking: Partial<Record<RequiredSetting, readonly string[]>> = {};
+  const all = defaultMarketplaces(defaults).length;
+  for (const setting of missing) {
+    if (setting === 'marketplace') continue;
+    const marketplaces = marketplacesLacking(defaults, setting);
+    if (marketplaces.length < all) lacking[setting] = marketplaces;
+  }
+  return lacking;
 }
 
 /** The check for a run read as one catalog: `await requireSettings(catalog.drafts, defaults)` in place of `catalog.drafts`. */

@@ -35,6 +35,11 @@ function sameBytes(a: Uint8Array, b: Uint8Array, length: number): boolean {
   return true;
 }
 
+/** The Map key of a listing kept outside the chunks: unambiguous, since the marketplace's length comes first. */
+function longKey(sku: string, marketplace: string): string {
+  return `${marketplace.length}:${marketplace}${sku}`;
+}
+
 /** ES2024's resizable ArrayBuffer (Node 20 has it; the ES2023 lib this project compiles against does not type it). */
 interface ResizableArrayBuffer extends ArrayBuffer {
   resize(byteLength: number): void;
@@ -49,6 +54,10 @@ interface Segment {
 }
 
 /**
+ * The listings seen in a run, by their identity (marketplace, SKU), each with where it was first seen, kept
+ * compactly: an entry's bytes are the marketplace's length (one byte), the marketplace, then the SKU, so the rows
+ * of one marketplace share a prefix and pack as well as SKUs alone did. Below, "SKU" means those bytes.
+ *
  * The SKUs seen in a run, each with where it was first seen, kept compactly: a 1M-row catalog must be checked for
  * duplicates within the memory budget (a Map of 1M strings costs about 90 MB of heap), and the registry is what
  * grows with the catalog. Exact: a SKU is found only by comparing its bytes.
@@ -84,12 +93,16 @@ export class SkuRegistry {
   private readonly previous = Buffer.allocUnsafe(MAX_PACKED);
   private previousLength = 0;
   private previousNumber = 0;
-  /** The SKU being looked up, as UTF-8. */
+  /** The listing being looked up, encoded as an entry's bytes (marketplace length, marketplace, SKU as UTF-8). */
   private readonly probe = Buffer.allocUnsafe(MAX_PACKED);
+  /** The marketplace whose prefix `probe` holds now, its length in bytes and the FNV-1a hash of that prefix. */
+  private probeMarketplace: string | undefined;
+  private prefixLength = 0;
+  private prefixHash = FNV_OFFSET;
   /** An entry being decoded: its bytes so far, and its number. */
   private readonly decoded = Buffer.allocUnsafe(MAX_PACKED);
   private decodedNumber = 0;
-  /** SKUs too long to pack, and SKUs whose location does not fit an entry (a number beyond 32 bits). */
+  /** Listings too long to pack, and those whose location does not fit an entry (a number beyond 32 bits), by longKey. */
   private readonly long = new Map<string, Location>();
   private readonly segments: Segment[] = [];
   private last: Segment | undefined;
@@ -98,12 +111,18 @@ export class SkuRegistry {
     return this.count + this.long.size;
   }
 
-  /** Records `sku` at `location`; when it was seen before, returns where it was first seen instead. */
-  firstSeen(sku: string, location: Location): Location | undefined {
-    if (sku.length > MAX_PACKED) return this.seenLong(sku, location);
+  /**
+   * Records the listing (`marketplace`, `sku`) at `location`; when it was seen before, returns where it was first
+   * seen instead. The same SKU on another marketplace is another listing.
+   */
+  firstSeen(sku: string, location: Location, marketplace = ''): Location | undefined {
+    // The marketplace's prefix is written (and hashed) once for the rows of one marketplace in a row.
+    if (marketplace !== this.probeMarketplace && !this.setPrefix(marketplace)) return this.seenLong(sku, marketplace, location);
+    const start = this.prefixLength;
+    if (sku.length + start > MAX_PACKED) return this.seenLong(sku, marketplace, location);
     const probe = this.probe;
-    let length = 0;
-    let hash = FNV_OFFSET;
+    let length = start;
+    let hash = this.prefixHash;
     for (let i = 0; i < sku.length; i++) {
       const code = sku.charCodeAt(i);
       if (code >= 0x80) {
@@ -114,8 +133,8 @@ export class SkuRegistry {
       hash = Math.imul(hash ^ code, FNV_PRIME);
     }
     if (length < 0) {
-      if (Buffer.byteLength(sku) > MAX_PACKED) return this.seenLong(sku, location);
-      length = probe.write(sku, 0, 'utf8');
+      if (Buffer.byteLength(sku) + start > MAX_PACKED) return this.seenLong(sku, marketplace, location);
+      length = start + probe.write(sku, start, 'utf8');
       hash = fnv1a32Bytes(probe, length);
     }
     hash >>>= 0;
@@ -124,7 +143,7 @@ export class SkuRegistry {
     const slots = table.length;
     for (let slot = slotOf(hash, slots); ; slot = slot + 1 === slots ? 0 : slot + 1) {
       const stored = table[slot]!;
-      if (stored === 0) return this.add(sku, location, length, slot, tag);
+      if (stored === 0) return this.add(sku, marketplace, location, length, slot, tag);
       if ((stored & 0xff) === tag) {
         const group = (stored >>> 8) - 1;
         if (this.walk(group, (decodedLength) => decodedLength === length && sameBytes(this.decoded, probe, length))) {
@@ -134,25 +153,44 @@ export class SkuRegistry {
     }
   }
 
-  private seenLong(sku: string, location: Location): Location | undefined {
-    const earlier = this.long.get(sku);
+  /** Writes the entry prefix of `marketplace` into the probe; false when it cannot be packed (not ASCII, too long). */
+  private setPrefix(marketplace: string): boolean {
+    if (marketplace.length >= MAX_PACKED) return false;
+    const probe = this.probe;
+    probe[0] = marketplace.length;
+    let hash = Math.imul(FNV_OFFSET ^ marketplace.length, FNV_PRIME);
+    for (let i = 0; i < marketplace.length; i++) {
+      const code = marketplace.charCodeAt(i);
+      if (code >= 0x80) return false;
+      probe[i + 1] = code;
+      hash = Math.imul(hash ^ code, FNV_PRIME);
+    }
+    this.probeMarketplace = marketplace;
+    this.prefixLength = marketplace.length + 1;
+    this.prefixHash = hash;
+    return true;
+  }
+
+  private seenLong(sku: string, marketplace: string, location: Location): Location | undefined {
+    const key = longKey(sku, marketplace);
+    const earlier = this.long.get(key);
     if (earlier !== undefined) return earlier;
-    this.long.set(sku, location);
+    this.long.set(key, location);
     return undefined;
   }
 
   /** Appends the entry for the probe's `length` bytes and points `slot` at its group (or keeps it in the Map). */
-  private add(sku: string, location: Location, length: number, slot: number, tag: number): Location | undefined {
+  private add(sku: string, marketplace: string, location: Location, length: number, slot: number, tag: number): Location | undefined {
     if (this.long.size > 0) {
-      const earlier = this.long.get(sku);
+      const earlier = this.long.get(longKey(sku, marketplace));
       if (earlier !== undefined) return earlier;
     }
     const number = location.line ?? location.record ?? 0;
-    if (!(Number.isInteger(number) && number >= 0 && number <= 0xffffffff)) return this.seenLong(sku, location);
-    if ((this.count + 1) * 4 > MAX_SLOTS * 3) return this.seenLong(sku, location);
+    if (!(Number.isInteger(number) && number >= 0 && number <= 0xffffffff)) return this.seenLong(sku, marketplace, location);
+    if ((this.count + 1) * 4 > MAX_SLOTS * 3) return this.seenLong(sku, marketplace, location);
     let chunk = this.chunks[this.chunks.length - 1]!;
     if (this.used + MAX_ENTRY > CHUNK) {
-      if (this.chunks.length >= MAX_CHUNKS) return this.seenLong(sku, location);
+      if (this.chunks.length >= MAX_CHUNKS) return this.seenLong(sku, marketplace, location);
       chunk = Buffer.allocUnsafe(CHUNK);
       this.chunkEnds.push(this.used);
       this.chunks.push(chunk);
@@ -163,7 +201,7 @@ export class SkuRegistry {
     const kind = location.line !== undefined ? KIND_LINE : location.record !== undefined ? KIND_RECORD : KIND_NONE;
     const newSegment = this.last === undefined || this.last.source !== location.source || this.last.kind !== kind;
     const restart = this.inGroup >= GROUP || newSegment || number < this.previousNumber;
-    if (restart && this.groups >= MAX_GROUPS) return this.seenLong(sku, location);
+    if (restart && this.groups >= MAX_GROUPS) return this.seenLong(sku, marketplace, location);
     if (newSegment) {
       this.last = { start: offset, source: location.source, kind };
       this.segments.push(this.last);

@@ -21,7 +21,9 @@ export interface JournalEntry {
   /** 0-based position of the row in the input. */
   index: number;
   sku: string;
-  /** The content hash of the request body (see idempotency.ts). */
+  /** The marketplace it went to: with the SKU, the listing's identity (absent in journals of older versions). */
+  marketplace?: string;
+  /** The content hash of the request body (see idempotency.ts); it covers the marketplace too. */
   hash: string;
   outcome: string;
   status?: number;
@@ -87,7 +89,19 @@ export class JournalWriter {
     if (this.#closed) throw new Error('journal is closed');
     // The text JSON.stringify gives for these keys in this order, without building an object per row.
     const status = entry.status === undefined ? '' : `,"status":${JSON.stringify(entry.status)}`;
-    this.#append(`{"index":${JSON.stringify(entry.index)},"sku":${JSON.stringify(entry.sku)},"hash":${JSON.stringify(entry.hash)},"outcome":${JSON.stringify(entry.outcome)}${status}}\n`);
+    const marketplace = entry.marketplace === undefined ? '' : this.#marketplaceField(entry.marketplace);
+    this.#append(`{"index":${JSON.stringify(entry.index)},"sku":${JSON.stringify(entry.sku)}${marketplace},"hash":${JSON.stringify(entry.hash)},"outcome":${JSON.stringify(entry.outcome)}${status}}\n`);
+  }
+
+  /** `,"marketplace":"EBAY_US"`, made once for the rows of one marketplace in a row. */
+  #marketplace: string | undefined;
+  #marketplaceText = '';
+  #marketplaceField(marketplace: string): string {
+    if (marketplace !== this.#marketplace) {
+      this.#marketplace = marketplace;
+      this.#marketplaceText = `,"marketplace":${JSON.stringify(marketplace)}`;
+    }
+    return this.#marketplaceText;
   }
 
   /** Write what is pending and close the file; rejects with the first write error, if any. */
@@ -133,7 +147,12 @@ async function endsWithoutNewline(handle: FileHandle): Promise<boolean> {
   return last[0] !== 0x0a;
 }
 
-/** The key under which {@link readPublished} reports a row: SKU and content hash. */
+/**
+ * The key under which {@link readPublished} reports a row: SKU and content hash. The hash covers the whole request,
+ * marketplace included, so the key is finer than the listing's identity (marketplace, SKU): the same SKU published
+ * on one marketplace is never taken as published on another, and journals written before entries named their
+ * marketplace resume just the same.
+ */
 export function publishedKey(sku: string, hash: string): string {
   return `${sku}\u0000${hash}`;
 }

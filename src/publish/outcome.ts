@@ -11,6 +11,11 @@ export interface RowOutcome {
   index: number;
   location: Location;
   sku?: string;
+  /**
+   * The marketplace the row went (or would have gone) to: with the SKU, the listing's identity. Absent when the row
+   * has none (an unreadable record, a row that is no listing, a marketplace missing altogether).
+   */
+  marketplace?: string;
   outcome: OutcomeKind;
   /** Why a row was skipped, failed or not attempted, in a few words. */
   reason?: string;

@@ -34,7 +34,7 @@ export function selectRow(index: number, row: PreparedRow, options: SelectionOpt
   if (alreadyPublished?.has(publishedKey(row.sku, hash))) return finished('skipped', 'already published');
   let reason: string | undefined;
   if (changedOnly !== undefined) {
-    const previous = changedOnly.get(row.sku);
+    const previous = changedOnly.get(row.request.marketplace, row.sku);
     if (previous === hash) return finished('skipped', 'unchanged');
     reason = previous === undefined ? 'new' : 'changed';
   }
@@ -50,6 +50,8 @@ export function selectRow(index: number, row: PreparedRow, options: SelectionOpt
 export function unsent(index: number, row: PreparedRow, kind: OutcomeKind, reason: string | undefined): RowOutcome {
   const outcome: RowOutcome = { index, location: row.location, outcome: kind, attempts: 0, durationMs: 0 };
   if (row.sku !== undefined) outcome.sku = row.sku;
+  const marketplace = row.kind === 'ready' ? row.request.marketplace : row.marketplace;
+  if (marketplace !== undefined) outcome.marketplace = marketplace;
   if (reason !== undefined) outcome.reason = reason;
   return outcome;
 }

@@ -11,7 +11,10 @@ export interface RunTarget {
   service: string;
   /** A one-way fingerprint of the API key (never the key); `sandbox` for `--sandbox`. */
   workspace: string;
-  /** The default marketplace, or `(per row)` when the rows name it. */
+  /**
+   * The default marketplace, or `(per row)` when the rows name it; for a run to several marketplaces all of them,
+   * sorted and comma-separated (`EBAY_GB,EBAY_US`).
+   */
   marketplace: string;
   shape: Shape;
 }
@@ -28,17 +31,23 @@ export function runTarget(settings: TargetSettings): RunTarget {
   return {
     service: serviceOf(settings.baseUrl),
     workspace: keyFingerprint(settings.apiKey),
-    marketplace: settings.marketplace ?? PER_ROW,
+    marketplace: targetMarketplace(settings.marketplace),
     shape: settings.shape,
   };
 }
 
 /** The target of a `--sandbox` run: every in-process sandbox is the same target (its port and key change per run). */
 export function sandboxTarget(marketplace: string | undefined, shape: Shape): RunTarget {
-  return { service: 'sandbox', workspace: 'sandbox', marketplace: marketplace ?? PER_ROW, shape };
+  return { service: 'sandbox', workspace: 'sandbox', marketplace: targetMarketplace(marketplace), shape };
 }
 
 const PER_ROW = '(per row)';
+
+/** The marketplace setting as a target names it: one as it is; several sorted, so their order does not matter. */
+function targetMarketplace(setting: string | undefined): string {
+  if (setting === undefined || setting === '') return PER_ROW;
+  return setting.includes(',') ? [...new Set(setting.split(','))].sort().join(',') : setting;
+}
 
 /**
  * 16 hex digits of a domain-separated SHA-256 of the key: enough to tell two workspaces apart, and no way back to

@@ -167,8 +167,8 @@ export class Sending {
     this.flow.accepted(ticket, now);
     this.#errorsInARow = 0;
     this.#hooks.finish(task.index, publishedOutcome(task, result, now));
-    this.#options.changedOnly?.set(task.row.sku, task.hash);
-    this.#options.journal?.record({ index: task.index, sku: task.row.sku, hash: task.hash, outcome: 'published', status: result.status });
+    this.#options.changedOnly?.set(task.row.request.marketplace, task.row.sku, task.hash);
+    this.#options.journal?.record({ index: task.index, sku: task.row.sku, marketplace: task.row.request.marketplace, hash: task.hash, outcome: 'published', status: result.status });
     this.dispatch();
     this.#hooks.notify();
   }
@@ -227,7 +227,7 @@ export class Sending {
     const error = task.lastError;
     this.#hooks.finish(task.index, failedOutcome(task, reason, this.#now()));
     const status = error instanceof ApiError ? { status: error.status } : {};
-    this.#options.journal?.record({ index: task.index, sku: task.row.sku, hash: task.hash, outcome: 'failed', ...status });
+    this.#options.journal?.record({ index: task.index, sku: task.row.sku, marketplace: task.row.request.marketplace, hash: task.hash, outcome: 'failed', ...status });
     this.#hooks.failed(++this.failedRows);
   }
 }

@@ -4,13 +4,16 @@ import { writeFileAtomic } from '../fs/atomic-write.js';
 import { runFilePath } from './journal.js';
 import type { Shard } from './shard.js';
 import { parseTarget, sameTarget, type RunTarget } from './run-target.js';
+import { ListingState } from './listing-state.js';
 
-const HEADER_START = '{"listings_state":1';
+const HEADER_START = '{"listings_state":';
+/** The version written: 2 keys each line by (marketplace, SKU); 1 (SKU alone) is still read, as legacy entries. */
+const VERSION = 2;
 
 /** What `--changed-only` learns from a state file. */
 export interface StateRead {
-  /** SKU -> content hash of what the target last accepted; empty when the file is missing or of another target. */
-  state: Map<string, string>;
+  /** (marketplace, SKU) -> content hash of what the target last accepted; empty when the file is missing or of another target. */
+  state: ListingState;
   /** Set when the file holds the state of another target (null: it names none): it was ignored, not applied. */
   foreignTarget?: RunTarget | null;
 }
@@ -21,20 +24,22 @@ export function defaultStatePath(source: string, cwd: string, target: RunTarget,
 }
 
 /**
- * The `--changed-only` state: SKU -> content hash of the last request the service accepted for it.
+ * The `--changed-only` state: (marketplace, SKU) -> content hash of the last request the service accepted for it.
  *
  * Format (NDJSON, so neither side ever holds the file as one string, even at a million SKUs): a first line
- * `{"listings_state":1,"target":{...}}` naming the target it belongs to, then one line per SKU, a JSON array
- * `["<sku>","<content hash>"]`. Written atomically (temporary file then rename), so a crash leaves the previous
- * state whole.
+ * `{"listings_state":2,"target":{...}}` naming the target it belongs to, then one line per listing, a JSON array
+ * `["<marketplace>","<sku>","<content hash>"]`. Written atomically (temporary file then rename), so a crash leaves
+ * the previous state whole. A version 1 file (older, keyed by SKU alone: `["<sku>","<content hash>"]`) is read into
+ * the state's legacy entries (see ListingState), and the next save writes version 2.
  *
  * A missing (or empty) file is an empty state; so is the state of another target (the read says so, for a
  * notice): what the sandbox accepted says nothing of production. Anything else that is not such a file is a
  * ConfigError, never silently an empty state, which would republish the whole catalog.
  */
 export async function loadState(path: string, target: RunTarget): Promise<StateRead> {
-  const read: StateRead = { state: new Map<string, string>() };
+  const read: StateRead = { state: new ListingState() };
   const state = read.state;
+  let version = VERSION;
   let handle;
   try {
     handle = await open(path, 'r');
@@ -48,15 +53,22 @@ export async function loadState(path: string, target: RunTarget): Promise<StateR
     lineNumber++;
     if (lineNumber === 1) {
       const header = parseHeader(line);
-      if (header === undefined) throw notState(path, 'it does not start with {"listings_state":1,...}');
-      if (header !== null && sameTarget(header, target)) return true;
-      read.foreignTarget = header;
+      if (header === undefined) throw notState(path, `it does not start with {"listings_state":${VERSION},...}`);
+      version = header.version;
+      if (header.target !== null && sameTarget(header.target, target)) return true;
+      read.foreignTarget = header.target;
       return false;
     }
     if (line === '') return true;
-    const entry = parseEntry(line);
-    if (!entry) throw notState(path, `line ${lineNumber} is not ["sku","hash"]`);
-    state.set(entry[0], entry[1]);
+    if (version === 1) {
+      const entry = parseEntry(line, 2);
+      if (!entry) throw notState(path, `line ${lineNumber} is not ["sku","hash"]`);
+      state.set('', entry[0]!, entry[1]!);
+    } else {
+      const entry = parseEntry(line, 3);
+      if (!entry) throw notState(path, `line ${lineNumber} is not ["marketplace","sku","hash"]`);
+      state.set(entry[0]!, entry[1]!, entry[2]!);
+    }
     return true;
   };
   try {
@@ -81,27 +93,27 @@ export async function loadState(path: string, target: RunTarget): Promise<StateR
   return read;
 }
 
-/** The header's target; null for a state that names none (written before states were bound to a target). */
-function parseHeader(line: string): RunTarget | null | undefined {
+/** The header's version and target (null for a state that names none: written before states were bound to a target). */
+function parseHeader(line: string): { version: 1 | 2; target: RunTarget | null } | undefined {
   if (!line.startsWith(HEADER_START)) return undefined;
   try {
     const value = JSON.parse(line) as { listings_state?: unknown; target?: unknown };
-    if (value.listings_state !== 1) return undefined;
-    return parseTarget(value.target) ?? null;
+    if (value.listings_state !== 1 && value.listings_state !== 2) return undefined;
+    return { version: value.listings_state, target: parseTarget(value.target) ?? null };
   } catch {
     return undefined;
   }
 }
 
-/** Write the whole state atomically, streamed one line per SKU, under a header naming its target. */
-export async function saveState(path: string, state: ReadonlyMap<string, string>, target: RunTarget): Promise<void> {
+/** Write the whole state atomically, streamed one line per listing, under a header naming its target. */
+export async function saveState(path: string, state: ListingState, target: RunTarget): Promise<void> {
   await writeFileAtomic(path, lines(state, target));
 }
 
-function* lines(state: ReadonlyMap<string, string>, target: RunTarget): Generator<string> {
-  yield `${JSON.stringify({ listings_state: 1, target })}\n`;
-  for (const [sku, hash] of state) {
-    yield plain(sku) && plain(hash) ? `["${sku}","${hash}"]\n` : `${JSON.stringify([sku, hash])}\n`;
+function* lines(state: ListingState, target: RunTarget): Generator<string> {
+  yield `${JSON.stringify({ listings_state: VERSION, target })}\n`;
+  for (const [marketplace, sku, hash] of state.entries()) {
+    yield plain(marketplace) && plain(sku) && plain(hash) ? `["${marketplace}","${sku}","${hash}"]\n` : `${JSON.stringify([marketplace, sku, hash])}\n`;
   }
 }
 
@@ -114,19 +126,26 @@ function plain(text: string): boolean {
   return true;
 }
 
-function parseEntry(line: string): [string, string] | undefined {
+/** A line of `count` strings (2 in version 1, 3 in version 2), or undefined. */
+function parseEntry(line: string, count: 2 | 3): string[] | undefined {
   // Fast path for what `lines` writes for plain strings: without a backslash no quote can hide inside a string.
   if (line.startsWith('["') && line.endsWith('"]') && !line.includes('\\')) {
-    const middle = line.indexOf('","');
-    if (middle !== -1 && line.indexOf('"', middle + 3) === line.length - 2 && line.indexOf('"', 2) === middle) {
-      return [line.slice(2, middle), line.slice(middle + 3, -2)];
+    const parts: string[] = [];
+    let start = 2;
+    for (let i = 1; i < count; i++) {
+      const end = line.indexOf('","', start);
+      if (end === -1 || line.indexOf('"', start) !== end) break;
+      parts.push(line.slice(start, end));
+      start = end + 3;
+    }
+    if (parts.length === count - 1 && line.indexOf('"', start) === line.length - 2) {
+      parts.push(line.slice(start, -2));
+      return parts;
     }
   }
   try {
     const value: unknown = JSON.parse(line);
-    return Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string'
-      ? [value[0], value[1]]
-      : undefined;
+    return Array.isArray(value) && value.length === count && value.every((item) => typeof item === 'string') ? value : undefined;
   } catch {
     return undefined;
   }

@@ -48,10 +48,21 @@ export function csvFormat(): ReportFormat {
     }
     return sourceCell;
   };
+  // A run has a few marketplaces: each one's cell is made once.
+  let marketplace: string | undefined;
+  let marketplaceCell = '';
+  const marketplaceOf = (o: RowOutcome): string => {
+    if (o.marketplace === undefined) return '';
+    if (o.marketplace !== marketplace) {
+      marketplace = o.marketplace;
+      marketplaceCell = csvCell(printable(marketplace, { lines: false }));
+    }
+    return marketplaceCell;
+  };
   return {
     header: `${REPORT_COLUMNS.join(',')}\n`,
     row: (o: RowOutcome): string =>
-      `${sourceOf(o)},${number(lineOf(o.location))},${optional(o.sku === undefined ? undefined : printable(o.sku, { lines: false }))},${o.outcome},${optional(safeText(o.reason))},${number(o.httpStatus)},${optional(listingText(o.listingStatus))},${optional(listingText(o.title))},${o.attempts},${o.durationMs},${optional(safeText(o.error))}\n`,
-    footer: (summary: RunSummary) => (summary.complete ? '' : `${sourceCell},,,not_read,${csvCell(NOT_READ_REASON)},,,,0,0,\n`),
+      `${sourceOf(o)},${number(lineOf(o.location))},${optional(o.sku === undefined ? undefined : printable(o.sku, { lines: false }))},${o.outcome},${optional(safeText(o.reason))},${number(o.httpStatus)},${optional(listingText(o.listingStatus))},${optional(listingText(o.title))},${o.attempts},${o.durationMs},${optional(safeText(o.error))},${marketplaceOf(o)}\n`,
+    footer: (summary: RunSummary) => (summary.complete ? '' : `${sourceCell},,,not_read,${csvCell(NOT_READ_REASON)},,,,0,0,,\n`),
   };
 }

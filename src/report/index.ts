@@ -1,4 +1,4 @@
-export { SummaryCounter, errorClass, type RunSummary } from './summary.js';
+export { SummaryCounter, errorClass, NO_MARKETPLACE, type RunSummary, type MarketplaceCounts } from './summary.js';
 export { openReport, reportFormatOf, REPORT_FORMATS, type ReportFormatName, type ReportWriter } from './report-writer.js';
 export { RetrySelection, readRetryRows, type RetryReport } from './retry-rows.js';
 export { REPORT_COLUMNS, toReportRow, type ReportRow } from './row.js';

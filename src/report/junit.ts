@@ -16,7 +16,7 @@ const SUITE_TAG_WIDTH = 240;
 
 /**
  * The JUnit XML report for CI dashboards: one `<testsuite>` with one `<testcase>` per row, named
- * `sku (source:line)` with classname `listings.<source>`; failed and invalid rows carry a `<failure>`, skipped and
+ * `sku [marketplace] (source:line)` with classname `listings.<source>`; failed and invalid rows carry a `<failure>`, skipped and
  * not attempted rows a `<skipped>`; published and validated rows pass.
  */
 export function junitFormat(): ReportFormat {
@@ -56,7 +56,9 @@ export function junitFormat(): ReportFormat {
 function testcase(o: RowOutcome): string {
   const where = formatLocation(o.location);
   // XML 1.0 cannot carry most control characters at all: they are written out.
-  const name = printable(`${o.sku === undefined || o.sku === '' ? '(no sku)' : o.sku} (${where})`, { lines: false });
+  // The same SKU on two marketplaces is two listings: the name says which.
+  const on = o.marketplace === undefined ? '' : ` [${o.marketplace}]`;
+  const name = printable(`${o.sku === undefined || o.sku === '' ? '(no sku)' : o.sku}${on} (${where})`, { lines: false });
   const open = `  <testcase name="${xmlEscape(name)}" classname="listings.${xmlEscape(printable(o.location.source, { lines: false }))}" time="${seconds(o.durationMs)}"`;
   switch (o.outcome) {
     case 'published':

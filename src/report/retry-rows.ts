@@ -12,24 +12,37 @@ import { reportFormatOf } from './report-writer.js';
 export interface RetryReport {
   path: string;
   sources: Map<string, ReportedSource>;
+  /** The report names each row's marketplace (reports of older versions do not: their rows match on any marketplace). */
+  marketplaces: boolean;
 }
 
 interface ReportedSource {
-  /** `line\0sku` of the rows listed as failed or not_attempted. */
+  /** `line\0sku\0marketplace` of the rows listed as failed or not_attempted. */
   retry: Set<string>;
   /** The last line (record) the report reached: rows after it were never read by that run. */
   lastLine: number;
+  /**
+   * The identities the report lists at its last line. A row fanned out to several marketplaces has one report line
+   * per marketplace; a run stopped between them never read the rest, which are as unreached as the lines after.
+   */
+  atLastLine: Set<string>;
+  /** The same without the marketplace: the rows (place and SKU) the report reached at its last line. */
+  rowsAtLastLine: Set<string>;
 }
 
-/** A row's identity in its source: its place and its SKU. */
-function identity(line: number | undefined, sku: string | undefined): string {
-  return `${line ?? ''}\u0000${sku ?? ''}`;
+/**
+ * A row's identity in its source: its place, its SKU and its marketplace (one input row sent to several
+ * marketplaces is several listings). `marketplace` is '' for a report written before reports named it.
+ */
+function identity(line: number | undefined, sku: string | undefined, marketplace: string): string {
+  return `${line ?? ''}\u0000${sku ?? ''}\u0000${marketplace}`;
 }
 
 /**
  * Decides, row by row, what `--retry-failed` sends: a row the report lists as failed or not_attempted at the same
- * place with the same SKU (a SKU alone would also resend the published twin of a duplicated SKU), and every row
- * the report never reached (the run that wrote it stopped before reading them). Counts what it matched, so a
+ * place with the same SKU and marketplace (a SKU alone would also resend the published twin of a duplicated SKU, or
+ * the same row's listing on another marketplace), and every row the report never reached (the run that wrote it
+ * stopped before reading them, or between the marketplaces of its last row). Counts what it matched, so a
  * source that changed since the report can be told.
  */
 export class RetrySelection {
@@ -52,14 +65,20 @@ export class RetrySelection {
     return listed;
   }
 
-  selects(row: { location: Location; sku?: string | undefined }): boolean {
+  selects(row: { location: Location; sku?: string | undefined; marketplace?: string | undefined }): boolean {
     const reported = this.#sourceOf(row.location.source);
     const line = row.location.line ?? row.location.record;
     if (reported === undefined || (line !== undefined && line > reported.lastLine)) {
       this.beyondReport++;
       return true;
     }
-    if (!reported.retry.has(identity(line, row.sku === '' ? undefined : row.sku))) return false;
+    const id = identity(line, row.sku === '' ? undefined : row.sku, this.#report.marketplaces ? (row.marketplace ?? '') : '');
+    // The row the report stopped in (same place, same SKU), on a marketplace it never reached.
+    if (line !== undefined && line === reported.lastLine && !reported.atLastLine.has(id) && reported.rowsAtLastLine.has(identity(line, row.sku === '' ? undefined : row.sku, ''))) {
+      this.beyondReport++;
+      return true;
+    }
+    if (!reported.retry.has(id)) return false;
     this.matched++;
     return true;
   }
@@ -84,19 +103,31 @@ export async function readRetryRows(path: string): Promise<RetryReport> {
       hint: 'pass the .csv, .json or .ndjson report of the earlier run',
     });
   }
-  const report: RetryReport = { path, sources: new Map() };
+  const report: RetryReport = { path, sources: new Map(), marketplaces: false };
   const take = (row: unknown): void => {
     if (typeof row !== 'object' || row === null) return;
-    const { outcome, source, line, sku } = row as Record<string, unknown>;
+    const { outcome, source, line, sku, marketplace } = row as Record<string, unknown>;
     if (typeof outcome !== 'string' || outcome === 'not_read') return;
     const name = typeof source === 'string' ? source : '';
     const lineNumber = typeof line === 'number' ? line : typeof line === 'string' && line !== '' ? Number(line) : undefined;
     let reported = report.sources.get(name);
-    if (reported === undefined) report.sources.set(name, (reported = { retry: new Set(), lastLine: 0 }));
+    if (reported === undefined) report.sources.set(name, (reported = { retry: new Set(), lastLine: 0, atLastLine: new Set(), rowsAtLastLine: new Set() }));
     const at = lineNumber !== undefined && Number.isFinite(lineNumber) ? lineNumber : undefined;
-    if (at !== undefined && at > reported.lastLine) reported.lastLine = at;
+    // A report of this version has the marketplace key or column on every row (null or empty when a row had none).
+    if (marketplace !== undefined) report.marketplaces = true;
+    const skuOf = typeof sku === 'string' && sku !== '' ? sku : undefined;
+    const id = identity(at, skuOf, typeof marketplace === 'string' ? marketplace : '');
+    if (at !== undefined && at > reported.lastLine) {
+      reported.lastLine = at;
+      reported.atLastLine = new Set();
+      reported.rowsAtLastLine = new Set();
+    }
+    if (at !== undefined && at === reported.lastLine) {
+      reported.atLastLine.add(id);
+      reported.rowsAtLastLine.add(identity(at, skuOf, ''));
+    }
     if (outcome !== 'failed' && outcome !== 'not_attempted') return;
-    reported.retry.add(identity(at, typeof sku === 'string' && sku !== '' ? sku : undefined));
+    reported.retry.add(id);
   };
   // Fail before reading when the file is missing, with a message that says which.
   try {
@@ -124,7 +155,8 @@ function unneutralise(value: string): string {
 async function readCsv(path: string, take: (row: unknown) => void): Promise<void> {
   await pipeline(createReadStream(path), parse({ columns: true, relax_column_count: true }), async (rows: AsyncIterable<Record<string, string>>) => {
     for await (const row of rows) {
-      take({ outcome: row.outcome, source: unneutralise(row.source ?? ''), line: row.line, sku: unneutralise(row.sku ?? '') });
+      const marketplace = row.marketplace === undefined ? {} : { marketplace: unneutralise(row.marketplace) };
+      take({ outcome: row.outcome, source: unneutralise(row.source ?? ''), line: row.line, sku: unneutralise(row.sku ?? ''), ...marketplace });
     }
   });
 }

@@ -17,6 +17,8 @@ export const REPORT_COLUMNS = [
   'attempts',
   'duration_ms',
   'error',
+  // Last, so that readers of the columns before it by position are not moved.
+  'marketplace',
 ] as const;
 
 /** One row of a JSON or NDJSON report; absent values are null, so every row has every key. */
@@ -33,6 +35,8 @@ export interface ReportRow {
   attempts: number;
   duration_ms: number;
   error: string | null;
+  /** The marketplace the row went to: with the SKU, the listing's identity. */
+  marketplace: string | null;
   /** The field issues of an invalid row. */
   issues?: FieldIssue[];
 }
@@ -73,6 +77,7 @@ export function toReportRow(o: RowOutcome): ReportRow {
     attempts: o.attempts,
     duration_ms: o.durationMs,
     error: safeText(o.error) ?? null,
+    marketplace: o.marketplace === undefined ? null : printable(o.marketplace, { lines: false }),
   };
   if (o.issues !== undefined && o.issues.length > 0) row.issues = o.issues;
   return row;

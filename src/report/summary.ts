@@ -46,6 +46,21 @@ export interface RunSummary {
    * cheap (a local CSV/NDJSON file), or null.
    */
   total: number | null;
+  /**
+   * The counts of each marketplace, when the rows went to more than one (a fan-out, or a marketplace column with
+   * several values); rows with no marketplace at all are under `(none)`. Absent otherwise.
+   */
+  by_marketplace?: Record<string, MarketplaceCounts>;
+}
+
+/** One marketplace's share of a run's counts. */
+export type MarketplaceCounts = { rows: number } & Record<OutcomeKind, number>;
+
+/** The key of `by_marketplace` for rows with no marketplace. */
+export const NO_MARKETPLACE = '(none)';
+
+function zeroCounts(): Record<OutcomeKind, number> {
+  return { published: 0, failed: 0, invalid: 0, skipped: 0, not_attempted: 0, validated: 0 };
 }
 
 /** How far a run read its source, for the summary. */
@@ -79,11 +94,23 @@ const NO_TRAFFIC: TrafficCounts = { requests: 0, throttled: 0, overloaded: 0, ti
 
 /** Counts outcomes as they stream past; never holds a row. */
 export class SummaryCounter {
-  readonly #counts: Record<OutcomeKind, number> = { published: 0, failed: 0, invalid: 0, skipped: 0, not_attempted: 0, validated: 0 };
+  readonly #counts: Record<OutcomeKind, number> = zeroCounts();
   readonly #byStatus = new Map<string, number>();
+  readonly #byMarketplace = new Map<string, Record<OutcomeKind, number>>();
+  /** The counts of the last row's marketplace: rows come in runs of one marketplace, so a lookup is rare. */
+  #marketplace: string | undefined;
+  #marketplaceCounts: Record<OutcomeKind, number> | undefined;
 
   add(o: RowOutcome): void {
     this.#counts[o.outcome]++;
+    const marketplace = o.marketplace ?? '';
+    if (marketplace !== this.#marketplace || this.#marketplaceCounts === undefined) {
+      this.#marketplace = marketplace;
+      let counts = this.#byMarketplace.get(marketplace);
+      if (counts === undefined) this.#byMarketplace.set(marketplace, (counts = zeroCounts()));
+      this.#marketplaceCounts = counts;
+    }
+    this.#marketplaceCounts[o.outcome]++;
     const key = errorClass(o);
     if (key !== undefined) this.#byStatus.set(key, (this.#byStatus.get(key) ?? 0) + 1);
   }
@@ -119,7 +146,21 @@ export class SummaryCounter {
       complete: reading.complete,
       interrupted: reading.interrupted,
       total: reading.complete ? this.rows : reading.notRead === undefined ? null : this.rows + reading.notRead,
+      ...this.#marketplaces(),
     };
+  }
+
+  /** `{by_marketplace}` when more than one marketplace was seen, by name. */
+  #marketplaces(): { by_marketplace?: Record<string, MarketplaceCounts> } {
+    let named = 0;
+    for (const name of this.#byMarketplace.keys()) if (name !== '') named++;
+    if (named < 2) return {};
+    const byMarketplace: Record<string, MarketplaceCounts> = {};
+    for (const name of [...this.#byMarketplace.keys()].sort()) {
+      const c = this.#byMarketplace.get(name)!;
+      byMarketplace[name === '' ? NO_MARKETPLACE : name] = { rows: c.published + c.failed + c.invalid + c.skipped + c.not_attempted + c.validated, ...c };
+    }
+    return { by_marketplace: byMarketplace };
   }
 }
 

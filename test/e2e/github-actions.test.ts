@@ -201,7 +201,7 @@ describe('listings validate in GitHub Actions', () => {
     expect(result.code, result.stderr).toBe(1);
     const out = result.stdout.trimEnd().split('\n');
     expect(out[0]).toBe('::group::listings validate: errors');
-    expect(out[1]).toBe('catalog.csv:2: images_source[0]: not an absolute http(s) URL: "notaurl%0A::error::pwned\\u0023#[add-mask]pwned"');
+    expect(out[1]).toBe('catalog.csv:2: [EBAY_US] images_source[0]: not an absolute http(s) URL: "notaurl%0A::error::pwned\\u0023#[add-mask]pwned"');
     expect(out[2]).toBe('::endgroup::');
     const annotations = commandsIn(result.stderr);
     expect(annotations.map((command) => command.name)).toEqual(['group', 'error', 'endgroup']);

@@ -34,7 +34,7 @@ describe.concurrent('listings validate: valid catalogs', () => {
   it('validates several sources as one run: a SKU repeated across them is a duplicate', async () => {
     const result = await runCli(['validate', 'fixtures/catalog.csv', 'fixtures/catalog.json']);
     expect(result.code).toBe(1);
-    expect(result.stdout.split('\n')[0]).toBe('fixtures/catalog.json#1: sku: duplicate SKU; first seen at fixtures/catalog.csv:2');
+    expect(result.stdout.split('\n')[0]).toBe('fixtures/catalog.json#1: [EBAY_US] sku: duplicate SKU; first seen at fixtures/catalog.csv:2');
     expect(result.stderr.trim()).toBe('40 rows: 20 valid, 20 invalid');
   });
 });
@@ -43,11 +43,11 @@ describe.concurrent('listings validate: invalid rows', () => {
   it('prints compiler-style located lines and exits 1', async () => {
     const result = await runCli(['validate', ERRORS]);
     expect(result.stdout.trim().split('\n')).toEqual([
-      `${ERRORS}:3: images_source[1]: not an absolute http(s) URL: "images/mug-sand-2.jpg"`,
-      `${ERRORS}:4: marketplace: "ebay" is the wrapped shape's form; the flat shape needs the upper-case form with a region, e.g. EBAY_US`,
-      `${ERRORS}:5: fulfillment_policy_id: is required (no saved defaults; set it in the row, with --fulfillment-policy-id or in the profile)`,
-      `${ERRORS}:6: sku: duplicate SKU; first seen at ${ERRORS}:2`,
-      `${ERRORS}:7: sku: is required`,
+      `${ERRORS}:3: [EBAY_US] images_source[1]: not an absolute http(s) URL: "images/mug-sand-2.jpg"`,
+      `${ERRORS}:4: [ebay] marketplace: "ebay" is the wrapped shape's form; the flat shape needs the upper-case form with a region, e.g. EBAY_US`,
+      `${ERRORS}:5: [EBAY_US] fulfillment_policy_id: is required (no saved defaults; set it in the row, with --fulfillment-policy-id or in the profile)`,
+      `${ERRORS}:6: [EBAY_US] sku: duplicate SKU; first seen at ${ERRORS}:2`,
+      `${ERRORS}:7: [EBAY_US] sku: is required`,
     ]);
     expect(result.stderr.trim()).toBe('7 rows: 2 valid, 5 invalid');
     expect(result.code).toBe(1);
@@ -82,7 +82,7 @@ describe.concurrent('listings validate: invalid rows', () => {
     const json = JSON.parse(result.stdout) as JsonResult;
     expect(json).toMatchObject({ rows: 7, input_rows: 7, valid: 2, invalid: 5, errors_not_shown: 0 });
     expect(json.errors).toHaveLength(5);
-    expect(json.errors[0]).toEqual({ source: ERRORS, line: 3, field: 'images_source[1]', message: 'not an absolute http(s) URL: "images/mug-sand-2.jpg"' });
+    expect(json.errors[0]).toEqual({ source: ERRORS, line: 3, marketplace: 'EBAY_US', field: 'images_source[1]', message: 'not an absolute http(s) URL: "images/mug-sand-2.jpg"' });
     expect(result.code).toBe(1);
   });
 
@@ -96,7 +96,7 @@ describe.concurrent('listings validate: invalid rows', () => {
     const json = JSON.parse(result.stdout) as JsonResult;
     expect(json).toMatchObject({ rows: 3, valid: 2, invalid: 1, errors: [], errors_not_shown: 1 });
     const full = JSON.parse((await runCli(['validate', file, '--json'])).stdout) as JsonResult;
-    expect(full.errors).toEqual([{ source: file, line: null, record: 2, field: 'images_source[0]', message: 'not an absolute http(s) URL: "not a url"' }]);
+    expect(full.errors).toEqual([{ source: file, line: null, record: 2, marketplace: 'EBAY_US', field: 'images_source[0]', message: 'not an absolute http(s) URL: "not a url"' }]);
   });
 });
 

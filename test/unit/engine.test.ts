@@ -10,6 +10,7 @@ import type { RetryPolicy } from '../../src/publish/retry-policy.js';
 import { contentHash } from '../../src/publish/idempotency.js';
 import { ApiError } from '../../src/errors.js';
 import { inShard } from '../../src/publish/shard.js';
+import { ListingState } from '../../src/publish/listing-state.js';
 
 /** What the test server answers to one request: a status, optional headers, and a delay; or 'hang'. */
 type Answer = { status: number; headers?: Record<string, string>; delayMs?: number } | 'hang';
@@ -374,10 +375,10 @@ describe('publishRows', () => {
   });
 
   it('dry run: skips by shard, resume and changed-only without a network', async () => {
-    const state = new Map<string, string>();
+    const state = new ListingState();
     const bodyOf = (i: number) => JSON.stringify((readyRow(i) as Extract<PreparedRow, { kind: 'ready' }>).request);
-    state.set('SKU-1', contentHash(bodyOf(1)));
-    state.set('SKU-2', 'something-else');
+    state.set('EBAY_US', 'SKU-1', contentHash(bodyOf(1)));
+    state.set('EBAY_US', 'SKU-2', 'something-else');
     const published = new Set([`SKU-3\u0000${contentHash(bodyOf(3))}`]);
     const shard = { index: 2, count: 3 };
     const outcomes = await collect(publishRows(rowsOf(300), { dryRun: true, changedOnly: state, alreadyPublished: published }));
@@ -385,7 +386,7 @@ describe('publishRows', () => {
     expect(outcomes[1]).toMatchObject({ outcome: 'skipped', reason: 'unchanged' });
     expect(outcomes[2]).toMatchObject({ outcome: 'validated', reason: 'changed' });
     expect(outcomes[3]).toMatchObject({ outcome: 'skipped', reason: 'already published' });
-    expect(state.get('SKU-2')).toBe('something-else');
+    expect(state.get('EBAY_US', 'SKU-2')).toBe('something-else');
     const sharded = await collect(publishRows(rowsOf(300), { dryRun: true, shard }));
     for (const o of sharded) expect(o.outcome).toBe(inShard(o.sku!, shard) ? 'validated' : 'skipped');
     const retried = await collect(publishRows(rowsOf(10), { dryRun: true, retryOnly: (row) => row.sku === 'SKU-4' }));
@@ -395,11 +396,11 @@ describe('publishRows', () => {
 
   it('updates the changed-only state only for rows the service accepted, and journals every row sent', async () => {
     const { client } = await startServer((sku) => (sku === 'SKU-2' ? { status: 400 } : { status: 201 }));
-    const state = new Map<string, string>();
+    const state = new ListingState();
     const journal: { sku: string; outcome: string }[] = [];
     const outcomes = await collect(publishRows(rowsOf(5), { sender: client, changedOnly: state, journal: { record: (e) => journal.push(e) } }));
     expect(countBy(outcomes)).toEqual({ published: 4, failed: 1 });
-    expect([...state.keys()].sort()).toEqual(['SKU-0', 'SKU-1', 'SKU-3', 'SKU-4']);
+    expect([...state.entries()].map(([marketplace, sku]) => `${marketplace}/${sku}`).sort()).toEqual(['EBAY_US/SKU-0', 'EBAY_US/SKU-1', 'EBAY_US/SKU-3', 'EBAY_US/SKU-4']);
     expect(journal.map((e) => `${e.sku}:${e.outcome}`).sort()).toEqual(['SKU-0:published', 'SKU-1:published', 'SKU-2:failed', 'SKU-3:published', 'SKU-4:published']);
     const again = await collect(publishRows(rowsOf(5), { sender: client, changedOnly: state }));
     expect(countBy(again)).toEqual({ skipped: 4, failed: 1 });

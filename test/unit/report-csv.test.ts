@@ -78,7 +78,7 @@ describe('the CSV report', () => {
     const text = await readFile(path, 'utf8');
     const records = parse<Record<string, string>>(text, { columns: true });
     expect(Object.keys(records[0] ?? {})).toEqual([
-      'source', 'line', 'sku', 'outcome', 'reason', 'http_status', 'listing_status', 'title', 'attempts', 'duration_ms', 'error',
+      'source', 'line', 'sku', 'outcome', 'reason', 'http_status', 'listing_status', 'title', 'attempts', 'duration_ms', 'error', 'marketplace',
     ]);
     expect(records).toHaveLength(nasty.length);
     records.forEach((r, i) => {
@@ -110,7 +110,7 @@ describe('the CSV report', () => {
     const path = join(dir, 'empty.csv');
     const report = await openReport(path);
     await report.close(new SummaryCounter().summary(0, [path]));
-    expect(await readFile(path, 'utf8')).toBe('source,line,sku,outcome,reason,http_status,listing_status,title,attempts,duration_ms,error\n');
+    expect(await readFile(path, 'utf8')).toBe('source,line,sku,outcome,reason,http_status,listing_status,title,attempts,duration_ms,error,marketplace\n');
   });
 
   it('is cheap per row: 200k rows well within the time of a 1M-row benchmark share', async () => {
@@ -126,6 +126,7 @@ describe('the CSV report', () => {
       title: 'Vintage leather jacket, brown, size M',
       attempts: 1,
       durationMs: 4,
+      marketplace: 'EBAY_US',
     };
     const start = performance.now();
     for (let i = 0; i < 200_000; i++) {
@@ -138,7 +139,7 @@ describe('the CSV report', () => {
     const ms = performance.now() - start;
     const lines = (await readFile(path, 'utf8')).split('\n');
     expect(lines).toHaveLength(200_002);
-    expect(lines[200_000]).toBe('bench/data/catalog-1m.csv,200001,SKU-0000001,published,,201,ready,"Vintage leather jacket, brown, size M",1,4,');
+    expect(lines[200_000]).toBe('bench/data/catalog-1m.csv,200001,SKU-0000001,published,,201,ready,"Vintage leather jacket, brown, size M",1,4,,EBAY_US');
     // typically ~150 ms (under 1 µs a row); the bound only catches a writer gone quadratic or synchronous
     expect(ms).toBeLessThan(3000);
   });

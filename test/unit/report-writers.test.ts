@@ -75,7 +75,7 @@ describe('JSON report', () => {
     expect(parsed.rows.map((r) => r.sku)).toEqual(['A-1', 'A-2', null, 'A-4', 'A-5', outcomes[5]?.sku]);
     expect(parsed.rows[0]).toEqual({
       source: 'cat.csv', line: 2, sku: 'A-1', outcome: 'published', reason: null, http_status: 201, listing_status: 'ready',
-      title: 'Tee <b>&</b> "bold"', attempts: 1, duration_ms: 12, error: null,
+      title: 'Tee <b>&</b> "bold"', attempts: 1, duration_ms: 12, error: null, marketplace: null,
     });
     expect(parsed.rows[2]?.issues).toEqual([{ path: 'sku', message: 'is required' }]);
   });

@@ -1,6 +1,7 @@
 import { listingsEndpoint } from '../../client/endpoint.js';
 import type { Command } from 'commander';
-import { OPTIONS, OPTION_BY_KEY, type OptionSpec } from '../../config/options.js';
+import { OPTIONS, OPTION_BY_KEY, PER_MARKETPLACE_KEYS, isMarketplaceSettingKey, marketplaceEnv, parseMarketplaceId, sectionName, type MarketplaceSettingKey, type OptionSpec } from '../../config/options.js';
+import type { MarketplaceSetting } from '../../config/marketplace-settings.js';
 import { didYouMean } from '../../config/did-you-mean.js';
 import { ConfigError, UsageError } from '../../errors.js';
 import { maskSecret } from '../../secrets.js';
@@ -21,6 +22,32 @@ function show(option: OptionSpec, value: unknown): string {
   return option.secret && typeof value === 'string' ? maskSecret(value) : String(value);
 }
 
+/**
+ * The section a `--marketplace` option names, for a key a marketplace may have of its own; undefined without the
+ * option. A key no marketplace has of its own is a usage error.
+ */
+function sectionOf(option: OptionSpec, opts: Record<string, unknown>): { name: string; key: MarketplaceSettingKey } | undefined {
+  if (typeof opts.marketplace !== 'string') return undefined;
+  if (!isMarketplaceSettingKey(option.key)) {
+    throw new UsageError(`${option.key} is one setting for every marketplace: it cannot be set per marketplace`, {
+      hint: `a marketplace may have its own: ${PER_MARKETPLACE_KEYS.join(', ')}`,
+    });
+  }
+  let id: string;
+  try {
+    id = parseMarketplaceId(opts.marketplace);
+  } catch (error) {
+    throw new ConfigError(`--marketplace: ${(error as Error).message}`);
+  }
+  return { name: sectionName(id), key: option.key };
+}
+
+/** Where a marketplace's value came from, for `config list`. */
+function sourceOf(name: string, key: MarketplaceSettingKey, setting: MarketplaceSetting): string {
+  if (!setting.own) return setting.source;
+  return setting.source === 'env' ? `env ${marketplaceEnv(name, key)}` : `profile, ${name} section`;
+}
+
 async function openStore(opts: Record<string, unknown>) {
   const { ProfileStore } = await import('../../config/store.js');
   const store = await ProfileStore.open();
@@ -35,9 +62,11 @@ export function registerConfig(program: Command): void {
     .command('set <key> <value>')
     .description('store a value in the active profile')
     .option('--profile <name>', 'profile to write (default: the active one)')
+    .option('--marketplace <id>', `store it in the profile's section for this marketplace: its own default (${PER_MARKETPLACE_KEYS.join(', ')})`)
     .option('--allow-insecure-http', 'store a plain http base_url to a host that is not loopback (each run then needs --allow-insecure-http too)')
     .action(async (key: string, value: string, opts: Record<string, unknown>) => {
       const option = optionFor(key);
+      const section = sectionOf(option, opts);
       let parsed;
       try {
         parsed = option.parse(value);
@@ -47,6 +76,11 @@ export function registerConfig(program: Command): void {
       // What publish and create would refuse later is refused now (plain http to a host that is not loopback, say).
       if (option.key === 'base_url') listingsEndpoint(String(parsed), { allowInsecureHttp: opts.allowInsecureHttp === true });
       const { store, profile } = await openStore(opts);
+      if (section !== undefined) {
+        await store.setSection(profile, section.name, section.key, String(parsed));
+        err(`${key} = ${show(option, parsed)} for ${section.name} (profile ${profile})`);
+        return;
+      }
       await store.set(profile, option.key, parsed);
       if (option.secret) err(`${paint.yellow('warning')} storing a raw API key in ${store.path} (mode 0600); prefer an environment variable named by api_key_env`);
       err(`${key} = ${show(option, parsed)} (profile ${profile})`);
@@ -56,12 +90,15 @@ export function registerConfig(program: Command): void {
     .command('get <key>')
     .description('print the value in effect (flag > env > profile > default)')
     .option('--profile <name>', 'profile to read (default: the active one)')
+    .option('--marketplace <id>', "the value in effect for this marketplace (its own, else the general one)")
     .action(async (key: string, _opts: unknown, command: Command) => {
       const option = optionFor(key);
-      const loaded = await loadSettings(command.optsWithGlobals());
-      const value = loaded.settings[option.key];
+      const opts = command.optsWithGlobals();
+      const section = sectionOf(option, opts);
+      const loaded = await loadSettings(opts);
+      const value = section === undefined ? loaded.settings[option.key] : loaded.marketplaces[section.name]?.[section.key]?.value;
       if (value === undefined) {
-        err(`${key} is not set (profile ${loaded.profile})`);
+        err(`${key} is not set${section === undefined ? '' : ` for ${section.name}`} (profile ${loaded.profile})`);
         throw new ExitError(EXIT.rowsFailed);
       }
       out(show(option, value));
@@ -71,9 +108,16 @@ export function registerConfig(program: Command): void {
     .command('unset <key>')
     .description('remove a value from the active profile')
     .option('--profile <name>', 'profile to change (default: the active one)')
+    .option('--marketplace <id>', "remove it from the profile's section for this marketplace")
     .action(async (key: string, opts: Record<string, unknown>) => {
       const option = optionFor(key);
+      const section = sectionOf(option, opts);
       const { store, profile } = await openStore(opts);
+      if (section !== undefined) {
+        const removed = await store.unsetSection(profile, section.name, section.key);
+        err(removed ? `${key} for ${section.name} removed from profile ${profile}` : `${key} was not set for ${section.name} in profile ${profile}`);
+        return;
+      }
       const removed = await store.unset(profile, option.key);
       err(removed ? `${key} removed from profile ${profile}` : `${key} was not set in profile ${profile}`);
     });
@@ -81,17 +125,27 @@ export function registerConfig(program: Command): void {
   addSettingsOptions(
     config
       .command('list')
-      .description('every setting in effect, with where it came from')
-      .option('--json', 'print {key: {value, source}} as JSON'),
+      .description("every setting in effect, with where it came from; then each marketplace's own values (profile sections, LISTINGS_<MARKETPLACE>_<KEY>)")
+      .option('--json', 'print {settings: {key: {value, source}}, marketplaces: {id: {key: {value, source, own}}}} as JSON'),
   ).action(async (opts: Record<string, unknown>) => {
     const loaded = await loadSettings(opts);
-    const rows = OPTIONS.map((option) => {
+    const rows: { key: string; value: string | undefined; source: string }[] = OPTIONS.map((option) => {
       const value = loaded.settings[option.key];
       return { key: option.key, value: value === undefined ? undefined : show(option, value), source: loaded.sources[option.key] ?? 'unset' };
     });
     if (opts.json) {
-      out(JSON.stringify({ profile: loaded.profile, path: loaded.store.path, settings: Object.fromEntries(rows.map((r) => [r.key, { value: r.value ?? null, source: r.source }])) }));
+      const marketplaces = Object.fromEntries(
+        Object.entries(loaded.marketplaces).map(([name, settings]) => [name, Object.fromEntries(Object.entries(settings).map(([key, setting]) => [key, { value: setting.value, source: setting.source, own: setting.own }]))]),
+      );
+      out(JSON.stringify({ profile: loaded.profile, path: loaded.store.path, settings: Object.fromEntries(rows.map((r) => [r.key, { value: r.value ?? null, source: r.source }])), marketplaces }));
       return;
+    }
+    // A marketplace's own values, as `EBAY_GB.fulfillment_policy_id`: the ones that differ from the general values.
+    for (const [name, settings] of Object.entries(loaded.marketplaces)) {
+      for (const key of PER_MARKETPLACE_KEYS) {
+        const setting = settings[key];
+        if (setting?.own === true) rows.push({ key: `${name}.${key}`, value: setting.value, source: sourceOf(name, key, setting) });
+      }
     }
     err(paint.dim(`profile ${loaded.profile} (${loaded.store.path})`));
     const width = Math.max(...rows.map((r) => r.key.length));

@@ -1,7 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { ListingsClient } from '../../client/listings-client.js';
 import { isSystemic } from '../../client/classify.js';
-import { ApiError } from '../../errors.js';
+import { ApiError, UsageError } from '../../errors.js';
 import { createPreparer } from '../../prepare/index.js';
 import { idempotencyKey } from '../../publish/idempotency.js';
 import type { Draft } from '../../catalog/types.js';
@@ -29,6 +29,12 @@ function printListing(listing: ListingResponse, status: number): void {
 
 /** `listings create SKU`: validate locally, send one request, show the listing. */
 export async function runCreate(sku: string, opts: Record<string, unknown>, loaded: LoadedSettings): Promise<void> {
+  const several = loaded.defaults.marketplaces;
+  if (several !== undefined) {
+    throw new UsageError(`create sends one listing, to one marketplace; the marketplace setting names ${several.length} (${several.join(', ')})`, {
+      hint: `pass one with --marketplace, e.g. --marketplace ${several[0] ?? 'EBAY_US'} (or publish a catalog to all of them)`,
+    });
+  }
   const prepared = createPreparer(loaded.defaults)(draftFrom(sku, opts));
   if (prepared.kind !== 'ready') {
     const issues = prepared.kind === 'invalid' ? prepared.issues : [{ path: '(record)', message: prepared.reason }];

@@ -3,6 +3,7 @@ import { openCatalogs } from '../../catalog/open-catalog.js';
 import { estimateRowCount } from '../../catalog/count-rows.js';
 import { createPreparer } from '../../prepare/preparer.js';
 import { requireSettings } from '../../prepare/missing-settings.js';
+import { FanOut, checkFanOut, defaultMarketplaces } from '../../prepare/fan-out.js';
 import { publishRows } from '../../publish/engine.js';
 import type { PublishEnd, PublishOptions } from '../../publish/engine-types.js';
 import { parseShard } from '../../publish/shard.js';
@@ -66,6 +67,16 @@ async function rowsNotRead(sources: string[], options: CatalogOptions, rowsRead:
   return lines === undefined ? undefined : Math.max(0, lines - rowsRead);
 }
 
+/**
+ * The listings an interrupted run did not read: with a fan-out, the input rows not read times the marketplaces,
+ * plus the marketplaces of the last row read that were not reached.
+ */
+async function listingsNotRead(sources: string[], options: CatalogOptions, listingsRead: number, fanOut: FanOut | undefined): Promise<number | undefined> {
+  if (fanOut === undefined) return rowsNotRead(sources, options, listingsRead);
+  const rows = await rowsNotRead(sources, options, fanOut.taken);
+  return rows === undefined ? undefined : rows * fanOut.factor + fanOut.copiesLeft;
+}
+
 /** What `--retry-failed` did beyond the rows the report listed, and rows it listed that the source no longer has. */
 function noticeRetry(retry: RetrySelection, path: string): void {
   if (retry.beyondReport > 0) {
@@ -121,6 +132,8 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
   const shard = flags.shard === undefined ? undefined : parseShard(flags.shard);
   const catalogOptions = await catalogOptionsFrom(flags);
   const loaded = await load();
+  // Marketplaces that are one in the shape's form: a configuration error, before anything is opened.
+  checkFanOut(loaded.defaults);
   const { concurrency, max_concurrency: maxConcurrency } = loaded.settings;
   const dryRun = flags.dryRun === true;
   const cwd = process.cwd();
@@ -167,7 +180,10 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
     const onNotice = noticePrinter(loaded.defaults, (line) => (progress === undefined ? err(line) : progress.note(line)));
     const catalog = await openCatalogs(sources, { ...catalogOptions, signal: signals.stop, onNotice });
     // A setting that no flag, env, profile or first row gives: one error (exit 2) before any output is opened.
-    const drafts = await requireSettings(catalog.drafts, loaded.defaults);
+    const checked = await requireSettings(catalog.drafts, loaded.defaults);
+    // Several marketplaces: each row that names none goes to each, one listing (and report line) per marketplace.
+    const fanOut = defaultMarketplaces(loaded.defaults).length > 1 ? new FanOut(checked, loaded.defaults) : undefined;
+    const drafts = fanOut ?? checked;
     const [stateRead, journalRead, retryReport] = await Promise.all([
       flags.changedOnly && target !== undefined ? loadState(statePath, target) : undefined,
       flags.resume && target !== undefined ? readPublished(journalPath, target) : undefined,
@@ -215,7 +231,8 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
     });
     const display = progress;
     if (progressMode(quiet) !== 'off') {
-      estimateRowCount(sources, catalogOptions).then((total) => display.setTotal(total), () => undefined);
+      const factor = fanOut?.factor ?? 1;
+      estimateRowCount(sources, catalogOptions).then((total) => display.setTotal(total === undefined ? undefined : total * factor), () => undefined);
     }
     const counter = new SummaryCounter();
     // In GitHub Actions: the failed and invalid rows to annotate (up to a cap) and their kinds of error.
@@ -242,7 +259,7 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
     const traffic = { requests: stats.requests, throttled: stats.throttled, overloaded: stats.overloaded, timeouts: stats.timeouts, peakConcurrency: stats.peakInFlight };
     const interrupted = signals.received() !== undefined;
     // Only an interrupted run has a rest to count: a source that failed has no known end.
-    const notRead = !run.readToEnd && interrupted && sourceError === undefined ? await rowsNotRead(sources, catalogOptions, counter.rows) : undefined;
+    const notRead = !run.readToEnd && interrupted && sourceError === undefined ? await listingsNotRead(sources, catalogOptions, counter.rows, fanOut) : undefined;
     const reading = { complete: run.readToEnd, interrupted, notRead };
     const summary = counter.summary(Math.round(performance.now() - startedAt), flags.report, traffic, reading);
     const exitCode = exitCodeOf(run.end, summary, sourceError, outputs.failure);

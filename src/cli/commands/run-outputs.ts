@@ -1,6 +1,7 @@
 import { JournalWriter, type JournalHeader } from '../../publish/journal.js';
 import { saveState } from '../../publish/state-file.js';
 import type { RunTarget } from '../../publish/run-target.js';
+import type { ListingState } from '../../publish/listing-state.js';
 import type { RowOutcome } from '../../publish/outcome.js';
 import { openReport, type ReportWriter, type RunMeta, type RunSummary } from '../../report/index.js';
 
@@ -84,7 +85,7 @@ export class RunOutputs {
    * Finish every report with the summary (and the run's metadata, for the reports that show it), close the journal,
    * save the state; a failure is recorded, not thrown.
    */
-  async close(summary: RunSummary, state: ReadonlyMap<string, string> | undefined, meta?: RunMeta): Promise<void> {
+  async close(summary: RunSummary, state: ListingState | undefined, meta?: RunMeta): Promise<void> {
     await Promise.all(
       this.#reports.map(async (report) => {
         try {

@@ -31,25 +31,34 @@ interface JsonError {
   source: string;
   line: number | null;
   record?: number;
+  /** The marketplace of the listing (one row may be several listings, one per marketplace); null when it has none. */
+  marketplace: string | null;
   field: string;
   message: string;
 }
 
-function jsonError(location: Location, issue: FieldIssue): JsonError {
+function jsonError(location: Location, issue: FieldIssue, marketplace: string | undefined): JsonError {
   return {
     source: location.source,
     line: location.line ?? null,
     ...(location.line === undefined && location.record !== undefined ? { record: location.record } : {}),
+    marketplace: marketplace ?? null,
     field: issue.path,
     message: issue.message,
   };
 }
 
-/** `catalog.csv:17: images_source[1]: not an absolute URL`; a record the parser could not read has no field. */
-export function errorLine(location: Location, issue: FieldIssue): string {
-  // The message may quote a catalog value: shown, never obeyed (see inert).
+/**
+ * `catalog.csv:17: [EBAY_US] images_source[1]: not an absolute URL`: the listing's marketplace in brackets when it
+ * has one (a row published to several marketplaces is checked once per marketplace); a record the parser could not
+ * read has neither marketplace nor field.
+ */
+export function errorLine(location: Location, issue: FieldIssue, marketplace?: string): string {
+  // The message (and a marketplace from the catalog) may quote a catalog value: shown, never obeyed (see inert).
   const message = inert(issue.message);
-  return issue.path === '(record)' ? `${formatLocation(location)}: ${message}` : `${formatLocation(location)}: ${issue.path}: ${message}`;
+  if (issue.path === '(record)') return `${formatLocation(location)}: ${message}`;
+  const on = marketplace === undefined ? '' : `[${inert(marketplace)}] `;
+  return `${formatLocation(location)}: ${on}${issue.path}: ${message}`;
 }
 
 
@@ -89,8 +98,8 @@ class Tally {
         continue;
       }
       this.shown++;
-      if (this.json) this.errors.push(jsonError(row.location, issue));
-      else this.print(errorLine(row.location, issue));
+      if (this.json) this.errors.push(jsonError(row.location, issue, row.marketplace));
+      else this.print(errorLine(row.location, issue, row.marketplace));
     }
   }
 
@@ -129,7 +138,13 @@ async function openNdjson(path: string) {
 async function validate(sources: string[], flags: ValidateFlags, command: Command): Promise<void> {
   const options = await catalogOptionsFrom(flags);
   const settings = await loadSettings(command.opts());
-  const [{ openCatalog }, { createPreparer }, { createSettingsCheck }] = await Promise.all([import('../../catalog/open-catalog.js'), import('../../prepare/preparer.js'), import('../../prepare/missing-settings.js')]);
+  const [{ openCatalog }, { createPreparer }, { createSettingsCheck }, { fanOutDrafts, checkFanOut }] = await Promise.all([
+    import('../../catalog/open-catalog.js'),
+    import('../../prepare/preparer.js'),
+    import('../../prepare/missing-settings.js'),
+    import('../../prepare/fan-out.js'),
+  ]);
+  checkFanOut(settings.defaults);
   const prepare = createPreparer(settings.defaults);
   // Notices (header names matched loosely, columns not read, fields no row gives) go to stderr, once each.
   const onNotice = noticePrinter(settings.defaults);
@@ -144,7 +159,8 @@ async function validate(sources: string[], flags: ValidateFlags, command: Comman
     for (const source of sources) {
       const catalog = await openCatalog(source, { ...options, onNotice });
       try {
-        for await (const draft of await checkSettings(catalog.drafts)) {
+        // With several marketplaces each row is checked once per marketplace (a row naming its own, once).
+        for await (const draft of fanOutDrafts(await checkSettings(catalog.drafts), settings.defaults)) {
           const row = prepare(draft);
           tally.add(row);
           github?.addPrepared(row);
