@@ -115,6 +115,12 @@ export class FanOut implements AsyncIterable<Draft> {
   }
 }
 
+/** One draft as the drafts of a fan-out to `marketplaces` (itself alone when it is not fanned out). */
+export function fanOutDraft(draft: Draft, marketplaces: readonly string[]): Draft[] {
+  if (marketplaces.length < 2 || !fannable(draft)) return [draft];
+  return marketplaces.map((marketplace, i) => copyFor(draft, marketplace, i === 0));
+}
+
 /** `new FanOut(drafts, defaults)` when there are several marketplaces, else the drafts themselves. */
 export function fanOutDrafts(drafts: AsyncIterable<Draft>, defaults: ListingDefaults): AsyncIterable<Draft> {
   return defaultMarketplaces(defaults).length < 2 ? drafts : new FanOut(drafts, defaults);

@@ -113,6 +113,11 @@ export interface PublishOptions {
    * are handed on while it waits, not when the next item arrives. A file or URL source does not need it.
    */
   live?: boolean;
+  /**
+   * False: outcomes are handed on as they finish, not in input order, so one row in long retries holds back no
+   * other (a stream commits by offset and needs no order). Default true.
+   */
+  ordered?: boolean;
   clock?: EngineClock;
   /**
    * Told of each answer, retry, limit or pace change, breaker change and early stop, for logs. Without it no event

@@ -98,7 +98,7 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
           },
         });
     const ceiling = options.concurrency ?? options.maxConcurrency ?? 512;
-    this.#outcomes = new ReorderBuffer(Math.max(1, options.reorderBuffer ?? Math.max(8192, ceiling * 32)));
+    this.#outcomes = new ReorderBuffer(Math.max(1, options.reorderBuffer ?? Math.max(8192, ceiling * 32)), options.ordered ?? true);
   }
 
   /** True once every row of the source has been read (and so has, or will have, its outcome); false after a cut or an interrupt. */

@@ -11,6 +11,8 @@ export interface DeadLetter {
   /** The message key as text (UTF-8), when it had one. */
   key?: string;
   timestamp: number;
+  /** The marketplace of the listing that failed (a message fanned out to several has a letter per failed one). */
+  marketplace?: string;
   outcome: 'failed' | 'invalid';
   reason: string;
   status?: number;
@@ -52,6 +54,7 @@ export function deadLetterOf(message: StreamMessage, outcome: RowOutcome, now: D
     offset: message.offset,
     ...(key?.value == null ? {} : { key: key.value }),
     timestamp: message.timestamp,
+    ...(outcome.marketplace === undefined ? {} : { marketplace: outcome.marketplace }),
     outcome: outcome.outcome === 'invalid' ? 'invalid' : 'failed',
     reason: redact(outcome.error === undefined ? reason : `${reason}: ${outcome.error}`),
     ...(outcome.httpStatus === undefined ? {} : { status: outcome.httpStatus }),

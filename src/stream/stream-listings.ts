@@ -4,7 +4,7 @@ import { createPreparer } from '../prepare/preparer.js';
 import type { PreparedRow } from '../prepare/types.js';
 import { publishRows, type PublishRun } from '../publish/engine.js';
 import type { EngineObserver, PublishOptions } from '../publish/engine-types.js';
-import { Fifo } from '../publish/fifo.js';
+import { checkFanOut, defaultMarketplaces, fanOutDraft } from '../prepare/fan-out.js';
 import type { RowOutcome } from '../publish/outcome.js';
 import { DEFAULT_RETRY_POLICY } from '../publish/retry-policy.js';
 import { deadLetterOf, FileDeadLetters, type DeadLetterSink } from './dead-letter.js';
@@ -17,11 +17,21 @@ import { OffsetTracker, type OffsetTicket } from './offset-tracker.js';
 import { KeyedGate } from './sku-gate.js';
 import { LatencyHistogram } from './latency-histogram.js';
 
+/** A message on its way: its listings (several when it fans out to several marketplaces) must all end durably. */
+interface MessageState {
+  ticket: OffsetTicket;
+  /** Listings of the message without an outcome yet. */
+  left: number;
+  /** False once one of its listings ended without a durable outcome: the message is then not committed. */
+  durable: boolean;
+}
+
+/** One listing of a message. */
 interface Item {
   message: StreamMessage;
   draft: Draft;
-  ticket: OffsetTicket;
-  /** The SKU gate's key, when the draft has a SKU. */
+  state: MessageState;
+  /** The SKU gate's key (marketplace and SKU), when the draft has a SKU. */
   gateKey: string | undefined;
 }
 
@@ -53,8 +63,11 @@ export class StreamRun implements AsyncIterable<StreamOutcome> {
   readonly #tracker = new OffsetTracker();
   readonly #gate = new KeyedGate<Item>();
   readonly #feed = new MessageFeed<Item>();
-  /** Items handed to the engine, in the order their outcomes come back. */
-  readonly #fed = new Fifo<Item>();
+  /** Items handed to the engine, by the engine's index (outcomes come back as they finish). */
+  readonly #fed = new Map<number, Item>();
+  #nextIndex = 0;
+  /** The marketplaces a message that names none goes to (several: it fans out). */
+  #marketplaces: readonly string[] = [];
   readonly #engineStop = new AbortController();
   readonly #engineAbandon = new AbortController();
   readonly #roomWaiters: Array<() => void> = [];
@@ -135,7 +148,8 @@ export class StreamRun implements AsyncIterable<StreamOutcome> {
       else if (options.stop?.aborted === true) onStop();
       timer = setInterval(() => void this.#commit(log), options.commitIntervalMs ?? 1000);
       for await (const outcome of run) {
-        const item = this.#fed.take() as Item;
+        const item = this.#fed.get(outcome.index) as Item;
+        this.#fed.delete(outcome.index);
         yield await this.#settle(item, outcome, run);
       }
       if (run.end.kind === 'systemic' && this.#end.kind === 'running') this.#end = run.end;
@@ -156,7 +170,10 @@ export class StreamRun implements AsyncIterable<StreamOutcome> {
 
   #startEngine(): PublishRun {
     const options = this.#options;
-    const preparer = createPreparer({ shape: 'flat', saved_defaults: false, ...options.defaults }, { repeatedSkus: 'allowed' });
+    const defaults = { shape: 'flat' as const, saved_defaults: false, ...options.defaults };
+    checkFanOut(defaults);
+    this.#marketplaces = defaultMarketplaces(defaults);
+    const preparer = createPreparer(defaults, { repeatedSkus: 'allowed' });
     const observer = options.onEvent;
     const onEvent: EngineObserver = (event) => {
       // The service became unusable: stop reading, so the stream ends with what is done committed.
@@ -173,12 +190,15 @@ export class StreamRun implements AsyncIterable<StreamOutcome> {
       // process (the breaker's give-up-after), and the message is read again by the next process.
       retryPolicy: { ...policy, maxPushbacks: Number.POSITIVE_INFINITY, maxRetryAfterMs: Math.max(policy.maxRetryAfterMs, 600_000) },
       live: true,
+      // Offsets are committed by the tracker, not by position: one message in long retries holds back no other.
+      ordered: false,
       stop: this.#engineStop.signal,
       abandon: this.#engineAbandon.signal,
       onEvent,
     };
+    // The engine numbers what it reads in reading order, from 0: the same count here names each item's index.
     return publishRows(this.#feed, publishOptions, (item: Item): PreparedRow => {
-      this.#fed.push(item);
+      this.#fed.set(this.#nextIndex++, item);
       const row = preparer(item.draft);
       const { message } = item;
       if (row.kind === 'ready') row.idempotencyScope = `${message.topic}/${message.partition}/${message.offset}`;
@@ -206,13 +226,17 @@ export class StreamRun implements AsyncIterable<StreamOutcome> {
       const draft = mapped instanceof Promise ? await mapped : mapped;
       if (this.#stopping || !control.owned()) return;
       const ticket = this.#tracker.add(message.partition, message.offset);
-      const sku = draft.values.sku;
-      const gateKey = sku === undefined ? undefined : `${draft.values.marketplace ?? ''}\u0000${sku}`;
-      const item: Item = { message, draft, ticket, gateKey };
-      this.#buffered++;
+      const drafts = fanOutDraft(draft, this.#marketplaces);
+      const state: MessageState = { ticket, left: drafts.length, durable: true };
       this.#received++;
       control.accepted(message.offset);
-      if (gateKey === undefined || this.#gate.enter(gateKey, item)) this.#feed.push(item);
+      for (const listing of drafts) {
+        const sku = listing.values.sku;
+        const gateKey = sku === undefined ? undefined : `${listing.values.marketplace ?? ''}\u0000${sku}`;
+        const item: Item = { message, draft: listing, state, gateKey };
+        this.#buffered++;
+        if (gateKey === undefined || this.#gate.enter(gateKey, item)) this.#feed.push(item);
+      }
     }
   }
 
@@ -227,8 +251,12 @@ export class StreamRun implements AsyncIterable<StreamOutcome> {
       deadLettered = true;
       this.#deadLettered++;
     }
-    if (finished) this.#tracker.done(item.ticket);
-    else this.#notDurable++;
+    const { state } = item;
+    if (!finished) {
+      state.durable = false;
+      this.#notDurable++;
+    }
+    if (--state.left === 0 && state.durable) this.#tracker.done(state.ticket);
     const latencyMs = Date.now() - message.timestamp;
     if (outcome.outcome === 'published') {
       this.#published++;

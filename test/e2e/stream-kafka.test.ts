@@ -233,6 +233,22 @@ describe.skipIf(!kcat)('listings stream: Kafka consumer groups against a Kafka-p
     expect(summaryOf(run)).toMatchObject({ received: 1000, published: 1000, dead_lettered: 0 });
   }, 120_000);
 
+  it('--marketplace A,B fans each message out: one listing per marketplace, the offset committed once both are durable', async () => {
+    const cwd = tempDir('stream-fanout-');
+    const service = await sandbox();
+    const topic = 'fan-out';
+    await produce(mock.bootstrap, topic, products(0, 100, 'F'));
+    // The last --marketplace wins over the one of DEFAULTS.
+    const run = stream(topic, 'fan', service.url, cwd, ['--marketplace', 'EBAY_US,EBAY_GB']);
+    await until('200 listings', async () => (await service.stats()).created >= 200, 40_000);
+    await until('offsets committed to the end', async () => (await committedTotal(mock, 'fan', topic)) === 100, 20_000);
+    run.child.kill('SIGTERM');
+    const [code] = await run.exited;
+    expect(code, run.stderr()).toBe(0);
+    expect(await service.stats()).toMatchObject({ created: 200, duplicates: 0 });
+    expect(summaryOf(run)).toMatchObject({ received: 100, published: 200, dead_lettered: 0 });
+  }, 60_000);
+
   it('a service that goes away ends the stream with exit 3 after committing what was done', async () => {
     const cwd = tempDir('stream-down-');
     const service = await sandbox();

@@ -6,6 +6,7 @@ import { createMessageMapper, type StreamMessage } from '../../src/stream/messag
 import { MessageFeed } from '../../src/stream/message-feed.js';
 import { deadLetterOf } from '../../src/stream/dead-letter.js';
 import { Fifo } from '../../src/publish/fifo.js';
+import { ReorderBuffer } from '../../src/publish/reorder-buffer.js';
 import { LatencyHistogram } from '../../src/stream/latency-histogram.js';
 import { publishRows } from '../../src/publish/engine.js';
 import type { PreparedRow } from '../../src/prepare/types.js';
@@ -176,6 +177,23 @@ describe('MessageFeed and the engine with a live source', () => {
     await iterating;
     expect(seen).toEqual(['A:published', 'B:published', 'C:published']);
     expect(feed.push(ready('D'))).toBe(false);
+  });
+});
+
+describe('ReorderBuffer not ordered (a stream)', () => {
+  it('hands outcomes on as they finish, and is full at its capacity of rows not yet taken', () => {
+    const buffer = new ReorderBuffer(3, false);
+    const outcome = (index: number) => ({ index, location: { source: 's' }, outcome: 'published' as const, attempts: 1, durationMs: 1 });
+    for (let i = 0; i < 3; i++) buffer.admit();
+    expect(buffer.full).toBe(true);
+    buffer.finish(2, outcome(2));
+    expect(buffer.take()?.index).toBe(2);
+    expect(buffer.full).toBe(false);
+    expect(buffer.take()).toBeUndefined();
+    buffer.finish(0, outcome(0));
+    buffer.finish(1, outcome(1));
+    expect([buffer.take()?.index, buffer.take()?.index]).toEqual([0, 1]);
+    expect(buffer.empty).toBe(true);
   });
 });
 
