@@ -68,6 +68,11 @@ export class OffsetTracker {
     return { partition, offset, epoch: state.epoch };
   }
 
+  /** True while the ticket's partition is still owned under the assignment the message was read in. */
+  owns(ticket: OffsetTicket): boolean {
+    return this.#partitions.get(ticket.partition)?.epoch === ticket.epoch;
+  }
+
   /** The message has a durable outcome. */
   done(ticket: OffsetTicket): void {
     const state = this.#partitions.get(ticket.partition);

@@ -37,6 +37,7 @@ interface Item {
 
 /** Reasons of `failed` outcomes that mean "not tried to the end" (the run was stopping), not a verdict on the message. */
 const UNFINISHED = new Set(['interrupted', 'service unusable', 'max errors reached', 'source unreadable']);
+const REVOKED = 'partition revoked';
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms).unref());
 
@@ -199,6 +200,8 @@ export class StreamRun implements AsyncIterable<StreamOutcome> {
     // The engine numbers what it reads in reading order, from 0: the same count here names each item's index.
     return publishRows(this.#feed, publishOptions, (item: Item): PreparedRow => {
       this.#fed.set(this.#nextIndex++, item);
+      // Its partition went to another member, which reads it again from the last commit: not sent from here.
+      if (!this.#tracker.owns(item.state.ticket)) return { kind: 'skipped', location: item.draft.location, reason: REVOKED };
       const row = preparer(item.draft);
       const { message } = item;
       if (row.kind === 'ready') row.idempotencyScope = `${message.topic}/${message.partition}/${message.offset}`;
@@ -215,7 +218,12 @@ export class StreamRun implements AsyncIterable<StreamOutcome> {
       while (this.#buffered >= max) {
         if (this.#stopping || !control.owned()) return;
         await Promise.race([new Promise<void>((resolve) => this.#roomWaiters.push(resolve)), sleep(1000)]);
-        await control.heartbeat().catch(() => undefined);
+        try {
+          await control.heartbeat();
+        } catch {
+          // A rebalance is under way: hand the batch back at once, or the group waits for this member to rejoin.
+          return;
+        }
       }
       if (this.#stopping || !control.owned()) return;
       if (!this.#tracker.isNew(message.partition, message.offset)) {
@@ -244,7 +252,7 @@ export class StreamRun implements AsyncIterable<StreamOutcome> {
   /** An outcome: dead-letter it when it failed for good, mark it durable, let the next change of its SKU go. */
   async #settle(item: Item, outcome: RowOutcome, run: PublishRun): Promise<StreamOutcome> {
     const { message } = item;
-    const finished = outcome.outcome !== 'not_attempted' && !(outcome.outcome === 'failed' && (UNFINISHED.has(outcome.reason ?? '') || run.end.kind !== 'completed'));
+    const finished = outcome.outcome !== 'not_attempted' && outcome.reason !== REVOKED && !(outcome.outcome === 'failed' && (UNFINISHED.has(outcome.reason ?? '') || run.end.kind !== 'completed'));
     let deadLettered = false;
     if (finished && (outcome.outcome === 'failed' || outcome.outcome === 'invalid') && this.#deadLetters !== undefined) {
       await this.#deadLetters.write(deadLetterOf(message, outcome, new Date()));

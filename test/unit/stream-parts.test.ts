@@ -44,7 +44,9 @@ describe('OffsetTracker: a partition is committed only up to its first message w
     tracker.revoke(2);
     tracker.assign(2);
     const fresh = tracker.add(2, 50);
+    expect(tracker.owns(fresh)).toBe(true);
     tracker.add(2, 51);
+    expect(tracker.owns(old)).toBe(false);
     tracker.done(old);
     expect(tracker.committable()).toEqual([]);
     tracker.done(fresh);
