@@ -588,7 +588,7 @@ export function renderHtmlReport(input: HtmlReportInput): string {
     banner,
     `<section aria-label="Counts" class="tiles">${tiles}</section>\n`,
     `<div class="grid2">`,
-    `<section class="card" aria-labelledby="outcomes-h"><h2 id="outcomes-h">Outcomes</h2>${outcomeBar(summary)}<ul class="legend">${legend}</ul>${errorsByStatus(summary)}${traffic(summary)}</section>`,
+    `<section class="card" aria-labelledby="outcomes-h"><h2 id="outcomes-h">Outcomes</h2>${outcomeBar(summary)}<ul class="legend">${legend}</ul>${errorsByStatus(summary)}${byMarketplace(summary)}${traffic(summary)}</section>`,
     `<section class="card" aria-labelledby="run-h"><h2 id="run-h">Run</h2>${metaList(input, single)}</section>`,
     `</div>\n<div class="grid2">`,
     `<section class="card" aria-labelledby="tp-h"><h2 id="tp-h">Throughput</h2><p class="sub">${escapeHtml(throughputNote)}</p>${throughputChart(digest)}${chartLegend(WORK.filter((kind) => summary[kind] > 0))}</section>`,
@@ -616,6 +616,18 @@ function traffic(summary: RunSummary): string {
     ['Timed out', summary.timeouts],
   ];
   return `<dl class="stats">${stats.map(([k, v]) => `<div${v === 0 ? ' class="zero"' : ''}><dt>${k}</dt><dd>${formatCount(v)}</dd></div>`).join('')}</dl>`;
+}
+
+/** The counts of each marketplace, when the rows went to more than one (a fan-out, or a marketplace column). */
+function byMarketplace(summary: RunSummary): string {
+  const entries = Object.entries(summary.by_marketplace ?? {});
+  if (entries.length === 0) return '';
+  const kinds = OUTCOMES.filter((kind) => entries.some(([, counts]) => counts[kind] > 0));
+  const head = `<tr><th scope="col">Marketplace</th><th scope="col">Rows</th>${kinds.map((kind) => `<th scope="col">${LABEL[kind]}</th>`).join('')}</tr>`;
+  const rows = entries
+    .map(([name, counts]) => `<tr><th scope="row">${outside(name)}</th><td>${formatCount(counts.rows)}</td>${kinds.map((kind) => `<td>${formatCount(counts[kind])}</td>`).join('')}</tr>`)
+    .join('');
+  return `<div class="scroll"><table class="groups" id="by-marketplace" aria-label="By marketplace"><thead>${head}</thead><tbody>${rows}</tbody></table></div>`;
 }
 
 function errorsByStatus(summary: RunSummary): string {

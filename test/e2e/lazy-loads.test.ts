@@ -67,7 +67,7 @@ describe('start-up: heavy modules load only when needed', () => {
     writeFileSync(file, `${header}\n${first}\n${first?.replace(/^[^,]+/, '')}\n`);
     const result = await runRecorded(['validate', file]);
     expect(result.code).toBe(1);
-    expect(result.stdout.trim()).toBe(`${file}:3: sku: is required`);
+    expect(result.stdout.trim()).toBe(`${file}:3: [EBAY_US] sku: is required`);
     expect(loaded(result.loads, '/node_modules/zod/').length).toBeGreaterThan(0);
   });
 });

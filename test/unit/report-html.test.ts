@@ -121,6 +121,18 @@ describe('HTML report', () => {
     expect(text).toContain('proxy said Bearer ****');
   });
 
+  it('breaks the counts down by marketplace when the rows went to several (names escaped)', async () => {
+    const rows = [{ ...published(0), marketplace: 'EBAY_US' }, { ...published(1), marketplace: 'EBAY_GB' }, { ...failed(2), marketplace: 'EBAY_GB' }, { ...invalid(3), marketplace: HOSTILE }];
+    const { html } = await writeHtml(rows, META);
+    expect(html).toContain('id="by-marketplace"');
+    const table = html.slice(html.indexOf('id="by-marketplace"'), html.indexOf('</table>', html.indexOf('id="by-marketplace"')));
+    expect(visibleText(table)).toMatch(/EBAY_GB 2 1 1/);
+    expect(visibleText(table)).toMatch(/EBAY_US 1 1 0/);
+    expect(table).not.toContain('<script>');
+    const single = await writeHtml([published(0), published(1)], META, 'single.html');
+    expect(single.html).not.toContain('id="by-marketplace"');
+  });
+
   it('escapes every text from outside: SKUs, messages, source names, metadata', async () => {
     const hostile: RowOutcome = { index: 0, location: at(2, `${HOSTILE}.csv`), sku: HOSTILE, outcome: 'failed', error: HOSTILE, reason: HOSTILE, attempts: 1, durationMs: 5 };
     const meta: RunMeta = { sources: [`${HOSTILE}.csv`], profile: HOSTILE, target: HOSTILE, marketplace: HOSTILE, toolVersion: HOSTILE };
