@@ -1,6 +1,8 @@
 import { open } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { SourceError } from '../../errors.js';
 import { metered } from './meter-stream.js';
+import { schemeOf, type SourceKind } from './source-kind.js';
 import { Meter, type OpenedSource } from './types.js';
 
 const REASONS: Readonly<Record<string, string>> = {
@@ -35,3 +37,14 @@ export async function openFile(path: string, signal?: AbortSignal): Promise<Open
   const stream = metered(handle.createReadStream({ highWaterMark: 64 * 1024 }), meter, signal);
   return { first: { name: path, path, stream }, meter };
 }
+
+/** A local file, named by a path (anything without a scheme, so `-` must be taken first) or a `file://` URL. */
+export const fileSource: SourceKind = {
+  name: 'file',
+  forms: 'a path, file://…',
+  match: (source) => {
+    const scheme = schemeOf(source);
+    return scheme === undefined || scheme === 'file';
+  },
+  open: async (source, options) => openFile(schemeOf(source) === 'file' ? fileURLToPath(source) : source, options.signal),
+};

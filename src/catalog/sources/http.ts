@@ -1,7 +1,9 @@
-import { SourceError } from '../../errors.js';
+import { SourceError, UsageError } from '../../errors.js';
 import { VERSION } from '../../version.js';
 import { redact } from '../../secrets.js';
+import { parseSourceHeaders } from './headers.js';
 import { metered } from './meter-stream.js';
+import { schemeOf, type SourceKind } from './source-kind.js';
 import { Meter, type OpenedSource } from './types.js';
 
 /** Redirects followed before giving up. */
@@ -84,3 +86,17 @@ export async function openHttp(url: string, extraHeaders: Record<string, string>
     };
   }
 }
+
+/** An http(s) URL, fetched with the source headers (`sourceHeaders`) sent to its origin. */
+export const httpSource: SourceKind = {
+  name: 'http',
+  forms: 'http(s)://…',
+  match: (source) => {
+    const scheme = schemeOf(source);
+    return scheme === 'http' || scheme === 'https';
+  },
+  open: async (source, options) => {
+    if (!URL.canParse(source)) throw new UsageError(`${source} is not a valid URL`);
+    return openHttp(source, parseSourceHeaders(options.sourceHeaders), options.signal);
+  },
+};

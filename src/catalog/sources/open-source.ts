@@ -1,29 +1,23 @@
-import { fileURLToPath } from 'node:url';
 import { UsageError } from '../../errors.js';
 import type { CatalogOptions } from '../types.js';
-import { openFile } from './file.js';
-import { parseSourceHeaders } from './headers.js';
-import { openHttp } from './http.js';
-import { openS3 } from './s3.js';
-import { openStdin } from './stdin.js';
+import { fileSource } from './file.js';
+import { httpSource } from './http.js';
+import { kafkaTopicSource } from './kafka-topic.js';
+import { s3Source } from './s3.js';
+import { schemeOf, type SourceKind } from './source-kind.js';
+import { stdinSource } from './stdin.js';
 import type { OpenedSource } from './types.js';
 
 /**
- * Opens a source by its name: `-` is stdin, http(s):// a URL, s3:// an S3 object or prefix, file:// or anything
- * else a local path. The AWS SDK is imported only on the s3:// path.
+ * The kinds of source, asked in this order. `-` goes before the file kind, which takes any name without a scheme.
+ * Each kind loads what it needs (undici, the AWS SDK) only when it opens a source.
  */
+export const SOURCE_KINDS: readonly SourceKind[] = [stdinSource, httpSource, s3Source, fileSource, kafkaTopicSource];
+
+/** Opens a source with the first kind that takes its name; a scheme no kind takes is a UsageError listing the forms. */
 export async function openSource(source: string, options: CatalogOptions): Promise<OpenedSource> {
-  const signal = options.signal;
-  if (source === '-') return openStdin(process.stdin, signal);
-  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(source)?.[1]?.toLowerCase();
-  if (scheme === undefined) return openFile(source, signal);
-  if (scheme === 'http' || scheme === 'https') {
-    if (!URL.canParse(source)) throw new UsageError(`${source} is not a valid URL`);
-    return openHttp(source, parseSourceHeaders(options.sourceHeaders), signal);
-  }
-  if (scheme === 's3') {
-    return openS3(source, { ...(options.s3Endpoint === undefined ? {} : { s3Endpoint: options.s3Endpoint }), ...(signal === undefined ? {} : { signal }) });
-  }
-  if (scheme === 'file') return openFile(fileURLToPath(source), signal);
-  throw new UsageError(`cannot read ${scheme}:// sources; use a path, -, http(s)://, or s3://`);
+  const kind = SOURCE_KINDS.find((candidate) => candidate.match(source));
+  if (kind !== undefined) return kind.open(source, options);
+  const forms = new Intl.ListFormat('en', { type: 'disjunction' }).format(SOURCE_KINDS.map((each) => each.forms));
+  throw new UsageError(`cannot read ${schemeOf(source) ?? source}:// sources; use ${forms}`);
 }

@@ -6,6 +6,7 @@ import { registerSecret } from '../../secrets.js';
 import { createS3Client, loadS3Sdk, s3Endpoint, type S3Sdk } from './s3-client.js';
 import { metered } from './meter-stream.js';
 import { parseS3Url, s3Name, type S3Location } from './s3-url.js';
+import { schemeOf, type SourceKind } from './source-kind.js';
 import { Meter, type ByteSource, type OpenedSource } from './types.js';
 
 /** Options of the S3 source. */
@@ -152,3 +153,12 @@ export async function openS3(source: string, options: S3SourceOptions): Promise<
     throw error;
   }
 }
+
+/** An S3 object or prefix. Only opening one loads the AWS SDK. */
+export const s3Source: SourceKind = {
+  name: 's3',
+  forms: 's3://…',
+  match: (source) => schemeOf(source) === 's3',
+  open: (source, { s3Endpoint: endpoint, signal }) =>
+    openS3(source, { ...(endpoint === undefined ? {} : { s3Endpoint: endpoint }), ...(signal === undefined ? {} : { signal }) }),
+};

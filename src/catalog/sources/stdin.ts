@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import { UsageError } from '../../errors.js';
 import { metered } from './meter-stream.js';
+import type { SourceKind } from './source-kind.js';
 import { Meter, type OpenedSource } from './types.js';
 
 /** The name standard input goes by in locations and reports. */
@@ -20,3 +21,12 @@ export function openStdin(input: Readable & { isTTY?: boolean } = process.stdin,
   const stream = metered(input, meter, signal);
   return { first: { name: STDIN_NAME, path: '', stream }, meter };
 }
+
+/** Standard input, named `-`. */
+export const stdinSource: SourceKind = {
+  name: 'stdin',
+  forms: '-',
+  match: (source) => source === '-',
+  // A terminal on stdin is refused by a rejected promise, as every other kind refuses.
+  open: (_source, options) => new Promise((resolve) => resolve(openStdin(process.stdin, options.signal))),
+};
