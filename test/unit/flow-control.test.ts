@@ -253,6 +253,32 @@ describe('Breaker', () => {
     expect(breaker.verdict).toBeUndefined();
   });
 
+  it('every answer to the probe ends the half-open state: pushback, a 5xx or a 4xx close it, a timeout opens it again', () => {
+    // A service back from a restart that answers the probe 503 (or 429, 500, 400) is up: with the breaker left
+    // half-open nothing was sent again, and with nothing in flight the run hung (the process exited 13).
+    for (const kind of ['overloaded', 'throttled', 'transient', 'row'] as const) {
+      const breaker = new Breaker(0);
+      breaker.onAccepted(100);
+      breaker.onFailure(200, 5, 'unreachable', refused);
+      breaker.onSend(1200, 9);
+      expect(breaker.nextSendAt(1200)).toBe(Infinity);
+      // An answer to a request sent before the probe changes nothing.
+      breaker.onFailure(1205, 8, kind, new Error(kind));
+      expect(breaker.state, kind).toBe('half-open');
+      breaker.onFailure(1210, 9, kind, new Error(kind));
+      expect(breaker.state, kind).toBe('closed');
+      expect(breaker.nextSendAt(1210), kind).toBe(1210);
+      expect(breaker.verdict, kind).toBeUndefined();
+    }
+    const breaker = new Breaker(0);
+    breaker.onAccepted(100);
+    breaker.onFailure(200, 5, 'unreachable', refused);
+    breaker.onSend(1200, 9);
+    breaker.onFailure(2200, 9, 'timeout', new Error('timed out'));
+    expect(breaker.state).toBe('open');
+    expect(breaker.nextSendAt(2200)).toBe(4200);
+  });
+
   it('gives up once nothing was accepted for giveUpAfterMs, probing meanwhile', () => {
     const breaker = new Breaker(0, { giveUpAfterMs: 10_000 });
     breaker.onAccepted(0);

@@ -85,23 +85,32 @@ export class Breaker {
   onAccepted(now: number): void {
     this.#accepted++;
     this.#lastProgressAt = now;
-    this.#timeoutsInARow = 0;
-    this.#state = 'closed';
-    this.#probeDelay = this.#probeDelayMs;
+    this.#close();
   }
 
   /** A failed attempt of the request sent as `seq`, of the given kind. */
   onFailure(now: number, seq: number, kind: FailureKind, error: unknown): void {
     if (this.#verdict !== undefined) return;
+    const probe = this.#state === 'half-open' && seq === this.#probeSeq;
     if (kind === 'timeout') {
       this.#timeoutsInARow++;
-      if (this.#timeoutsInARow >= this.#timeoutsToOpen) this.#down(now, seq, error, `no answer to ${this.#timeoutsInARow} requests in a row`, HUNG_HINT);
+      // A probe that times out is an answer to the probe: open again, or nothing would ever be sent again.
+      if (this.#timeoutsInARow >= this.#timeoutsToOpen || probe) this.#down(now, seq, error, `no answer to ${this.#timeoutsInARow} requests in a row`, HUNG_HINT);
     } else if (kind === 'unreachable') {
       this.#down(now, seq, error, 'cannot connect', undefined);
-    } else if (kind === 'throttled' || kind === 'overloaded') {
-      this.#stalled(now, error);
+    } else {
+      if (kind === 'throttled' || kind === 'overloaded') this.#stalled(now, error);
+      // Any other answer to the probe (pushback, a 5xx, the row's own 4xx) shows the service is back: the limit
+      // and the pace deal with a busy one. Left half-open, nothing would be sent again.
+      if (probe && this.#verdict === undefined) this.#close();
     }
-    // A transient error or a row's own failure says nothing about whether the service is up.
+    // Otherwise a transient error or a row's own failure says nothing about whether the service is up.
+  }
+
+  #close(): void {
+    this.#state = 'closed';
+    this.#timeoutsInARow = 0;
+    this.#probeDelay = this.#probeDelayMs;
   }
 
   #down(now: number, seq: number, error: unknown, reason: string, hint: string | undefined): void {
