@@ -211,6 +211,41 @@ describe('publishRows', () => {
     expect(seen.length).toBeLessThan(40);
   });
 
+  it('a service that goes away and comes back busy (503 to the probe) is published to the end, not left waiting', async () => {
+    // Up for 100 requests, then closed (connections refused) for 300 ms, then back on the same port answering its
+    // first 3 requests 503. The breaker opens, probes after 1 s, and the probe's 503 must close it again.
+    let served = 0;
+    let sinceBack = 0;
+    const handler = (req: IncomingMessage, res: ServerResponse): void => {
+      req.resume();
+      req.on('end', () => {
+        const back = down !== undefined;
+        if (back && ++sinceBack <= 3) {
+          res.writeHead(503, { 'content-type': 'application/json' }).end('{"message":"warming up"}');
+          return;
+        }
+        res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ sku: 'x', status: 'ready', title: 't', item_specifics: [] }));
+        if (!back && ++served === 100) {
+          down = Date.now();
+          first.closeAllConnections();
+          first.close(() => setTimeout(() => second.listen(port, '127.0.0.1'), 300));
+        }
+      });
+    };
+    let down: number | undefined;
+    const first = createServer(handler);
+    const second = createServer(handler);
+    servers.push(first, second);
+    await new Promise<void>((resolve) => first.listen(0, '127.0.0.1', resolve));
+    const { port } = first.address() as AddressInfo;
+    const client = new ListingsClient({ baseUrl: `http://127.0.0.1:${port}`, apiKey: 'test-key-123', connections: 16, timeoutMs: 5_000 });
+    clients.push(client);
+    const outcomes = await collect(publishRows(rowsOf(400), { sender: client, concurrency: 8, retryPolicy: fast, retryBudget: new RetryBudget() }));
+    expect(down).toBeDefined();
+    expect(sinceBack).toBeGreaterThan(3);
+    expect(countBy(outcomes)).toEqual({ published: 400 });
+  }, 20_000);
+
   it('holds every request back for the Retry-After of a 429 while nothing has been accepted', async () => {
     const { client, seen } = await startServer((sku, attempt) => (sku === 'SKU-0' && attempt === 1 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 201 }));
     const outcomes = await collect(publishRows(rowsOf(3), { sender: client, retryPolicy: fast, concurrency: 1 }));
