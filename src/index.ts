@@ -37,11 +37,14 @@ export { RetryBudget } from './publish/retry-budget.js';
 export { idempotencyKey, contentHash } from './publish/idempotency.js';
 export { parseShard, inShard, type Shard } from './publish/shard.js';
 export { ListingState } from './publish/listing-state.js';
-export { publishCatalog, type PublishCatalogOptions } from './publish-catalog.js';
+export { publishCatalog, type PublishCatalogOptions } from './run/publish-catalog.js';
+export { RunOutputs, type RunOutputsPlan, type OutputFailure } from './run/run-outputs.js';
+export { runTarget, type RunTarget, type TargetSettings } from './publish/run-target.js';
+export type { JournalHeader } from './publish/journal.js';
 export { streamListings, StreamRun } from './stream/stream-listings.js';
 export type { StreamListingsOptions, StreamOutcome, StreamEnd, StreamStats, PartitionProgress } from './stream/stream-types.js';
 export type { DeadLetter, DeadLetterSink } from './stream/dead-letter.js';
 
-export { openReport, SummaryCounter, type ReportWriter, type RunSummary } from './report/index.js';
+export { openReport, SummaryCounter, type ReportWriter, type RunSummary, type RunMeta } from './report/index.js';
 
 export { startSandbox, type Sandbox, type SandboxOptions, type SandboxStats } from './sandbox/index.js';

@@ -19,6 +19,7 @@ export interface RunTarget {
   shape: Shape;
 }
 
+/** The settings a run's target is made of (see runTarget); the key is kept only as its fingerprint. */
 export interface TargetSettings {
   baseUrl: string;
   apiKey: string;

@@ -1,10 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import { openCatalogs } from '../../catalog/open-catalog.js';
 import { estimateRowCount } from '../../catalog/count-rows.js';
-import { createPreparer } from '../../prepare/preparer.js';
-import { requireSettings } from '../../prepare/missing-settings.js';
-import { FanOut, checkFanOut, defaultMarketplaces } from '../../prepare/fan-out.js';
-import { publishRows } from '../../publish/engine.js';
+import { checkFanOut, type FanOut } from '../../prepare/fan-out.js';
 import type { PublishEnd, PublishOptions } from '../../publish/engine-types.js';
 import { parseShard } from '../../publish/shard.js';
 import { RetryBudget } from '../../publish/retry-budget.js';
@@ -30,7 +26,8 @@ import type { CatalogOptions } from '../../catalog/types.js';
 import type { LoadedSettings } from '../settings.js';
 import { catalogOptionsFrom } from '../catalog-options.js';
 import type { PublishFlags } from './publish-flags.js';
-import { RunOutputs, type OutputFailure } from './run-outputs.js';
+import { openPipeline } from '../../run/pipeline.js';
+import { RunOutputs, type OutputFailure } from '../../run/run-outputs.js';
 import { RunLog, runStartOf } from '../log-events.js';
 import { openEndpoint, type Endpoint } from './open-endpoint.js';
 
@@ -178,12 +175,10 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
     // Catalog notices (header names matched loosely, columns not read, a field no row gives): once each, on stderr,
     // above the progress line once there is one.
     const onNotice = noticePrinter(loaded.defaults, (line) => (progress === undefined ? err(line) : progress.note(line)));
-    const catalog = await openCatalogs(sources, { ...catalogOptions, signal: signals.stop, onNotice });
-    // A setting that no flag, env, profile or first row gives: one error (exit 2) before any output is opened.
-    const checked = await requireSettings(catalog.drafts, loaded.defaults);
-    // Several marketplaces: each row that names none goes to each, one listing (and report line) per marketplace.
-    const fanOut = defaultMarketplaces(loaded.defaults).length > 1 ? new FanOut(checked, loaded.defaults) : undefined;
-    const drafts = fanOut ?? checked;
+    // A setting that no flag, env, profile or first row gives is one error (exit 2) here, before any output is opened.
+    // With several marketplaces each row that names none goes to each: one listing (and report line) per marketplace.
+    const pipeline = await openPipeline(sources, { defaults: loaded.defaults, catalog: { ...catalogOptions, signal: signals.stop, onNotice } });
+    const { catalog, fanOut } = pipeline;
     const [stateRead, journalRead, retryReport] = await Promise.all([
       flags.changedOnly && target !== undefined ? loadState(statePath, target) : undefined,
       flags.resume && target !== undefined ? readPublished(journalPath, target) : undefined,
@@ -221,7 +216,7 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
       ...(log.observer === undefined ? {} : { onEvent: log.observer }),
     };
     log.mark('opened the catalog and the outputs');
-    const run = publishRows(drafts, options, createPreparer(loaded.defaults));
+    const run = pipeline.publish(options);
     progress = await ProgressDisplay.start({
       mode: progressMode(quiet),
       readProgress: () => catalog.progress(),

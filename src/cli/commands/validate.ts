@@ -138,17 +138,19 @@ async function openNdjson(path: string) {
 async function validate(sources: string[], flags: ValidateFlags, command: Command): Promise<void> {
   const options = await catalogOptionsFrom(flags);
   const settings = await loadSettings(command.opts());
-  const [{ openCatalog }, { createPreparer }, { createSettingsCheck }, { fanOutDrafts, checkFanOut }] = await Promise.all([
+  const [{ openCatalog }, { createPreparer }, { createDraftsCheck }, { checkFanOut }] = await Promise.all([
     import('../../catalog/open-catalog.js'),
     import('../../prepare/preparer.js'),
-    import('../../prepare/missing-settings.js'),
+    import('../../run/checked-drafts.js'),
     import('../../prepare/fan-out.js'),
   ]);
   checkFanOut(settings.defaults);
   const prepare = createPreparer(settings.defaults);
   // Notices (header names matched loosely, columns not read, fields no row gives) go to stderr, once each.
   const onNotice = noticePrinter(settings.defaults);
-  const checkSettings = createSettingsCheck(settings.defaults);
+  // A publish run's drafts stage, applied source by source rather than to one catalog of all (a source is opened only
+  // once the one before was read); the settings are still judged once, by the first source with rows.
+  const checkDrafts = createDraftsCheck(settings.defaults);
   // In GitHub Actions: the error list in a collapsed group, the invalid rows annotated, a step summary.
   const github = githubActionsRun('validate');
   const tally = new Tally(flags.maxErrors, flags.json === true, github?.grouped('listings validate: errors', out));
@@ -160,7 +162,7 @@ async function validate(sources: string[], flags: ValidateFlags, command: Comman
       const catalog = await openCatalog(source, { ...options, onNotice });
       try {
         // With several marketplaces each row is checked once per marketplace (a row naming its own, once).
-        for await (const draft of fanOutDrafts(await checkSettings(catalog.drafts), settings.defaults)) {
+        for await (const draft of (await checkDrafts(catalog.drafts)).drafts) {
           const row = prepare(draft);
           tally.add(row);
           github?.addPrepared(row);

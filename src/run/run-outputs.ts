@@ -1,9 +1,9 @@
-import { JournalWriter, type JournalHeader } from '../../publish/journal.js';
-import { saveState } from '../../publish/state-file.js';
-import type { RunTarget } from '../../publish/run-target.js';
-import type { ListingState } from '../../publish/listing-state.js';
-import type { RowOutcome } from '../../publish/outcome.js';
-import { openReport, type ReportWriter, type RunMeta, type RunSummary } from '../../report/index.js';
+import { JournalWriter, type JournalHeader } from '../publish/journal.js';
+import { saveState } from '../publish/state-file.js';
+import type { RunTarget } from '../publish/run-target.js';
+import type { ListingState } from '../publish/listing-state.js';
+import type { RowOutcome } from '../publish/outcome.js';
+import { openReport, type ReportWriter, type RunMeta, type RunSummary } from '../report/index.js';
 
 /** The first output of a run that could not be written: which, where, and why. */
 export interface OutputFailure {
@@ -12,18 +12,44 @@ export interface OutputFailure {
   error: Error;
 }
 
+/** What {@link RunOutputs.open} opens: every part but `onFailure` may be left out (no report, no journal, no state). */
 export interface RunOutputsPlan {
+  /** Report paths; the format of each is told by its extension (`.csv`, `.json`, `.ndjson`, `.xml`, `.html`). */
   reports: readonly string[];
+  /**
+   * The resume journal: appended to, or started over with `fresh`. Its header's target decides which later runs take
+   * its rows as published (`runTarget` gives the target the CLI gives the same service, key and marketplace).
+   */
   journal?: { path: string; header: JournalHeader; fresh: boolean };
+  /** Where the state of a changed-only run (`changedOnly` of the publish options) is saved when the run closes. */
   state?: { path: string; target: RunTarget };
   /** Called once, at the first write that fails, so the run can stop sending. */
   onFailure: (failure: OutputFailure) => void;
 }
 
 /**
- * What a publish run writes: its reports, its journal and its `--changed-only` state. A write that fails mid-run
- * (a full disk) is not a crash: it is recorded, the run is told to stop sending, the failed report is dropped (a
- * half-written report would read back as complete and wrong), and the journal keeps what reached it.
+ * What a publish run writes: its reports, its journal and its changed-only state, as `listings publish` writes them.
+ * A write that fails mid-run (a full disk) is not a crash: it is recorded, the run is told to stop sending, the failed
+ * report is dropped (a half-written report would read back as complete and wrong), and the journal keeps what
+ * reached it. With a journal in the plan, pass `outputs.journal` as the run's `journal`: the engine records each
+ * row that reached the service in it.
+ *
+ * ```ts
+ * const stop = new AbortController();
+ * const outputs = await RunOutputs.open({ reports: ['run.csv'], onFailure: () => stop.abort() });
+ * const run = await publishCatalog('catalog.csv', { sender: client, stop: stop.signal });
+ * const counter = new SummaryCounter();
+ * try {
+ *   for await (const outcome of run) {
+ *     counter.add(outcome);
+ *     await outputs.write(outcome);
+ *   }
+ *   await outputs.close(counter.summary(elapsedMs, ['run.csv']), undefined);
+ * } finally {
+ *   await outputs.abort();
+ * }
+ * // outputs.failure: the first write that failed, if one did.
+ * ```
  */
 export class RunOutputs {
   #reports: ReportWriter[];
