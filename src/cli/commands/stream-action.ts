@@ -105,9 +105,11 @@ class StreamStatus {
   }
 }
 
-function deadLetterLine(result: StreamOutcome): string {
+/** `fanOut`: the stream publishes each message to several marketplaces, so a line names the one that failed. */
+function deadLetterLine(result: StreamOutcome, fanOut: boolean): string {
   const { outcome } = result;
-  const sku = outcome.sku === undefined ? '' : ` (SKU ${printable(outcome.sku)})`;
+  const on = fanOut && outcome.marketplace !== undefined ? ` on ${printable(outcome.marketplace)}` : '';
+  const sku = outcome.sku === undefined ? on : ` (SKU ${printable(outcome.sku)}${on})`;
   const why = outcome.outcome === 'invalid' ? `invalid: ${outcome.error ?? ''}` : `${outcome.reason ?? 'failed'}${outcome.error === undefined ? '' : `: ${outcome.error}`}`;
   return `dead-lettered ${formatLocation(outcome.location)}${sku}: ${printable(why)}`;
 }
@@ -165,12 +167,13 @@ export async function runStream(source: string, flags: StreamFlags, load: () => 
   if (json) event({ event: 'stream_start', source: `kafka://${address.brokers.join(',')}/${address.topic}`, group: flags.group, dead_letter: deadLetter, target: endpoint.sandbox === undefined ? URL.parse(loaded.baseUrl())?.host : 'sandbox (in-process)' });
   else if (!quiet) note(`streaming ${address.topic} in group ${flags.group} to ${endpoint.sandbox === undefined ? URL.parse(loaded.baseUrl())?.host : 'an embedded sandbox'}; failed and invalid messages go to ${deadLetter}`);
   let shown = 0;
+  const fanOut = (loaded.defaults.marketplaces?.length ?? 0) > 1;
   try {
     status = await StreamStatus.start(run, mode, flags.statusInterval);
     for await (const result of run) {
       if (!result.deadLettered) continue;
-      if (json) event({ event: 'dead_letter', location: formatLocation(result.outcome.location), partition: result.message.partition, offset: result.message.offset, sku: result.outcome.sku, outcome: result.outcome.outcome, reason: result.outcome.reason, error: result.outcome.error, status: result.outcome.httpStatus });
-      else if (shown++ < DEAD_LETTERS_SHOWN) note(`${paint.yellow('warning')} ${deadLetterLine(result)}${shown === DEAD_LETTERS_SHOWN ? ` (the rest are counted, not shown; all are in ${deadLetter})` : ''}`);
+      if (json) event({ event: 'dead_letter', location: formatLocation(result.outcome.location), partition: result.message.partition, offset: result.message.offset, sku: result.outcome.sku, marketplace: result.outcome.marketplace, outcome: result.outcome.outcome, reason: result.outcome.reason, error: result.outcome.error, status: result.outcome.httpStatus });
+      else if (shown++ < DEAD_LETTERS_SHOWN) note(`${paint.yellow('warning')} ${deadLetterLine(result, fanOut)}${shown === DEAD_LETTERS_SHOWN ? ` (the rest are counted, not shown; all are in ${deadLetter})` : ''}`);
     }
   } finally {
     status?.stop();
