@@ -8,6 +8,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    globalSetup: ['test/helpers/fresh-build.ts'],
     // Most files wait on child processes and sockets, not on the CPU: two at once fit a 2-core machine
     // (vitest's default there is one) and keep `npm test` near its 4-minute budget.
     maxWorkers: 2,

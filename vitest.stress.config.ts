@@ -7,6 +7,7 @@ export default defineConfig({
     testTimeout: 600_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    globalSetup: ['test/helpers/fresh-build.ts'],
     env: { NO_COLOR: '1' },
   },
 });
