@@ -1,20 +1,7 @@
 import type { Command } from 'commander';
-import { parseInteger } from '../../config/options.js';
-import { UsageError } from '../../errors.js';
+import { whole } from '../option-parsers.js';
 import { GROUP } from '../help.js';
 import type { ListenFlags } from './listen-action.js';
-
-/** A commander parser of a whole number that names its flag when the value is wrong. */
-function wholeNumber(flag: string, min: number, max: number) {
-  const parse = parseInteger(min, max);
-  return (raw: string): number => {
-    try {
-      return parse(raw);
-    } catch (error) {
-      throw new UsageError(`${flag} ${(error as Error).message} (got ${JSON.stringify(raw)})`);
-    }
-  };
-}
 
 // The defaults are written here for the help text; the listener applies its own (src/listen/options.ts), which a
 // unit test keeps equal to these.
@@ -25,14 +12,14 @@ export function registerListen(program: Command): void {
     .command('listen')
     .description("receive the service's webhook callbacks on this machine: print each one, answer 2xx, forward it to a local app and record it; --replay sends a recording again")
     .optionsGroup('Receiving options:')
-    .option('--port <port>', `port to listen on; 0 picks a free one (default ${LISTEN_HELP_DEFAULTS.port})`, wholeNumber('--port', 0, 65535))
+    .option('--port <port>', `port to listen on; 0 picks a free one (default ${LISTEN_HELP_DEFAULTS.port})`, whole(0, 65535))
     .option('--host <host>', `interface to listen on (default ${LISTEN_HELP_DEFAULTS.host})`)
     .option('--path <path>', `path callbacks arrive at; / takes every path (default ${LISTEN_HELP_DEFAULTS.path})`)
-    .option('--max-body <bytes>', `largest body accepted; larger ones get 413 (default ${LISTEN_HELP_DEFAULTS.maxBody})`, wholeNumber('--max-body', 1, 1024 * 1024 * 1024))
+    .option('--max-body <bytes>', `largest body accepted; larger ones get 413 (default ${LISTEN_HELP_DEFAULTS.maxBody})`, whole(1, 1024 * 1024 * 1024))
     .optionsGroup('Signature options:')
     .option('--secret-env <name>', 'verify signatures with the secret in this environment variable; unsigned or badly signed callbacks get 401')
     .option('--signature-header <name>', `header of the signature t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body"> (default ${LISTEN_HELP_DEFAULTS.signatureHeader})`)
-    .option('--tolerance <seconds>', `how far a signature's timestamp may be from now (default ${LISTEN_HELP_DEFAULTS.tolerance})`, wholeNumber('--tolerance', 1, 31_536_000))
+    .option('--tolerance <seconds>', `how far a signature's timestamp may be from now (default ${LISTEN_HELP_DEFAULTS.tolerance})`, whole(1, 31_536_000))
     .optionsGroup('Forwarding options:')
     .option('--forward-to <url>', 'send each callback on to this URL: same method, headers (without credentials) and body bytes')
     .option('--record <file>', 'append each callback to this NDJSON file, body byte for byte, for --replay')

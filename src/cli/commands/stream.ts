@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
-import { perSecond, whole } from '../option-parsers.js';
+import { whole } from '../option-parsers.js';
+import { addOutputFlags, addSendingFlags } from '../sending-flags.js';
 import { addSettingsOptions, loadSettings } from '../settings.js';
 import { collect } from '../catalog-options.js';
 import { PRESETS } from '../../catalog/types.js';
@@ -18,25 +19,16 @@ export function registerStream(program: Command): void {
     .option('--mapping <file>', 'a JSON file of field -> key renames')
     .option('--list-separator <text>', 'separator of list values inside one string (images_source)', '|')
     .addOption(new Option('--preset <name>', "messages are records of a shop system's export").choices(PRESETS));
-  addSettingsOptions(command)
-    .optionsGroup(GROUP.sending)
-    .option('--sandbox', 'publish to an embedded sandbox started on a free port (try it with no account)')
-    .option('--rate <n>', 'at most this many requests per second (a ceiling: the pace is also learned from 429s)', perSecond)
-    .option('--max-attempts <n>', 'attempts per message that end in an error (pushback does not count), the first included', whole(1, 100), 5)
-    .option('--timeout <ms>', "time limit for an answer's headers, and between chunks of its body (default 30000)", whole(100, 600_000))
-    .option('--connect-timeout <ms>', 'time limit for opening a connection (default 10000)', whole(100, 600_000))
-    .option('--give-up-after <s>', 'end (exit 3, after committing what is done) once the service has accepted nothing for this long (default 60)', whole(1, 86_400))
+  addSendingFlags(addSettingsOptions(command).optionsGroup(GROUP.sending), 'message')
     .optionsGroup('Kafka options:')
     .option('--kafka-tls', 'connect to the brokers over TLS (env LISTINGS_KAFKA_TLS=1; SASL from LISTINGS_KAFKA_SASL_MECHANISM, LISTINGS_KAFKA_USERNAME, LISTINGS_KAFKA_PASSWORD)')
     .option('--max-buffered <n>', 'messages read and not yet published or dead-lettered, at most: fetching pauses beyond it', whole(1, 1_000_000), 4096)
     .option('--commit-interval <ms>', 'how often durable progress is committed (also at each rebalance and at the end)', whole(100, 600_000), 1000)
     .option('--session-timeout <ms>', 'how soon the group takes over the partitions of a process that died', whole(3000, 300_000), 10_000)
     .option('--drain-timeout <s>', 'on stop, how long requests in flight may take before they are abandoned', whole(0, 3600), 30)
-    .optionsGroup(GROUP.output)
-    .option('--json', 'print the final summary as one JSON object on stdout')
-    .option('--quiet', 'print only the summary, warnings and errors')
+    .optionsGroup(GROUP.output);
+  addOutputFlags(command, 'message')
     .option('--status-interval <s>', 'without a terminal (CI, logs): a status line this often', whole(1, 3600), 10)
-    .addOption(new Option('--log-format <format>', 'stderr as human lines, or as NDJSON events').choices(['human', 'json']).default('human'))
     .optionsGroup('');
   command.action(async (source: string, flags: StreamFlags, self: Command) => {
     const { runStream } = await import('./stream-action.js');
