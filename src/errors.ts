@@ -1,16 +1,66 @@
 /**
+ * A setting a library caller passes, that an error is about: its option name (a CatalogOptions key such as `map`,
+ * `jsonPath`, `sourceHeaders`; `mapping` for a mapping file) and the value given, as text.
+ */
+export interface Setting {
+  key: string;
+  /** The value as given (`sku=Variant SKU`, `products`), when the error is about one value. */
+  value?: string;
+}
+
+/**
+ * Names a setting (or a library function) in a text. The library names each by its own name (`jsonPath`); the CLI
+ * by its flag (`--json-path`) or command.
+ */
+export type NameSetting = (key: string) => string;
+
+/** A message or hint that names settings: written once, worded by whoever shows it. */
+export type SettingText = (name: NameSetting) => string;
+
+/** The library's own wording: a setting by its option name. */
+const libraryName: NameSetting = (key) => key;
+
+/** What a typed error may carry besides its message. */
+export interface ListingsErrorOptions {
+  cause?: unknown;
+  /** A next step; a SettingText when it names a setting. */
+  hint?: string | SettingText | undefined;
+  /** The setting the error is about, when it is about one. */
+  setting?: Setting | undefined;
+}
+
+/**
  * The typed errors of the run itself. A failed or invalid row is an outcome, not one of these.
- * The CLI maps each kind to a message, a hint and an exit code in one place (src/cli/exit.ts).
+ * The CLI maps each kind to a message, a hint and an exit code in one place (src/cli/report-error.ts).
  */
 export abstract class ListingsError extends Error {
   abstract readonly kind: 'api' | 'network' | 'timeout' | 'source' | 'config' | 'usage';
   /** A next step for the person reading the message. */
   readonly hint: string | undefined;
-  constructor(message: string, options?: { cause?: unknown; hint?: string | undefined }) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+  /** The setting the error is about, as a library caller passes it: e.g. `{ key: 'map', value: 'sku=Variant' }`. */
+  readonly setting: Setting | undefined;
+  readonly #message: SettingText | undefined;
+  readonly #hint: SettingText | undefined;
+  /** `message` (and `options.hint`) may be a SettingText: `message` then names settings as the library does. */
+  constructor(message: string | SettingText, options?: ListingsErrorOptions) {
+    super(typeof message === 'string' ? message : message(libraryName), options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
-    this.hint = options?.hint;
+    const hint = options?.hint;
+    this.hint = typeof hint === 'function' ? hint(libraryName) : hint;
+    this.setting = options?.setting;
+    this.#message = typeof message === 'function' ? message : undefined;
+    this.#hint = typeof hint === 'function' ? hint : undefined;
   }
+
+  /** The message and hint with each setting they name worded by `name` (the CLI passes its flags). */
+  wordedWith(name: NameSetting): { message: string; hint: string | undefined } {
+    return { message: this.#message?.(name) ?? this.message, hint: this.#hint?.(name) ?? this.hint };
+  }
+}
+
+/** `map sku=Variant` (or `--map sku=Variant`): a setting and its value, the setting worded by `name`. */
+export function namedSetting(setting: Setting, name: NameSetting): string {
+  return setting.value === undefined ? name(setting.key) : `${name(setting.key)} ${setting.value}`;
 }
 
 /** The service answered with a status outside 2xx (or a 2xx body that breaks the contract). */
@@ -35,7 +85,7 @@ export class NetworkError extends ListingsError {
   readonly kind = 'network';
   /** The errno-style code of the underlying failure, e.g. ECONNREFUSED. */
   readonly code: string | undefined;
-  constructor(message: string, options: { cause?: unknown; code?: string | undefined; hint?: string | undefined }) {
+  constructor(message: string, options: ListingsErrorOptions & { code?: string | undefined }) {
     super(message, options);
     this.code = options.code;
   }
@@ -71,7 +121,7 @@ export function formatLocation(location: Location): string {
 /** The source could not be read at all (missing file, 404 URL, unreadable S3 object). */
 export class SourceError extends ListingsError {
   readonly kind = 'source';
-  constructor(readonly location: Location, message: string, options?: { cause?: unknown; hint?: string | undefined }) {
+  constructor(readonly location: Location, message: string, options?: ListingsErrorOptions) {
     super(`${formatLocation(location)}: ${message}`, options);
   }
 }

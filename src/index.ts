@@ -14,6 +14,7 @@ export {
   UsageError,
   formatLocation,
   type Location,
+  type Setting,
 } from './errors.js';
 export { redact, registerSecret, maskSecret } from './secrets.js';
 export { VERSION } from './version.js';

@@ -3,14 +3,15 @@ import { openRecords, type RecordItem, type RecordStream } from './read-records.
 import { checkTarget, FieldCounter, mapHeaderTelling, mapRecords, type HeaderMapping } from './mapping/index.js';
 import { batchedRecords, hasBatches } from './formats/batches.js';
 import { presetDrafts } from './presets/index.js';
-import { UsageError } from '../errors.js';
+import { namedSetting, UsageError } from '../errors.js';
 
 /** Checks what can be checked before anything is read: the mapping's targets, and that it is not mixed with a preset. */
 export function checkCatalogOptions(options: CatalogOptions): void {
   const map = options.map ?? {};
-  for (const field of Object.keys(map)) checkTarget(field, `--map ${field}=${map[field]}`);
+  for (const field of Object.keys(map)) checkTarget(field, options.mapFrom?.[field] ?? { key: 'map', value: `${field}=${map[field]}` });
   if (options.preset !== undefined && Object.keys(map).length > 0) {
-    throw new UsageError(`--preset ${options.preset} maps the columns itself; it cannot be combined with --map or --mapping`);
+    const setting = { key: 'preset', value: options.preset };
+    throw new UsageError((name) => `${namedSetting(setting, name)} maps the columns itself; it cannot be combined with ${name('map')} or ${name('mapping')}`, { setting });
   }
 }
 

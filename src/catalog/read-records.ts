@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { SourceError, UsageError } from '../errors.js';
+import { namedSetting, SourceError, UsageError } from '../errors.js';
 import { csvRecords } from './formats/csv.js';
 import { normalizeDelimiter, sniffDelimiter } from './formats/delimiter.js';
 import { formatFromContentType, formatFromName, sniffFormat } from './formats/detect.js';
@@ -33,7 +33,7 @@ async function sniff(peeked: Peeked, name: string): Promise<{ format: Format; pe
   }
   if (sniffed === 'binary') {
     throw new UsageError(`cannot tell the format of ${name}: it holds binary data (a spreadsheet file? export it as CSV)`, {
-      hint: 'name the format with --format csv|tsv|json|ndjson',
+      hint: (name) => `name the format with ${name('format')} csv|tsv|json|ndjson`,
     });
   }
   return { format: sniffed, peeked };
@@ -104,7 +104,8 @@ async function* allParts(first: Part, opened: OpenedSource, next: () => Promise<
  */
 export async function openRecords(source: string, options: ReadOptions = {}): Promise<RecordStream> {
   if (options.format !== undefined && !FORMATS.includes(options.format)) {
-    throw new UsageError(`--format ${String(options.format)} is not one of ${FORMATS.join(', ')}`);
+    const setting = { key: 'format', value: String(options.format) };
+    throw new UsageError((name) => `${namedSetting(setting, name)} is not one of ${FORMATS.join(', ')}`, { setting });
   }
   const delimiter = options.delimiter === undefined ? undefined : normalizeDelimiter(options.delimiter);
   options.signal?.throwIfAborted();

@@ -1,11 +1,11 @@
-import type { Location } from '../errors.js';
+import type { Location, Setting } from '../errors.js';
 import type { FieldIssue } from '../contract/issues.js';
 
 /** Input formats the reader understands. */
 export const FORMATS = ['csv', 'tsv', 'json', 'ndjson'] as const;
 export type Format = (typeof FORMATS)[number];
 
-/** The shop-system exports the reader knows, by `--preset` name. */
+/** The shop-system exports the reader knows, by preset name. */
 export const PRESETS = ['shopify', 'woocommerce'] as const;
 export type Preset = (typeof PRESETS)[number];
 
@@ -66,6 +66,12 @@ export interface Draft {
   skip?: string;
 }
 
+/**
+ * The settings catalog errors name (their `setting.key`): the CatalogOptions a caller passes, and `mapping`, a
+ * mapping file (see parseMappingJson).
+ */
+export type CatalogSetting = 'format' | 'delimiter' | 'jsonPath' | 'map' | 'mapping' | 'preset' | 'sourceHeaders';
+
 /** Options of the catalog reader (sources, formats, mapping). */
 export interface CatalogOptions {
   /** Override the format found from the name, Content-Type or content. */
@@ -76,13 +82,13 @@ export interface CatalogOptions {
   jsonPath?: string;
   /** Separator of list values inside one cell (default `|`). */
   listSeparator?: string;
-  /** field -> column renames, from `--map` and `--mapping`. */
+  /** field -> column renames. */
   map?: Record<string, string>;
   /**
-   * How each rename was given, by field, for messages about it: e.g. `--mapping shop.json (sku)`. Default
-   * `--map FIELD=COLUMN`.
+   * How each rename was given, by field, for errors about it (their `setting`): e.g. `{ key: 'mapping', value:
+   * 'shop.json (sku)' }` for a rename read from a mapping file. Default `{ key: 'map', value: 'FIELD=COLUMN' }`.
    */
-  mapFrom?: Record<string, string>;
+  mapFrom?: Record<string, Setting>;
   /**
    * Told what is worth saying once about a catalog as a whole (see CatalogNotice): header names matched loosely and
    * columns no field reads as soon as the header is read, fields empty in every row at the end of reading.

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { FORMATS, PRESETS, type CatalogOptions, type Format, type Preset } from '../catalog/types.js';
-import { UsageError } from '../errors.js';
+import { UsageError, type Setting } from '../errors.js';
 
 /** The catalog-reading flags, as commander collects them (shared by every command that reads a catalog). */
 export interface CatalogFlags {
@@ -38,7 +38,7 @@ export function addCatalogOptions(command: Command): Command {
 export async function catalogOptionsFrom(flags: CatalogFlags): Promise<CatalogOptions> {
   const { parseMapFlags, parseMappingJson } = await import('../catalog/mapping/fields.js');
   let map: Record<string, string> = {};
-  const mapFrom: Record<string, string> = {};
+  const mapFrom: Record<string, Setting> = {};
   if (flags.mapping !== undefined) {
     const { readFile } = await import('node:fs/promises');
     let text: string;
@@ -48,10 +48,10 @@ export async function catalogOptionsFrom(flags: CatalogFlags): Promise<CatalogOp
       throw new UsageError(`--mapping ${flags.mapping}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
     }
     map = parseMappingJson(text, flags.mapping);
-    for (const field of Object.keys(map)) mapFrom[field] = `--mapping ${flags.mapping} (${field})`;
+    for (const field of Object.keys(map)) mapFrom[field] = { key: 'mapping', value: `${flags.mapping} (${field})` };
   }
   const fromFlags = parseMapFlags(flags.map);
-  // A --map flag wins over the file; messages then name the flag (the default wording).
+  // A --map flag wins over the file; errors then name the map setting (the default).
   for (const field of Object.keys(fromFlags)) delete mapFrom[field];
   map = { ...map, ...fromFlags };
   if (flags.listSeparator === '') throw new UsageError('--list-separator must not be empty');

@@ -3,6 +3,7 @@ import { CommanderError } from 'commander';
 import { EXIT, ExitError } from './exit-codes.js';
 import { err, paint } from './output.js';
 import { printable } from '../printable.js';
+import { cliName } from './setting-flags.js';
 
 const CODE_OF_KIND: Record<ListingsError['kind'], number> = {
   api: EXIT.service,
@@ -16,14 +17,20 @@ const CODE_OF_KIND: Record<ListingsError['kind'], number> = {
 /** The most of an internal error's message and stack shown: enough to report it, whatever it quotes. */
 const MAX_DETAIL = 8_000;
 
+/** A typed error's message and hint as the CLI says them: the settings they name, as flags. */
+export function wordError(error: ListingsError): { message: string; hint: string | undefined } {
+  return error.wordedWith(cliName);
+}
+
 /** The one place errors become messages and exit codes. Expected errors never show a stack trace. */
 export function reportError(error: unknown): number {
   if (error instanceof ExitError) return error.code;
   if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : EXIT.usage;
   if (error instanceof ListingsError) {
+    const { message, hint } = wordError(error);
     // A message may quote a server or a catalog: shown, never obeyed.
-    err(`${paint.red('error')} ${printable(error.message)}`);
-    if (error.hint) err(`${paint.dim('hint')}  ${printable(error.hint)}`);
+    err(`${paint.red('error')} ${printable(message)}`);
+    if (hint) err(`${paint.dim('hint')}  ${printable(hint)}`);
     if (debugging()) printDebugDetail(error);
     return CODE_OF_KIND[error.kind];
   }

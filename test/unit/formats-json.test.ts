@@ -58,11 +58,11 @@ describe('json', () => {
 
   it.each([
     ['{"a":1,"b":{"c":[]}}', undefined, 'SourceError: c.json: the top-level object holds no array of records'],
-    ['{"items":[]}', 'products', 'UsageError: c.json: the top-level object has no key "products" (--json-path)'],
-    ['{"data":{"x":[]}}', 'data.items', 'UsageError: c.json: "data" has no key "items" (--json-path)'],
-    ['{"products":{"sku":"A"}}', 'products', 'UsageError: c.json: "products" is an object, not an array (--json-path)'],
-    ['{"data":[]}', 'data.items', 'UsageError: c.json: "data" is an array, not an object (--json-path)'],
-    ['[{"sku":"A"}]', 'products', 'UsageError: c.json: the top level is an array, so --json-path products does not apply'],
+    ['{"items":[]}', 'products', 'UsageError: c.json: the top-level object has no key "products" (jsonPath)'],
+    ['{"data":{"x":[]}}', 'data.items', 'UsageError: c.json: "data" has no key "items" (jsonPath)'],
+    ['{"products":{"sku":"A"}}', 'products', 'UsageError: c.json: "products" is an object, not an array (jsonPath)'],
+    ['{"data":[]}', 'data.items', 'UsageError: c.json: "data" is an array, not an object (jsonPath)'],
+    ['[{"sku":"A"}]', 'products', 'UsageError: c.json: the top level is an array, so jsonPath products does not apply'],
     ['"just a string"', undefined, 'SourceError: c.json:1: the top level is a string; expected an array of objects, or an object holding one'],
     ['42', undefined, 'SourceError: c.json:1: the top level is a number; expected an array of objects, or an object holding one'],
   ])('throws for a top level that holds no records, with no item (it is not a row): %s', async (text, path, error) => {

@@ -53,13 +53,15 @@ describe('mapHeader: names matched loosely', () => {
   it('matches a rename ignoring spaces (a --map value is trimmed) but not case: a wrong case is a typo', () => {
     expect(mapHeader(['Variant SKU ', 'x'], { sku: 'Variant  SKU' }, 'c.csv').map).toEqual({ sku: 'Variant SKU ' });
     const error = caught(() => mapHeader(['Variant Sku'], { sku: 'Variant SKU' }, 'c.csv'));
-    expect(error.message).toBe('--map sku=Variant SKU: c.csv has no column "Variant SKU"');
+    expect(error.message).toBe('map sku=Variant SKU: c.csv has no column "Variant SKU"');
     expect(error.hint).toBe('did you mean "Variant Sku"?');
   });
 
   it('names the rename as it was given', () => {
-    const error = caught(() => mapHeader(['sku', 'Name'], { title: 'Nmae' }, 'c.csv', { title: '--mapping m.json (title)' }));
-    expect(error.message).toBe('--mapping m.json (title): c.csv has no column "Nmae"');
+    const from = { key: 'mapping', value: 'm.json (title)' };
+    const error = caught(() => mapHeader(['sku', 'Name'], { title: 'Nmae' }, 'c.csv', { title: from }));
+    expect(error.message).toBe('mapping m.json (title): c.csv has no column "Nmae"');
+    expect(error.setting).toEqual(from);
     expect(error.hint).toBe('did you mean "Name"?');
   });
 });
@@ -130,7 +132,7 @@ describe('openCatalog: the header is checked when the catalog is opened', () => 
     const dir = tempDir();
     const file = join(dir, 'c.csv');
     writeFileSync(file, 'SKU,Colour\nA,red\nB,blue\n');
-    await expect(openCatalog(file, { map: { title: 'Name' } })).rejects.toThrow(`--map title=Name: ${file} has no column "Name"`);
+    await expect(openCatalog(file, { map: { title: 'Name' } })).rejects.toThrow(`map title=Name: ${file} has no column "Name"`);
     const told: string[] = [];
     const catalog = await openCatalog(file, { onNotice: (notice) => told.push(notice.kind) });
     expect(told).toEqual(['loose-header', 'columns-not-read']);

@@ -104,7 +104,8 @@ describe('renames (--map, --mapping)', () => {
 
   it('rejects an unknown target field before reading, with a did-you-mean', () => {
     const error = caught(() => parseMapFlags(['skuu=SKU']));
-    expect(error.message).toContain('"skuu" is not a listing field');
+    expect(error.message).toBe('map skuu=SKU: "skuu" is not a listing field');
+    expect(error.setting).toEqual({ key: 'map', value: 'skuu=SKU' });
     expect(error.hint).toContain('did you mean sku?');
     expect(() => parseMapFlags(['sku'])).toThrow(/expected field=Column/);
     expect(() => parseMapFlags(['overrides.=X'])).toThrow(UsageError);
@@ -123,15 +124,15 @@ describe('renames (--map, --mapping)', () => {
 describe('header check (CSV, TSV)', () => {
   it('reports a mapped column missing from the header once, clearly', () => {
     expect(() => checkHeader(['Handle', 'Variant Sku'], { sku: 'Variant SKU' }, 'shop.csv')).toThrow(
-      expect.objectContaining({ message: '--map sku=Variant SKU: shop.csv has no column "Variant SKU"', hint: 'did you mean "Variant Sku"?' }),
+      expect.objectContaining({ message: 'map sku=Variant SKU: shop.csv has no column "Variant SKU"', hint: 'did you mean "Variant Sku"?', setting: { key: 'map', value: 'sku=Variant SKU' } }),
     );
   });
 
   it('asks for a mapping when no column gives the SKU, suggesting a likely one', () => {
     expect(() => checkHeader(['Item SKU', 'Name'], {}, 'c.csv')).toThrow(expect.objectContaining({ message: 'c.csv has no sku column' }));
     const error = caught(() => checkHeader(['Handle', 'Title', 'Variant SKU'], {}, 'c.csv'));
-    expect(error.hint).toContain('--map sku="Variant SKU"');
-    expect(error.hint).toContain('--preset shopify');
+    expect(error.hint).toContain('with map sku="Variant SKU"');
+    expect(error.hint).toContain('try preset shopify');
   });
 
   it('accepts numbered columns for a mapped list field', () => {

@@ -94,7 +94,7 @@ describe('--preset shopify', () => {
   });
 
   it('refuses a file that is not a Shopify export', async () => {
-    await expect(drafts(shopifyDrafts, [{ location: { source: 'x.csv', line: 2 }, fields: { sku: 'A' } }])).rejects.toThrow(/--preset shopify: x.csv has no "Handle", "Variant SKU" column/);
+    await expect(drafts(shopifyDrafts, [{ location: { source: 'x.csv', line: 2 }, fields: { sku: 'A' } }])).rejects.toThrow(/^preset shopify: x.csv has no "Handle", "Variant SKU" column/);
   });
 });
 

@@ -6,6 +6,7 @@ import { text } from 'node:stream/consumers';
 import { pathToFileURL } from 'node:url';
 import { openSource, SOURCE_KINDS } from '../../src/catalog/sources/open-source.js';
 import { UsageError } from '../../src/errors.js';
+import { wordError } from '../../src/cli/report-error.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -49,7 +50,8 @@ describe('source kinds', () => {
   it('refuses a Kafka topic, pointing at listings stream', async () => {
     const error = await refusal('kafka://h:9092/t');
     expect(error.message).toBe('kafka://h:9092/t is a Kafka topic: a stream of changes, not a catalog file');
-    expect(error.hint).toBe('publish from it with `listings stream kafka://…/TOPIC --group NAME`');
+    expect(error.hint).toBe('publish from it with `streamListings`');
+    expect(wordError(error).hint).toBe('publish from it with `listings stream kafka://…/TOPIC --group NAME`');
   });
 
   it('refuses a scheme no kind takes, listing the forms of every kind', async () => {

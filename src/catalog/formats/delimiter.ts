@@ -32,7 +32,7 @@ export function sniffDelimiter(head: Buffer): string {
 export function normalizeDelimiter(value: string): string {
   const delimiter = value === 'tab' || value === '\\t' ? '\t' : value;
   if (delimiter === '' || /["\r\n]/.test(delimiter)) {
-    throw new UsageError(`--delimiter ${JSON.stringify(value)} cannot separate CSV fields; use one of , ; | tab`);
+    throw new UsageError((name) => `${name('delimiter')} ${JSON.stringify(value)} cannot separate CSV fields; use one of , ; | tab`, { setting: { key: 'delimiter', value } });
   }
   return delimiter;
 }

@@ -1,4 +1,4 @@
-import { SourceError, UsageError, type Location } from '../../errors.js';
+import { namedSetting, SourceError, UsageError, type Location, type Setting, type SettingText } from '../../errors.js';
 import type { RecordItem } from '../types.js';
 import { notReadToEnd } from '../sources/read-failure.js';
 import { isJsonObject, jsonHasReplacement } from './json-values.js';
@@ -35,6 +35,19 @@ function scalarOf(token: JsonToken): unknown {
   if (token.name === 'numberValue') return Number(token.value);
   return token.value;
 }
+
+/** The `jsonPath` setting as errors about it carry it. */
+function jsonPathSetting(path: readonly string[]): Setting {
+  return { key: 'jsonPath', value: path.join('.') };
+}
+
+/** A jsonPath that does not fit the document: where and why, then the setting named. */
+function jsonPathMismatch(source: string, path: readonly string[], why: string): UsageError {
+  return new UsageError((name) => `${source}: ${why} (${name('jsonPath')})`, { setting: jsonPathSetting(path) });
+}
+
+const NDJSON_HINT: SettingText = (name) => `if it is one JSON object per line, use ${name('format')} ndjson`;
+const CHOOSE_ARRAY_HINT: SettingText = (name) => `choose one with ${name('jsonPath')}`;
 
 /**
  * Picks the records out of a JSON token stream: the elements of the top-level array, or of the array at `path`
@@ -157,7 +170,8 @@ export class JsonSelector {
   #start(token: JsonToken): void {
     if (token.name === 'startArray') {
       if (this.#path !== undefined) {
-        this.#stop(new UsageError(`${this.#source}: the top level is an array, so --json-path ${this.#path.join('.')} does not apply`));
+        const setting = jsonPathSetting(this.#path);
+        this.#stop(new UsageError((name) => `${this.#source}: the top level is an array, so ${namedSetting(setting, name)} does not apply`, { setting }));
         return;
       }
       this.#depth = this.#arrayDepth = 1;
@@ -181,9 +195,9 @@ export class JsonSelector {
       this.#mode = 'done';
       if (this.#path !== undefined) {
         const within = this.#segment === 0 ? 'the top-level object' : JSON.stringify(this.#path.slice(0, this.#segment).join('.'));
-        this.#stop(new UsageError(`${this.#source}: ${within} has no key ${JSON.stringify(this.#path[this.#segment])} (--json-path)`));
+        this.#stop(jsonPathMismatch(this.#source, this.#path, `${within} has no key ${JSON.stringify(this.#path[this.#segment])}`));
       } else if (this.#chosen === undefined) {
-        this.#stop(new SourceError(this.#at({}), 'the top-level object holds no array of records', { hint: 'if it is one JSON object per line, use --format ndjson' }));
+        this.#stop(new SourceError(this.#at({}), 'the top-level object holds no array of records', { hint: NDJSON_HINT }));
       }
       return;
     }
@@ -194,7 +208,7 @@ export class JsonSelector {
       const last = this.#segment === this.#path.length - 1;
       const want = last ? 'startArray' : 'startObject';
       if (name !== want) {
-        this.#stop(new UsageError(`${this.#source}: ${JSON.stringify(this.#path.slice(0, this.#segment + 1).join('.'))} is ${tokenKind(token)}, not ${last ? 'an array' : 'an object'} (--json-path)`));
+        this.#stop(jsonPathMismatch(this.#source, this.#path, `${JSON.stringify(this.#path.slice(0, this.#segment + 1).join('.'))} is ${tokenKind(token)}, not ${last ? 'an array' : 'an object'}`));
         return;
       }
       this.#depth++;
@@ -210,7 +224,7 @@ export class JsonSelector {
     if (this.#path === undefined && name === 'startArray') {
       if (this.#chosen !== undefined) {
         const why = `the top-level object holds several arrays (${JSON.stringify(this.#chosen)}, ${JSON.stringify(key)})`;
-        this.#stop(notReadToEnd(this.#at({ record: this.#index + 1 }), why, { hint: 'choose one with --json-path' }));
+        this.#stop(notReadToEnd(this.#at({ record: this.#index + 1 }), why, { hint: CHOOSE_ARRAY_HINT }));
         return;
       }
       this.#chosen = key;

@@ -1,4 +1,4 @@
-import { UsageError } from '../../errors.js';
+import { namedSetting, UsageError, type Setting } from '../../errors.js';
 import { didYouMean } from '../../config/did-you-mean.js';
 
 /** Draft fields holding one text value. */
@@ -21,52 +21,57 @@ export const MAPPABLE_FIELDS: readonly string[] = [...TEXT_FIELDS, LIST_FIELD, '
 
 export const OVERRIDES_PREFIX = 'overrides.';
 
-/** field -> column, as given by `--map field=Column` and `--mapping file.json`. */
+/** field -> column, as given by the `map` setting or a mapping file. */
 export type FieldMap = Record<string, string>;
 
-/** Throws a UsageError (with a did-you-mean hint) when `field` is not something a column can be mapped to. */
-export function checkTarget(field: string, from: string): void {
+/**
+ * Throws a UsageError (with a did-you-mean hint) when `field` is not something a column can be mapped to; `from` is
+ * the setting that named it.
+ */
+export function checkTarget(field: string, from: Setting): void {
   if (MAPPABLE_FIELDS.includes(field)) return;
   if (field.startsWith(OVERRIDES_PREFIX) && field.length > OVERRIDES_PREFIX.length) return;
   const guess = didYouMean(field, MAPPABLE_FIELDS);
-  throw new UsageError(`${from}: ${JSON.stringify(field)} is not a listing field`, {
+  throw new UsageError((name) => `${namedSetting(from, name)}: ${JSON.stringify(field)} is not a listing field`, {
     hint: `${guess ? `did you mean ${guess}? ` : ''}fields: ${MAPPABLE_FIELDS.join(', ')}, overrides.KEY`,
+    setting: from,
   });
 }
 
-/** `--map field=Column` entries -> a field map; every target is checked before anything is read. */
+/** `field=Column` entries (the `map` setting as text) -> a field map; every target is checked before anything is read. */
 export function parseMapFlags(entries: readonly string[]): FieldMap {
   const map: FieldMap = {};
   for (const entry of entries) {
     const eq = entry.indexOf('=');
     const field = entry.slice(0, eq).trim();
     const column = entry.slice(eq + 1).trim();
+    const setting = { key: 'map', value: entry };
     if (eq < 0 || field === '' || column === '') {
-      throw new UsageError(`--map ${entry}: expected field=Column, e.g. --map sku="Variant SKU"`);
+      throw new UsageError((name) => `${namedSetting(setting, name)}: expected field=Column, e.g. ${name('map')} sku="Variant SKU"`, { setting });
     }
-    checkTarget(field, `--map ${entry}`);
+    checkTarget(field, setting);
     map[field] = column;
   }
   return map;
 }
 
-/** The contents of a `--mapping` file: a JSON object of field -> column. */
+/** The contents of a mapping file: a JSON object of field -> column. */
 export function parseMappingJson(text: string, file: string): FieldMap {
+  const setting = { key: 'mapping', value: file };
+  const fail = (why: string): UsageError => new UsageError((name) => `${namedSetting(setting, name)}: ${why}`, { setting });
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new UsageError(`--mapping ${file}: not valid JSON (${(error as Error).message})`);
+    throw fail(`not valid JSON (${(error as Error).message})`);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new UsageError(`--mapping ${file}: expected a JSON object of field -> column, e.g. {"sku": "Variant SKU"}`);
+    throw fail('expected a JSON object of field -> column, e.g. {"sku": "Variant SKU"}');
   }
   const map: FieldMap = {};
   for (const [field, column] of Object.entries(parsed)) {
-    checkTarget(field, `--mapping ${file}`);
-    if (typeof column !== 'string' || column.trim() === '') {
-      throw new UsageError(`--mapping ${file}: the column for ${field} must be a non-empty string`);
-    }
+    checkTarget(field, setting);
+    if (typeof column !== 'string' || column.trim() === '') throw fail(`the column for ${field} must be a non-empty string`);
     map[field] = column.trim();
   }
   return map;

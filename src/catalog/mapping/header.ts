@@ -1,4 +1,4 @@
-import { UsageError } from '../../errors.js';
+import { namedSetting, UsageError, type NameSetting, type Setting } from '../../errors.js';
 import { didYouMean } from '../../config/did-you-mean.js';
 import { LIST_FIELD, OVERRIDES_PREFIX, TEXT_FIELDS, type FieldMap } from './fields.js';
 import { numberedColumns } from './map-record.js';
@@ -24,9 +24,9 @@ export function listColumns(columns: readonly string[]): string {
   return `${shown.join(', ')}${columns.length > shown.length ? `, ... (${columns.length} columns)` : ''}`;
 }
 
-function presetHint(columns: readonly string[]): string {
-  if (columns.includes('Handle') && columns.includes('Variant SKU')) return '; this looks like a Shopify export: try --preset shopify';
-  if (columns.includes('Type') && columns.includes('Parent')) return '; this looks like a WooCommerce export: try --preset woocommerce';
+function presetHint(columns: readonly string[], name: NameSetting): string {
+  if (columns.includes('Handle') && columns.includes('Variant SKU')) return `; this looks like a Shopify export: try ${name('preset')} shopify`;
+  if (columns.includes('Type') && columns.includes('Parent')) return `; this looks like a WooCommerce export: try ${name('preset')} woocommerce`;
   return '';
 }
 
@@ -53,7 +53,7 @@ export interface HeaderMapping {
 
 /**
  * The columns of the header that `wanted` may mean: a rename matches ignoring surrounding and repeated spaces (a
- * `--map` value is trimmed, so a header's trailing space could not be named otherwise); a field's own name matches
+ * `map` value is trimmed, so a header's trailing space could not be named otherwise); a field's own name matches
  * ignoring case as well (`Sku`, `SKU ` for sku). A rename keeps its case: a wrong case is a typo, told with a
  * did-you-mean.
  */
@@ -64,11 +64,11 @@ function looseMatches(columns: readonly string[], wanted: string, renamed: boole
 
 /**
  * For sources with a header (CSV, TSV): finds the column of every field, and checks that every renamed column is in
- * the header and that some column gives the SKU. Throws a UsageError naming the rename (as `mapFrom` tells where
- * it was given; default `--map FIELD=COLUMN`), the column and the header's closest name. Done once, for the header,
- * so a wrong mapping is one clear message rather than an error on every row.
+ * the header and that some column gives the SKU. Throws a UsageError naming the rename (its setting as `mapFrom`
+ * tells where it was given; default `map FIELD=COLUMN`), the column and the header's closest name. Done once, for
+ * the header, so a wrong mapping is one clear message rather than an error on every row.
  */
-export function mapHeader(columns: readonly string[], map: FieldMap, source: string, mapFrom: Readonly<Record<string, string>> = {}): HeaderMapping {
+export function mapHeader(columns: readonly string[], map: FieldMap, source: string, mapFrom: Readonly<Record<string, Setting>> = {}): HeaderMapping {
   const resolved: FieldMap = { ...map };
   const found: HeaderMapping['loose'] = [];
   // The field's own name as a column: the text fields and the list field (an `overrides` object column is JSON's).
@@ -81,7 +81,7 @@ export function mapHeader(columns: readonly string[], map: FieldMap, source: str
     const matches = looseMatches(columns, column, renamed);
     if (matches.length > 1) {
       throw new UsageError(`${source}: columns ${matches.map(quoteName).join(' and ')} all match ${renamed ? quoteName(column) : field} when ${renamed ? 'spaces are' : 'case and spaces are'} ignored`, {
-        hint: `name the one to read with --map ${field}=COLUMN`,
+        hint: (name) => `name the one to read with ${name('map')} ${field}=COLUMN`,
       });
     }
     const match = matches[0];
@@ -93,14 +93,16 @@ export function mapHeader(columns: readonly string[], map: FieldMap, source: str
     if (!renamed) continue;
     if (field === LIST_FIELD && numberedColumns(columns, column).length > 0) continue;
     const guess = closestColumn(column, columns);
-    throw new UsageError(`${mapFrom[field] ?? `--map ${field}=${column}`}: ${source} has no column ${quoteName(column)}`, {
+    const setting = mapFrom[field] ?? { key: 'map', value: `${field}=${column}` };
+    throw new UsageError((name) => `${namedSetting(setting, name)}: ${source} has no column ${quoteName(column)}`, {
       hint: guess ? `did you mean ${quoteName(guess)}?` : `its columns: ${listColumns(columns)}`,
+      setting,
     });
   }
   if (resolved.sku === undefined && !columns.includes('sku')) {
     const guess = columns.find((column) => column.toLowerCase().includes('sku')) ?? closestColumn('sku', columns);
     throw new UsageError(`${source} has no sku column`, {
-      hint: `name the SKU column with --map sku=${guess ? quoteName(guess) : 'COLUMN'} (its columns: ${listColumns(columns)})${presetHint(columns)}`,
+      hint: (name) => `name the SKU column with ${name('map')} sku=${guess ? quoteName(guess) : 'COLUMN'} (its columns: ${listColumns(columns)})${presetHint(columns, name)}`,
     });
   }
   return { map: resolved, loose: found };

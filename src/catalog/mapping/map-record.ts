@@ -1,5 +1,6 @@
 import type { CatalogNotice, CatalogRecord, Draft, DraftValues } from '../types.js';
 import type { FieldIssue } from '../../contract/issues.js';
+import type { Setting } from '../../errors.js';
 import { LIST_FIELD, OVERRIDES_PREFIX, TEXT_FIELDS, type FieldMap, type TextField } from './fields.js';
 import { appendList, lookup, toOverrideValue, toText } from './values.js';
 
@@ -18,8 +19,8 @@ export interface MappingOptions {
    * against the mapping, so a file of the wrong shape fails even when it holds no rows.
    */
   header?: { columns(): readonly string[] | undefined; source: string };
-  /** How each rename was given, for messages (see CatalogOptions.mapFrom). */
-  mapFrom?: Record<string, string>;
+  /** How each rename was given, for errors about it (see CatalogOptions.mapFrom). */
+  mapFrom?: Record<string, Setting>;
   /** Told, once each, what is worth saying about the catalog as a whole (see CatalogNotice). */
   onNotice?: (notice: CatalogNotice) => void;
   /**

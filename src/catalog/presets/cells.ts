@@ -1,4 +1,4 @@
-import { UsageError } from '../../errors.js';
+import { namedSetting, UsageError } from '../../errors.js';
 import { listColumns } from '../mapping/header.js';
 
 /** A CSV cell, trimmed; '' when the column is absent or the cell empty. */
@@ -29,7 +29,9 @@ export function requireColumns(preset: string, source: string, fields: Record<st
   const columns = Object.keys(fields);
   const missing = required.filter((column) => !columns.includes(column));
   if (missing.length === 0) return;
-  throw new UsageError(`--preset ${preset}: ${source} has no ${missing.map((c) => JSON.stringify(c)).join(', ')} column; is it a ${preset} product export?`, {
+  const setting = { key: 'preset', value: preset };
+  throw new UsageError((name) => `${namedSetting(setting, name)}: ${source} has no ${missing.map((c) => JSON.stringify(c)).join(', ')} column; is it a ${preset} product export?`, {
     hint: `its columns: ${listColumns(columns)}`,
+    setting,
   });
 }

@@ -4,7 +4,7 @@ import { registerSecret } from '../../secrets.js';
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 /**
- * `Name: value` strings (from `--source-header`) as a header record. Their values often carry tokens, so each is
+ * `Name: value` strings (the `sourceHeaders` setting) as a header record. Their values often carry tokens, so each is
  * registered as a secret and never shown. Repeated names are joined with `, ` as HTTP allows.
  */
 export function parseSourceHeaders(lines: readonly string[] | undefined): Record<string, string> {
@@ -13,10 +13,10 @@ export function parseSourceHeaders(lines: readonly string[] | undefined): Record
     const colon = line.indexOf(':');
     const name = colon < 0 ? '' : line.slice(0, colon).trim();
     if (!TOKEN.test(name)) {
-      throw new UsageError(`--source-header must look like 'Name: value'; got ${JSON.stringify(colon < 0 ? line : name)}`);
+      throw new UsageError((nameSetting) => `${nameSetting('sourceHeaders')} must look like 'Name: value'; got ${JSON.stringify(colon < 0 ? line : name)}`, { setting: { key: 'sourceHeaders' } });
     }
     const value = line.slice(colon + 1).trim();
-    if (/[\r\n\0]/.test(value)) throw new UsageError(`--source-header ${name}: the value may not contain line breaks`);
+    if (/[\r\n\0]/.test(value)) throw new UsageError((nameSetting) => `${nameSetting('sourceHeaders')} ${name}: the value may not contain line breaks`, { setting: { key: 'sourceHeaders', value: name } });
     registerSecret(value);
     // `Bearer <token>`, `Basic <credentials>`: the credentials can show up without their scheme.
     const space = value.indexOf(' ');

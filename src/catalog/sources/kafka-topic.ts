@@ -12,7 +12,7 @@ export const kafkaTopicSource: SourceKind = {
   open: (source) =>
     Promise.reject(
       new UsageError(`${source} is a Kafka topic: a stream of changes, not a catalog file`, {
-        hint: 'publish from it with `listings stream kafka://…/TOPIC --group NAME`',
+        hint: (name) => `publish from it with \`${name('streamListings')}\``,
       }),
     ),
 };

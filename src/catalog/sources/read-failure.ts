@@ -1,4 +1,4 @@
-import { ListingsError, SourceError, type Location } from '../../errors.js';
+import { ListingsError, SourceError, type ListingsErrorOptions, type Location } from '../../errors.js';
 
 export function isAbort(error: unknown): boolean {
   return error instanceof Error && error.name === 'AbortError';
@@ -11,7 +11,7 @@ export type ReadPosition = Omit<Location, 'source'>;
  * The error of a source that could not be read to its end (it is cut short, or breaks so that nothing after the
  * place can be read): located at that place, so the rows before it are known to be all that was read.
  */
-export function notReadToEnd(location: Location, why: string, options?: { cause?: unknown; hint?: string | undefined }): SourceError {
+export function notReadToEnd(location: Location, why: string, options?: ListingsErrorOptions): SourceError {
   return new SourceError(location, `not read to its end: ${why}`, options);
 }
 

@@ -8,13 +8,14 @@ import { streamListings, type StreamRun } from '../../stream/stream-listings.js'
 import type { StreamOutcome, StreamStats } from '../../stream/stream-types.js';
 import { DEFAULT_RETRY_POLICY } from '../../publish/retry-policy.js';
 import { RetryBudget } from '../../publish/retry-budget.js';
-import { formatLocation, UsageError } from '../../errors.js';
+import { formatLocation, ListingsError, UsageError } from '../../errors.js';
 import { printable } from '../../printable.js';
 import { EXIT, ExitError } from '../exit-codes.js';
 import { err, out, paint, terminalSafe } from '../output.js';
 import { count, duration, progressMode } from '../progress.js';
 import { trapSignals } from '../signals.js';
 import { catalogOptionsFrom } from '../catalog-options.js';
+import { wordError } from '../report-error.js';
 import type { LoadedSettings } from '../settings.js';
 import { openEndpoint } from './open-endpoint.js';
 import type { StreamFlags } from './stream-flags.js';
@@ -217,7 +218,8 @@ export async function runStream(source: string, flags: StreamFlags, load: () => 
     throw new ExitError(EXIT.service);
   }
   if (end.kind === 'source') {
-    if (!json) err(`${paint.red('error')} Kafka: ${printable((end.error as Error).message ?? String(end.error))}`);
+    const message = end.error instanceof ListingsError ? wordError(end.error).message : ((end.error as Error).message ?? String(end.error));
+    if (!json) err(`${paint.red('error')} Kafka: ${printable(message)}`);
     throw new ExitError(EXIT.source);
   }
   if (end.kind === 'stopped' && end.abandoned) throw new ExitError(EXIT.interrupted);
