@@ -24,6 +24,8 @@ class PartitionOffsets {
   end: number | undefined;
   /** The highest offset read + 1. */
   read: number | undefined;
+  /** The first offset read in this assignment: where the group's committed position stood when it began. */
+  first: number | undefined;
   constructor(readonly epoch: number) {}
 }
 
@@ -64,6 +66,7 @@ export class OffsetTracker {
     this.assign(partition);
     const state = this.#partitions.get(partition) as PartitionOffsets;
     state.pending.push(offset);
+    state.first ??= offset;
     state.read = offset + 1;
     return { partition, offset, epoch: state.epoch };
   }
@@ -111,8 +114,9 @@ export class OffsetTracker {
   positions(): Array<{ partition: number; inProgress: number; committed: number | undefined; lag: number | undefined }> {
     return this.assigned().map((partition) => {
       const state = this.#partitions.get(partition) as PartitionOffsets;
-      const position = state.committed ?? state.next;
-      const lag = state.end === undefined ? undefined : Math.max(0, state.end - (position ?? state.read ?? state.end));
+      // Before anything is done here, the group's position is where this assignment began reading.
+      const position = state.committed ?? state.next ?? state.first;
+      const lag = state.end === undefined ? undefined : Math.max(0, state.end - (position ?? state.end));
       return { partition, inProgress: state.pending.size, committed: state.committed, lag };
     });
   }

@@ -76,6 +76,13 @@ describe('OffsetTracker: a partition is committed only up to its first message w
     expect(tracker.positions()).toEqual([{ partition: 0, inProgress: 1, committed: 1, lag: 9 }]);
   });
 
+  it('counts what is read but not yet done as lag: a partition read to its end and not published is not caught up', () => {
+    const tracker = new OffsetTracker();
+    for (let offset = 5; offset < 10; offset++) tracker.add(0, offset);
+    tracker.setEnd(0, 10);
+    expect(tracker.positions()).toEqual([{ partition: 0, inProgress: 5, committed: undefined, lag: 5 }]);
+  });
+
   it('stays small on a long stream (the pending queue compacts)', () => {
     const tracker = new OffsetTracker();
     for (let offset = 0; offset < 200_000; offset++) tracker.done(tracker.add(0, offset));
