@@ -10,7 +10,12 @@ export const FLAG_OF_SETTING: Readonly<Record<string, string>> = {
   mapping: '--mapping',
   preset: '--preset',
   sourceHeaders: '--source-header',
-} satisfies Record<CatalogSetting, string>;
+  // The settings of a run that the report, publish and stream modules name.
+  report: '--report',
+  retryFailed: '--retry-failed',
+  changedOnly: '--changed-only',
+  shard: '--shard',
+} satisfies Record<CatalogSetting | 'report' | 'retryFailed' | 'changedOnly' | 'shard', string>;
 
 /** The command line that does what a library function does, for hints that point at one. */
 const COMMAND_OF_FUNCTION: Readonly<Record<string, string>> = {

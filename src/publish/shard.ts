@@ -15,8 +15,9 @@ export function parseShard(text: string): Shard {
   const index = Number(match?.[1]);
   const count = Number(match?.[2]);
   if (!match || count < 1 || index < 1 || index > count) {
-    throw new UsageError(`--shard must be K/N with 1 <= K <= N, got "${text}"`, {
-      hint: 'for a CI matrix of three jobs use --shard 1/3, --shard 2/3 and --shard 3/3',
+    throw new UsageError((name) => `${name('shard')} must be K/N with 1 <= K <= N, got "${text}"`, {
+      hint: (name) => `for a CI matrix of three jobs use ${name('shard')} 1/3, ${name('shard')} 2/3 and ${name('shard')} 3/3`,
+      setting: { key: 'shard', value: text },
     });
   }
   return { index, count };

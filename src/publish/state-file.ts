@@ -157,6 +157,6 @@ function unreadable(path: string, error: unknown): ConfigError {
 
 function notState(path: string, why: string): ConfigError {
   return new ConfigError(`${path} is not a listings state file: ${why}`, {
-    hint: 'pass the file an earlier --changed-only run wrote, or a new path to start from an empty state',
+    hint: (name) => `pass the file an earlier ${name('changedOnly')} run wrote, or a new path to start from an empty state`,
   });
 }

@@ -19,8 +19,9 @@ export function reportFormatOf(path: string): ReportFormatName {
   const ext = extname(path).slice(1).toLowerCase();
   const format = REPORT_FORMATS.find((name) => name === ext);
   if (format === undefined) {
-    throw new UsageError(`--report ${path}: the format is chosen by the extension, and "${extname(path) || '(none)'}" is not one`, {
+    throw new UsageError((name) => `${name('report')} ${path}: the format is chosen by the extension, and "${extname(path) || '(none)'}" is not one`, {
       hint: 'use .csv, .json, .ndjson, .xml (JUnit) or .html (a page to read)',
+      setting: { key: 'report', value: path },
     });
   }
   return format;

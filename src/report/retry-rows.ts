@@ -96,11 +96,12 @@ export class RetrySelection {
 export async function readRetryRows(path: string): Promise<RetryReport> {
   const format = reportFormatOf(path);
   if (format === 'xml') {
-    throw new UsageError(`--retry-failed ${path}: a JUnit report cannot be read back`, { hint: 'pass the .csv, .json or .ndjson report of the earlier run' });
+    throw new UsageError((name) => `${name('retryFailed')} ${path}: a JUnit report cannot be read back`, { hint: 'pass the .csv, .json or .ndjson report of the earlier run', setting: { key: 'retryFailed', value: path } });
   }
   if (format === 'html') {
-    throw new UsageError(`--retry-failed ${path}: an HTML report cannot be read back (it is a page to read, and lists only the first rows that failed)`, {
+    throw new UsageError((name) => `${name('retryFailed')} ${path}: an HTML report cannot be read back (it is a page to read, and lists only the first rows that failed)`, {
       hint: 'pass the .csv, .json or .ndjson report of the earlier run',
+      setting: { key: 'retryFailed', value: path },
     });
   }
   const report: RetryReport = { path, sources: new Map(), marketplaces: false };
@@ -133,14 +134,14 @@ export async function readRetryRows(path: string): Promise<RetryReport> {
   try {
     await (await open(path, 'r')).close();
   } catch (error) {
-    throw new ConfigError(`--retry-failed ${path}: cannot read the report: ${(error as Error).message}`, { cause: error });
+    throw new ConfigError((name) => `${name('retryFailed')} ${path}: cannot read the report: ${(error as Error).message}`, { cause: error, setting: { key: 'retryFailed', value: path } });
   }
   try {
     if (format === 'csv') await readCsv(path, take);
     else if (format === 'ndjson') await readNdjson(path, take);
     else await readJson(path, take);
   } catch (error) {
-    throw new ConfigError(`--retry-failed ${path}: not a readable listings report: ${(error as Error).message}`, { cause: error });
+    throw new ConfigError((name) => `${name('retryFailed')} ${path}: not a readable listings report: ${(error as Error).message}`, { cause: error, setting: { key: 'retryFailed', value: path } });
   }
   return report;
 }

@@ -40,7 +40,7 @@ async function firstDraft(preset: Preset, location: Location, fields: Record<str
     },
   };
   for await (const draft of presetDrafts(preset, one)) return draft;
-  return { location, values: {}, issues: [], skip: `not a listing under --preset ${preset}` };
+  return { location, values: {}, issues: [], skip: `not a listing under the ${preset} preset` };
 }
 
 /**

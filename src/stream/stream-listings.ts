@@ -352,5 +352,5 @@ async function openDeadLetters(options: StreamListingsOptions, log: KafkaLog): P
   if (target === undefined || typeof target !== 'string') return target;
   if (!isKafkaAddress(target)) return FileDeadLetters.open(target);
   const { KafkaDeadLetters } = await import('./kafka-client.js');
-  return KafkaDeadLetters.open(parseKafkaAddress(target, '--dead-letter'), options.clientId ?? 'listings', log, options.security ?? {});
+  return KafkaDeadLetters.open(parseKafkaAddress(target, 'deadLetter'), options.clientId ?? 'listings', log, options.security ?? {});
 }

@@ -1,7 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openCatalog, UsageError, type Draft, type Format } from '../../src/index.js';
+import { openCatalog, parseShard, UsageError, type Draft, type Format } from '../../src/index.js';
+import { readRetryRows, reportFormatOf } from '../../src/report/index.js';
 import { buildProgram } from '../../src/cli/main.js';
 import { wordError } from '../../src/cli/report-error.js';
 import { FLAG_OF_SETTING } from '../../src/cli/setting-flags.js';
@@ -91,6 +92,33 @@ describe('catalog errors: the library names the setting, the CLI the flag', () =
     for (const error of errors) expect(`${error.message} ${error.hint ?? ''}`).not.toContain('--');
     const plain = new UsageError('no catalog source given', { hint: 'name one' });
     expect(wordError(plain)).toEqual({ message: 'no catalog source given', hint: 'name one' });
+  });
+
+  it('the run settings too: a shard, a report format, a report to retry from', async () => {
+    const shard = (() => {
+      try {
+        parseShard('4/3');
+      } catch (error) {
+        return error as UsageError;
+      }
+      throw new Error('parseShard accepted 4/3');
+    })();
+    expect(shard.message).toBe('shard must be K/N with 1 <= K <= N, got "4/3"');
+    expect(shard.setting).toEqual({ key: 'shard', value: '4/3' });
+    expect(wordError(shard)).toEqual({ message: '--shard must be K/N with 1 <= K <= N, got "4/3"', hint: 'for a CI matrix of three jobs use --shard 1/3, --shard 2/3 and --shard 3/3' });
+    const report = (() => {
+      try {
+        reportFormatOf('run.txt');
+      } catch (error) {
+        return error as UsageError;
+      }
+      throw new Error('reportFormatOf accepted .txt');
+    })();
+    expect(report.message).toBe('report run.txt: the format is chosen by the extension, and ".txt" is not one');
+    expect(wordError(report).message).toBe('--report run.txt: the format is chosen by the extension, and ".txt" is not one');
+    const retry = await rejection(readRetryRows('run.xml'));
+    expect(retry.message).toBe('retryFailed run.xml: a JUnit report cannot be read back');
+    expect(wordError(retry).message).toBe('--retry-failed run.xml: a JUnit report cannot be read back');
   });
 
   it('words every setting as a flag that listings publish declares', () => {
