@@ -28,6 +28,17 @@ async function rejection(promise: Promise<unknown>): Promise<UsageError> {
   return error as UsageError;
 }
 
+function thrown(call: () => unknown): UsageError {
+  let error: unknown;
+  try {
+    call();
+  } catch (caught) {
+    error = caught;
+  }
+  expect(error).toBeInstanceOf(UsageError);
+  return error as UsageError;
+}
+
 async function readAll(drafts: AsyncIterable<Draft>): Promise<void> {
   for await (const _draft of drafts);
 }
@@ -95,25 +106,11 @@ describe('catalog errors: the library names the setting, the CLI the flag', () =
   });
 
   it('the run settings too: a shard, a report format, a report to retry from', async () => {
-    const shard = (() => {
-      try {
-        parseShard('4/3');
-      } catch (error) {
-        return error as UsageError;
-      }
-      throw new Error('parseShard accepted 4/3');
-    })();
+    const shard = thrown(() => parseShard('4/3'));
     expect(shard.message).toBe('shard must be K/N with 1 <= K <= N, got "4/3"');
     expect(shard.setting).toEqual({ key: 'shard', value: '4/3' });
     expect(wordError(shard)).toEqual({ message: '--shard must be K/N with 1 <= K <= N, got "4/3"', hint: 'for a CI matrix of three jobs use --shard 1/3, --shard 2/3 and --shard 3/3' });
-    const report = (() => {
-      try {
-        reportFormatOf('run.txt');
-      } catch (error) {
-        return error as UsageError;
-      }
-      throw new Error('reportFormatOf accepted .txt');
-    })();
+    const report = thrown(() => reportFormatOf('run.txt'));
     expect(report.message).toBe('report run.txt: the format is chosen by the extension, and ".txt" is not one');
     expect(wordError(report).message).toBe('--report run.txt: the format is chosen by the extension, and ".txt" is not one');
     const retry = await rejection(readRetryRows('run.xml'));
