@@ -85,7 +85,7 @@ class StreamStatus {
     }
     if (this.mode === 'spinner' && this.#spinner !== undefined) this.#spinner.text = terminalSafe(statusLine(stats, this.#rate), true);
     else if (this.mode === 'plain') err(`status: ${statusLine(stats, this.#rate)}`);
-    else if (this.mode === 'json') err(JSON.stringify({ event: 'stream_status', time: new Date().toISOString(), published: stats.published, dead_lettered: stats.deadLettered, rate: Math.round(this.#rate), in_flight: stats.engine.inFlight, limit: stats.engine.window, buffered: stats.buffered, partitions: stats.partitions }));
+    else if (this.mode === 'json') err(JSON.stringify({ time: new Date().toISOString(), event: 'stream_status', published: stats.published, dead_lettered: stats.deadLettered, rate: Math.round(this.#rate), in_flight: stats.engine.inFlight, limit: stats.engine.window, buffered: stats.buffered, partitions: stats.partitions }));
   }
 
   /** A line above the status, without garbling it. */
