@@ -4,6 +4,8 @@ import { EXIT, ExitError } from './exit-codes.js';
 import { err, paint } from './output.js';
 import { printable } from '../printable.js';
 import { cliName } from './setting-flags.js';
+import { MissingSettingsError } from '../prepare/missing-settings.js';
+import { wordMissingSettings } from './missing-settings-text.js';
 
 const CODE_OF_KIND: Record<ListingsError['kind'], number> = {
   api: EXIT.service,
@@ -19,6 +21,7 @@ const MAX_DETAIL = 8_000;
 
 /** A typed error's message and hint as the CLI says them: the settings they name, as flags. */
 export function wordError(error: ListingsError): { message: string; hint: string | undefined } {
+  if (error instanceof MissingSettingsError) return wordMissingSettings(error);
   return error.wordedWith(cliName);
 }
 

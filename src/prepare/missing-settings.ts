@@ -1,5 +1,5 @@
 import type { Draft } from '../catalog/types.js';
-import { OPTION_BY_KEY, isMarketplaceSettingKey, marketplaceEnv, sectionName } from '../config/options.js';
+import { isMarketplaceSettingKey, sectionName } from '../config/options.js';
 import { DEFAULTABLE_FIELDS, type Shape } from '../contract/schemas.js';
 import { UsageError } from '../errors.js';
 import type { ListingDefaults } from './types.js';
@@ -95,26 +95,21 @@ export interface Examined {
   whole: boolean;
 }
 
-function placeholder(setting: RequiredSetting): string {
-  return /<[^>]+>/.exec(OPTION_BY_KEY.get(setting)?.flag ?? '')?.[0] ?? '<value>';
-}
-
 /**
- * The ways to give one setting, from the one options table: flag, environment variable, profile, column. For a
- * setting only some marketplaces of the run lack, their own variable and profile section.
+ * How to give one setting, worded for whoever reads the error; `marketplaces` are those of a fan-out that lack it
+ * (empty when the run as a whole lacks it). The CLI words them as its flags, variables and `config set`.
  */
-export function waysToGive(setting: RequiredSetting, marketplaces: readonly string[] = []): string {
-  const option = OPTION_BY_KEY.get(setting);
-  const value = placeholder(setting);
+export type WaysToGive = (setting: RequiredSetting, marketplaces: readonly string[]) => string;
+
+/** The library's ways: the defaults option (a marketplace's own section), or a column of the catalog. */
+export const libraryWays: WaysToGive = (setting, marketplaces) => {
+  const column = `or a ${setting} column in the catalog`;
   if (marketplaces.length > 0 && isMarketplaceSettingKey(setting)) {
-    const envs = marketplaces.map((marketplace) => `${marketplaceEnv(marketplace, setting)}=${value}`).join(', ');
-    const sections = marketplaces.map((marketplace) => `\`listings config set ${setting} ${value} --marketplace ${marketplace}\``).join(', ');
-    return `${envs}, ${sections}, ${option?.flag === undefined ? '' : `${option.flag} (for every marketplace), `}or a ${setting} column in the catalog`;
+    const sections = marketplaces.map((marketplace) => `defaults.per_marketplace.${sectionName(marketplace)}.${setting}`).join(', ');
+    return `${sections}, defaults.${setting} (for every marketplace), ${column}`;
   }
-  const flag = option?.flag === undefined ? '' : `${option.flag}, `;
-  const env = option === undefined ? '' : `${option.env}=${value}, `;
-  return `${flag}${env}\`listings config set ${setting} ${value}\`, or a ${setting} column in the catalog`;
-}
+  return `defaults.${setting}, ${column}`;
+};
 
 /** `none of the 3 rows of cat.csv has a value for them`, `the one row of ... has no value for it`, `none of the first 100 ...`. */
 function noRowGives({ source, rows, whole }: Examined, pronoun: string): string {
@@ -122,10 +117,22 @@ function noRowGives({ source, rows, whole }: Examined, pronoun: string): string 
   return `none of the ${whole ? '' : 'first '}${rows} rows of ${source} has a value for ${pronoun}`;
 }
 
+/** What a MissingSettingsError says: which settings, why, and the ways to give each, worded by `ways`. */
+function describeMissing(settings: readonly RequiredSetting[], examined: Examined, lacking: Readonly<Partial<Record<RequiredSetting, readonly string[]>>>, ways: WaysToGive): string {
+  const several = settings.length > 1;
+  const named = (setting: RequiredSetting): string => {
+    const marketplaces = lacking[setting];
+    return marketplaces === undefined || marketplaces.length === 0 ? setting : `${setting} for ${marketplaces.join(', ')}`;
+  };
+  const head = `${settings.map(named).join(', ')} ${several ? 'are' : 'is'} not set, and ${noRowGives(examined, several ? 'them' : 'it')}; give ${several ? 'each' : 'it'} with:`;
+  return [head, ...settings.map((setting) => `  ${named(setting)}: ${ways(setting, lacking[setting] ?? [])}`)].join('\n');
+}
+
 /**
- * Settings that neither a flag, the environment nor the profile gives, and that none of the catalog's first rows
- * gives: every row would be invalid for the same reason, so the run is refused before anything is sent (exit 2).
- * Carries the settings and the rows looked at, for a caller that words them itself.
+ * Settings that neither the defaults nor the profile gives, and that none of the catalog's first rows gives: every
+ * row would be invalid for the same reason, so the run is refused before anything is sent (exit 2). The message
+ * words the ways to give each as a library caller gives them (`defaults.return_policy_id`); `describe(ways)` words
+ * them otherwise (the CLI: flags, variables, `config set`), from the settings and the rows looked at it carries.
  */
 export class MissingSettingsError extends UsageError {
   /**
@@ -135,23 +142,21 @@ export class MissingSettingsError extends UsageError {
   constructor(
     readonly settings: readonly RequiredSetting[],
     readonly examined: Examined,
-    shape: Shape = 'flat',
+    readonly shape: Shape = 'flat',
     readonly lacking: Readonly<Partial<Record<RequiredSetting, readonly string[]>>> = {},
   ) {
-    const several = settings.length > 1;
-    const named = (setting: RequiredSetting): string => {
-      const marketplaces = lacking[setting];
-      return marketplaces === undefined || marketplaces.length === 0 ? setting : `${setting} for ${marketplaces.join(', ')}`;
-    };
-    const head = `${settings.map(named).join(', ')} ${several ? 'are' : 'is'} not set, and ${noRowGives(examined, several ? 'them' : 'it')}; give ${several ? 'each' : 'it'} with:`;
-    const ways = settings.map((setting) => `  ${named(setting)}: ${waysToGive(setting, lacking[setting])}`);
-    const policies = settings.some((setting) => setting !== 'marketplace');
-    const example = shape === 'wrapped' ? 'the wrapped shape takes a marketplace such as ebay' : 'the flat shape takes a marketplace such as EBAY_US (ebay with --shape wrapped)';
-    super([head, ...ways].join('\n'), {
-      hint: policies
-        ? 'when the workspace has Marketplace configurations saved, the location key and the policy ids may be left out: --saved-defaults (LISTINGS_SAVED_DEFAULTS=true, or `listings config set saved_defaults true`)'
-        : example,
+    super(describeMissing(settings, examined, lacking, libraryWays), {
+      hint: settings.some((setting) => setting !== 'marketplace')
+        ? 'when the workspace has Marketplace configurations saved, the location key and the policy ids may be left out: defaults.saved_defaults = true'
+        : shape === 'wrapped'
+          ? 'the wrapped shape takes a marketplace such as ebay'
+          : "the flat shape takes a marketplace such as EBAY_US (ebay with defaults.shape = 'wrapped')",
     });
+  }
+
+  /** The message with the ways to give each setting worded by `ways`. */
+  describe(ways: WaysToGive): string {
+    return describeMissing(this.settings, this.examined, this.lacking, ways);
   }
 }
 

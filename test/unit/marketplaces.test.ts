@@ -9,6 +9,7 @@ import { ProfileStore } from '../../src/config/store.js';
 import { ConfigError } from '../../src/errors.js';
 import { FanOut, checkFanOut, fanOutDrafts } from '../../src/prepare/fan-out.js';
 import { MissingSettingsError, neededSettings, requireSettings } from '../../src/prepare/missing-settings.js';
+import { wordError } from '../../src/cli/report-error.js';
 import { createPreparer } from '../../src/prepare/preparer.js';
 import { SkuRegistry } from '../../src/prepare/sku-registry.js';
 import type { ListingDefaults, PreparedRow } from '../../src/prepare/types.js';
@@ -206,7 +207,8 @@ describe('missing settings: each marketplace judged by its own defaults', () => 
   it('the error names the marketplaces that lack it, and their own ways to give it', async () => {
     const error = await requireSettings(source([draft(2, { sku: 'A' })]), partial).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(MissingSettingsError);
-    const message = (error as Error).message;
+    expect((error as Error).message).toContain('fulfillment_policy_id for EBAY_GB: defaults.per_marketplace.EBAY_GB.fulfillment_policy_id, defaults.fulfillment_policy_id (for every marketplace), or a fulfillment_policy_id column');
+    const { message } = wordError(error as MissingSettingsError);
     expect(message).toContain('fulfillment_policy_id for EBAY_GB is not set, and the one row of cat.csv has no value for it');
     expect(message).toContain(`${marketplaceEnv('EBAY_GB', 'fulfillment_policy_id')}=<id>`);
     expect(message).toContain('`listings config set fulfillment_policy_id <id> --marketplace EBAY_GB`');

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createSettingsCheck, FIRST_ROWS, MissingSettingsError, missingSettings, neededSettings, requireSettings } from '../../src/prepare/index.js';
+import { wordError } from '../../src/cli/report-error.js';
 import { UsageError } from '../../src/errors.js';
 import type { Draft, DraftValues } from '../../src/catalog/types.js';
 import type { ListingDefaults } from '../../src/prepare/types.js';
@@ -118,11 +119,18 @@ describe('createSettingsCheck: the first rows of a run, before anything is sent'
     const missing = error as MissingSettingsError;
     expect(missing.settings).toEqual(['marketplace']);
     expect(missing.examined).toEqual({ source: 'cat.csv', rows: 3, whole: true });
+    // The library names its own option; the CLI its flag, variable and profile.
     expect(missing.message).toBe(
+      'marketplace is not set, and none of the 3 rows of cat.csv has a value for it; give it with:\n' +
+        '  marketplace: defaults.marketplace, or a marketplace column in the catalog',
+    );
+    expect(missing.hint).toContain('EBAY_US');
+    expect(missing.hint).not.toContain('--');
+    expect(wordError(missing).message).toBe(
       'marketplace is not set, and none of the 3 rows of cat.csv has a value for it; give it with:\n' +
         '  marketplace: --marketplace <id>, LISTINGS_MARKETPLACE=<id>, `listings config set marketplace <id>`, or a marketplace column in the catalog',
     );
-    expect(missing.hint).toContain('EBAY_US');
+    expect(wordError(missing).hint).toBe('the flat shape takes a marketplace such as EBAY_US (ebay with --shape wrapped)');
     expect(seen.closed).toBe(true);
   });
 
@@ -140,8 +148,10 @@ describe('createSettingsCheck: the first rows of a run, before anything is sent'
     expect(error.examined).toEqual({ source: 'cat.csv', rows: FIRST_ROWS, whole: false });
     expect(error.message).toMatch(/^marketplace, merchant_location_key, fulfillment_policy_id, payment_policy_id, return_policy_id are not set, and none of the first 100 rows of cat\.csv has a value for them; give each with:\n/);
     for (const setting of ALL) expect(error.message).toContain(`\n  ${setting}: `);
-    expect(error.message).toContain('LISTINGS_RETURN_POLICY_ID=<id>');
-    expect(error.hint).toContain('--saved-defaults');
+    expect(error.message).toContain('  return_policy_id: defaults.return_policy_id, or a return_policy_id column');
+    expect(error.hint).toContain('defaults.saved_defaults');
+    expect(wordError(error).message).toContain('LISTINGS_RETURN_POLICY_ID=<id>');
+    expect(wordError(error).hint).toContain('--saved-defaults');
     expect(seen.read).toBe(FIRST_ROWS);
     expect(seen.closed).toBe(true);
   });

@@ -1,0 +1,33 @@
+import { OPTION_BY_KEY, isMarketplaceSettingKey, marketplaceEnv } from '../config/options.js';
+import type { MissingSettingsError, RequiredSetting, WaysToGive } from '../prepare/missing-settings.js';
+
+function placeholder(setting: RequiredSetting): string {
+  return /<[^>]+>/.exec(OPTION_BY_KEY.get(setting)?.flag ?? '')?.[0] ?? '<value>';
+}
+
+/**
+ * The ways to give one setting on the command line, from the one options table: flag, environment variable,
+ * profile, column. For a setting only some marketplaces of the run lack, their own variable and profile section.
+ */
+export const cliWays: WaysToGive = (setting, marketplaces) => {
+  const option = OPTION_BY_KEY.get(setting);
+  const value = placeholder(setting);
+  if (marketplaces.length > 0 && isMarketplaceSettingKey(setting)) {
+    const envs = marketplaces.map((marketplace) => `${marketplaceEnv(marketplace, setting)}=${value}`).join(', ');
+    const sections = marketplaces.map((marketplace) => `\`listings config set ${setting} ${value} --marketplace ${marketplace}\``).join(', ');
+    return `${envs}, ${sections}, ${option?.flag === undefined ? '' : `${option.flag} (for every marketplace), `}or a ${setting} column in the catalog`;
+  }
+  const flag = option?.flag === undefined ? '' : `${option.flag}, `;
+  const env = option === undefined ? '' : `${option.env}=${value}, `;
+  return `${flag}${env}\`listings config set ${setting} ${value}\`, or a ${setting} column in the catalog`;
+};
+
+/** A MissingSettingsError as the CLI says it: each setting's flag, variable and `config set`, and the CLI's hint. */
+export function wordMissingSettings(error: MissingSettingsError): { message: string; hint: string } {
+  const hint = error.settings.some((setting) => setting !== 'marketplace')
+    ? 'when the workspace has Marketplace configurations saved, the location key and the policy ids may be left out: --saved-defaults (LISTINGS_SAVED_DEFAULTS=true, or `listings config set saved_defaults true`)'
+    : error.shape === 'wrapped'
+      ? 'the wrapped shape takes a marketplace such as ebay'
+      : 'the flat shape takes a marketplace such as EBAY_US (ebay with --shape wrapped)';
+  return { message: error.describe(cliWays), hint };
+}
