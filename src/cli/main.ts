@@ -3,6 +3,7 @@ import { VERSION } from '../version.js';
 import { reportError } from './report-error.js';
 import { EXIT } from './exit-codes.js';
 import { finishHelp } from './help.js';
+import { tolerateClosedPipes } from './output.js';
 // Command registrations: each module declares its options and lazily imports what its action needs.
 import { registerCompletion } from './commands/completion.js';
 import { registerConfig } from './commands/config.js';
@@ -41,6 +42,7 @@ export function buildProgram(): Command {
 }
 
 export async function run(argv: string[]): Promise<void> {
+  tolerateClosedPipes();
   try {
     await buildProgram().parseAsync(argv);
     process.exitCode ??= EXIT.ok;

@@ -35,6 +35,21 @@ export function terminalSafe(text: string, colours: boolean): string {
   });
 }
 
+const CLOSED_PIPE = new Set(['EPIPE', 'ERR_STREAM_DESTROYED']);
+
+/**
+ * A reader that goes away (`listings validate big.csv | head`, `listings publish --help | head`) closes the pipe:
+ * what is still written there is dropped, instead of the process dying on an EPIPE with a stack trace. The command
+ * itself goes on and ends with its own exit code (a run still writes its reports and journal).
+ */
+export function tolerateClosedPipes(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (!CLOSED_PIPE.has(error.code ?? '')) throw error;
+    });
+  }
+}
+
 /** A line of results on stdout. Every line leaves through redact, so a secret can never be printed. */
 export function out(line: string): void {
   process.stdout.write(`${terminalSafe(redact(line), paintOut.level > 0)}\n`);
