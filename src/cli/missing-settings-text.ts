@@ -1,5 +1,5 @@
 import { OPTION_BY_KEY, isMarketplaceSettingKey, marketplaceEnv } from '../config/options.js';
-import type { MissingSettingsError, RequiredSetting, WaysToGive } from '../prepare/missing-settings.js';
+import type { MissingSettingsError, RequiredSetting, SwitchTo, WaysToGive } from '../prepare/missing-settings.js';
 
 function placeholder(setting: RequiredSetting): string {
   return /<[^>]+>/.exec(OPTION_BY_KEY.get(setting)?.flag ?? '')?.[0] ?? '<value>';
@@ -22,12 +22,11 @@ export const cliWays: WaysToGive = (setting, marketplaces) => {
   return `${flag}${env}\`listings config set ${setting} ${value}\`, or a ${setting} column in the catalog`;
 };
 
+/** The CLI's way to set a switch the hint names: its flag (with its variable and profile for saved_defaults). */
+const cliSwitch: SwitchTo = (setting, value) =>
+  setting === 'saved_defaults' ? '--saved-defaults (LISTINGS_SAVED_DEFAULTS=true, or `listings config set saved_defaults true`)' : `--shape ${value}`;
+
 /** A MissingSettingsError as the CLI says it: each setting's flag, variable and `config set`, and the CLI's hint. */
 export function wordMissingSettings(error: MissingSettingsError): { message: string; hint: string } {
-  const hint = error.settings.some((setting) => setting !== 'marketplace')
-    ? 'when the workspace has Marketplace configurations saved, the location key and the policy ids may be left out: --saved-defaults (LISTINGS_SAVED_DEFAULTS=true, or `listings config set saved_defaults true`)'
-    : error.shape === 'wrapped'
-      ? 'the wrapped shape takes a marketplace such as ebay'
-      : 'the flat shape takes a marketplace such as EBAY_US (ebay with --shape wrapped)';
-  return { message: error.describe(cliWays), hint };
+  return error.describe(cliWays, cliSwitch);
 }

@@ -101,6 +101,20 @@ export interface Examined {
  */
 export type WaysToGive = (setting: RequiredSetting, marketplaces: readonly string[]) => string;
 
+/** How to set one of the run's switches the hint names (`saved_defaults` to `true`, `shape` to `wrapped`). */
+export type SwitchTo = (setting: 'saved_defaults' | 'shape', value: string) => string;
+
+/** The library's way to set a switch: its defaults option. */
+export const librarySwitch: SwitchTo = (setting, value) => `defaults.${setting} = ${value}`;
+
+/** The next step a MissingSettingsError suggests: saved Marketplace configurations, or the marketplace's form. */
+function hintOf(settings: readonly RequiredSetting[], shape: Shape, to: SwitchTo): string {
+  if (settings.some((setting) => setting !== 'marketplace')) {
+    return `when the workspace has Marketplace configurations saved, the location key and the policy ids may be left out: ${to('saved_defaults', 'true')}`;
+  }
+  return shape === 'wrapped' ? 'the wrapped shape takes a marketplace such as ebay' : `the flat shape takes a marketplace such as EBAY_US (ebay with ${to('shape', 'wrapped')})`;
+}
+
 /** The library's ways: the defaults option (a marketplace's own section), or a column of the catalog. */
 export const libraryWays: WaysToGive = (setting, marketplaces) => {
   const column = `or a ${setting} column in the catalog`;
@@ -145,18 +159,12 @@ export class MissingSettingsError extends UsageError {
     readonly shape: Shape = 'flat',
     readonly lacking: Readonly<Partial<Record<RequiredSetting, readonly string[]>>> = {},
   ) {
-    super(describeMissing(settings, examined, lacking, libraryWays), {
-      hint: settings.some((setting) => setting !== 'marketplace')
-        ? 'when the workspace has Marketplace configurations saved, the location key and the policy ids may be left out: defaults.saved_defaults = true'
-        : shape === 'wrapped'
-          ? 'the wrapped shape takes a marketplace such as ebay'
-          : "the flat shape takes a marketplace such as EBAY_US (ebay with defaults.shape = 'wrapped')",
-    });
+    super(describeMissing(settings, examined, lacking, libraryWays), { hint: hintOf(settings, shape, librarySwitch) });
   }
 
-  /** The message with the ways to give each setting worded by `ways`. */
-  describe(ways: WaysToGive): string {
-    return describeMissing(this.settings, this.examined, this.lacking, ways);
+  /** The message and hint with the ways to give each setting worded by `ways`, and the switches by `to`. */
+  describe(ways: WaysToGive, to: SwitchTo): { message: string; hint: string } {
+    return { message: describeMissing(this.settings, this.examined, this.lacking, ways), hint: hintOf(this.settings, this.shape, to) };
   }
 }
 

@@ -95,13 +95,14 @@ export class RetrySelection {
 /** The rows a previous `.csv`, `.json` or `.ndjson` report lists as failed or not_attempted, and how far it got. */
 export async function readRetryRows(path: string): Promise<RetryReport> {
   const format = reportFormatOf(path);
+  const setting = { key: 'retryFailed', value: path };
   if (format === 'xml') {
-    throw new UsageError((name) => `${name('retryFailed')} ${path}: a JUnit report cannot be read back`, { hint: 'pass the .csv, .json or .ndjson report of the earlier run', setting: { key: 'retryFailed', value: path } });
+    throw new UsageError((name) => `${name('retryFailed')} ${path}: a JUnit report cannot be read back`, { hint: 'pass the .csv, .json or .ndjson report of the earlier run', setting });
   }
   if (format === 'html') {
     throw new UsageError((name) => `${name('retryFailed')} ${path}: an HTML report cannot be read back (it is a page to read, and lists only the first rows that failed)`, {
       hint: 'pass the .csv, .json or .ndjson report of the earlier run',
-      setting: { key: 'retryFailed', value: path },
+      setting,
     });
   }
   const report: RetryReport = { path, sources: new Map(), marketplaces: false };
@@ -134,14 +135,14 @@ export async function readRetryRows(path: string): Promise<RetryReport> {
   try {
     await (await open(path, 'r')).close();
   } catch (error) {
-    throw new ConfigError((name) => `${name('retryFailed')} ${path}: cannot read the report: ${(error as Error).message}`, { cause: error, setting: { key: 'retryFailed', value: path } });
+    throw new ConfigError((name) => `${name('retryFailed')} ${path}: cannot read the report: ${(error as Error).message}`, { cause: error, setting });
   }
   try {
     if (format === 'csv') await readCsv(path, take);
     else if (format === 'ndjson') await readNdjson(path, take);
     else await readJson(path, take);
   } catch (error) {
-    throw new ConfigError((name) => `${name('retryFailed')} ${path}: not a readable listings report: ${(error as Error).message}`, { cause: error, setting: { key: 'retryFailed', value: path } });
+    throw new ConfigError((name) => `${name('retryFailed')} ${path}: not a readable listings report: ${(error as Error).message}`, { cause: error, setting });
   }
   return report;
 }

@@ -7,6 +7,7 @@ import { kafkaSecurityFromEnv } from '../../stream/kafka-security.js';
 import { streamListings, type StreamRun } from '../../stream/stream-listings.js';
 import type { StreamOutcome, StreamStats } from '../../stream/stream-types.js';
 import { DEFAULT_RETRY_POLICY } from '../../publish/retry-policy.js';
+import { defaultMarketplaces } from '../../prepare/fan-out.js';
 import { RetryBudget } from '../../publish/retry-budget.js';
 import { formatLocation, ListingsError, UsageError } from '../../errors.js';
 import { printable } from '../../printable.js';
@@ -168,7 +169,7 @@ export async function runStream(source: string, flags: StreamFlags, load: () => 
   if (json) event({ event: 'stream_start', source: `kafka://${address.brokers.join(',')}/${address.topic}`, group: flags.group, dead_letter: deadLetter, target: endpoint.sandbox === undefined ? URL.parse(loaded.baseUrl())?.host : 'sandbox (in-process)' });
   else if (!quiet) note(`streaming ${address.topic} in group ${flags.group} to ${endpoint.sandbox === undefined ? URL.parse(loaded.baseUrl())?.host : 'an embedded sandbox'}; failed and invalid messages go to ${deadLetter}`);
   let shown = 0;
-  const fanOut = (loaded.defaults.marketplaces?.length ?? 0) > 1;
+  const fanOut = defaultMarketplaces(loaded.defaults).length > 1;
   try {
     status = await StreamStatus.start(run, mode, flags.statusInterval);
     for await (const result of run) {
