@@ -4,6 +4,7 @@ import { SourceError } from '../errors.js';
 import type { ReceivedCallback } from './callback.js';
 import { utf8Text } from './callback.js';
 import { callbackHeaders } from './headers.js';
+import { redactRequestTarget } from '../secret-url.js';
 
 /**
  * One line of a recording (NDJSON): the callback as received, its body kept exactly (as UTF-8 text when it is
@@ -12,6 +13,7 @@ import { callbackHeaders } from './headers.js';
 export interface RecordedCallback {
   received_at: string;
   method: string;
+  /** The request target, with the values of its secret-looking query parameters masked (`/hooks?token=****`). */
   path: string;
   /** The headers, without credentials and connection headers. */
   headers: Record<string, string>;
@@ -25,7 +27,7 @@ export function recordOf(callback: ReceivedCallback): RecordedCallback {
   return {
     received_at: callback.receivedAt.toISOString(),
     method: callback.method,
-    path: callback.path,
+    path: redactRequestTarget(callback.path),
     headers: callbackHeaders(callback.headers),
     body_encoding: text === undefined ? 'base64' : 'utf8',
     body: text ?? callback.body.toString('base64'),
