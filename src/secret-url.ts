@@ -10,60 +10,93 @@ const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
 /** Schemes whose authority also ends at a `\` (the URL standard's "special" schemes). */
 const SPECIAL = new Set(['http', 'https', 'ws', 'wss', 'ftp', 'file']);
 
-/**
- * Parameter names (lower case, without `-`, `_`, `.` or spaces) that hold a credential, or a value that changes with
- * every signing of the same URL (an expiry, a signing date): masked too, so that a re-signed URL is the same source.
- * Azure SAS: `sig`, its start and expiry, the signing key's fields; its version, permissions and resource are kept.
- */
-const SECRET_NAMES = new Set(['code', 'session', 'sid', 'pass', 'pwd', 'otp', 'ticket', 'bearer', 'expires', 'policy', 'awsaccesskeyid', 'googleaccessid', 'keypairid', 'se', 'st', 'skoid', 'sktid', 'skt', 'ske', 'sks', 'skv']);
+/** Parameter names (lower case, without `-`, `_`, `.` or spaces) that hold a credential. */
+const SECRET_NAMES = new Set(['code', 'session', 'sid', 'pass', 'pwd', 'otp', 'ticket', 'bearer']);
+/** ... and the endings that make one: `access_token`, `X-Amz-Signature`, `X-Amz-Credential`, `api-key`, `sig`. */
 const SECRET_ENDINGS = /(?:token|secret|password|passwd|passphrase|signature|sig|key|auth|authorization|credentials?|jwt|sessionid)$/;
-/** AWS SigV4 and Google Cloud Storage signing parameters: every one of them (`X-Amz-Date` changes at each signing). */
-const SIGNING_PREFIXES = /^x(?:amz|goog)/;
+/**
+ * Parameters that are no secret but change with every signing of the same URL: every AWS SigV4 and Google Cloud
+ * Storage signing parameter (`X-Amz-Date`, `X-Amz-Expires`...), an Azure SAS token's start and expiry (`st`, `se`,
+ * `skt`, `ske`), a SigV2 or CloudFront URL's `Expires` and `Policy`.
+ */
+const VOLATILE_NAMES = new Set(['expires', 'policy', 'se', 'st', 'skt', 'ske']);
+const VOLATILE_PREFIXES = /^x(?:amz|goog)/;
 
-/** Whether a query parameter's value is a secret, by its name: case-insensitive, percent-encoded or not. */
-export function isSecretParam(name: string): boolean {
+/** A parameter's name as compared: percent-decoded, in lower case, letters and digits only. */
+function bareName(name: string): string {
   let decoded = name.replaceAll('+', ' ');
   try {
     decoded = decodeURIComponent(decoded);
   } catch {
     // a malformed escape: judged as written
   }
-  const bare = decoded.toLowerCase().replace(/[^a-z0-9]/g, '');
-  return SECRET_NAMES.has(bare) || SIGNING_PREFIXES.test(bare) || SECRET_ENDINGS.test(bare);
+  return decoded.toLowerCase().replace(/[^a-z0-9]/g, '');
 }
 
+/** Whether a query parameter's value is a secret, by its name: case-insensitive, percent-encoded or not. */
+export function isSecretParam(name: string): boolean {
+  const bare = bareName(name);
+  return SECRET_NAMES.has(bare) || SECRET_ENDINGS.test(bare);
+}
+
+/** Whether a parameter is a secret or changes at each signing: what tells a source apart leaves both out. */
+function isSecretOrVolatileParam(name: string): boolean {
+  const bare = bareName(name);
+  return isSecretParam(name) || VOLATILE_NAMES.has(bare) || VOLATILE_PREFIXES.test(bare);
+}
+
+type ParamTest = (name: string) => boolean;
+
 /** `a=1&token=x;sig=y` -> `a=1&token=****;sig=****`. A value already masked stays as it is (with what follows it). */
-function redactParams(params: string): string {
+function redactParams(params: string, masked: ParamTest): string {
   return params
     .split(/([&;])/)
     .map((part) => {
       const eq = part.indexOf('=');
       if (eq <= 0) return part;
       const value = part.slice(eq + 1);
-      return value === '' || value.startsWith(MASK) || !isSecretParam(part.slice(0, eq)) ? part : `${part.slice(0, eq)}=${MASK}`;
+      return value === '' || value.startsWith(MASK) || !masked(part.slice(0, eq)) ? part : `${part.slice(0, eq)}=${MASK}`;
     })
     .join('');
 }
 
-/** The query and the fragment (when it holds parameters, as an OAuth implicit grant's does) of `path?query#fragment`. */
-export function redactRequestTarget(target: string): string {
+/** `path?query#fragment` with the values of the query's, and the fragment's (an OAuth implicit grant's), parameters masked. */
+function redactTarget(target: string, masked: ParamTest): string {
   const hash = target.indexOf('#');
   const beforeHash = hash < 0 ? target : target.slice(0, hash);
   const question = beforeHash.indexOf('?');
-  let out = question < 0 ? beforeHash : `${beforeHash.slice(0, question + 1)}${redactParams(beforeHash.slice(question + 1))}`;
+  let out = question < 0 ? beforeHash : `${beforeHash.slice(0, question + 1)}${redactParams(beforeHash.slice(question + 1), masked)}`;
   if (hash >= 0) {
     const fragment = target.slice(hash + 1);
-    out += `#${fragment.includes('=') ? redactParams(fragment) : fragment}`;
+    out += `#${fragment.includes('=') ? redactParams(fragment, masked) : fragment}`;
   }
   return out;
 }
 
+/** A request target (`/hooks?token=x`) as it may be shown or recorded: `/hooks?token=****`. */
+export function redactRequestTarget(target: string): string {
+  return redactTarget(target, isSecretParam);
+}
+
 /**
- * A source as it may be shown and identified: a `scheme://` URL with its userinfo given as `****@` and its secret
- * parameters' values as `****` (`https://****@host/cat.csv?token=****&page=2`); anything else (a file path, `-`)
- * unchanged. A URL that does not parse is redacted conservatively: everything between `//` and its last `@`.
+ * A source as it may be shown: a `scheme://` URL with its userinfo given as `****@` and its secret parameters' values
+ * as `****` (`https://****@host/cat.csv?token=****&page=2`); anything else (a file path, `-`) unchanged. A URL that
+ * does not parse is redacted conservatively: everything between `//` and its last `@`.
  */
 export function redactSourceName(source: string): string {
+  return redactSource(source, isSecretParam);
+}
+
+/**
+ * What tells one source from another (for the journal and state of its runs): its shown name with the values that
+ * change at each signing masked as well (`X-Amz-Date`, an expiry), so the same catalog at a URL signed anew each
+ * night is the same source.
+ */
+export function sourceIdentity(source: string): string {
+  return redactSource(source, isSecretOrVolatileParam);
+}
+
+function redactSource(source: string, masked: ParamTest): string {
   const scheme = SCHEME.exec(source)?.[0];
   if (scheme === undefined) return source;
   const rest = source.slice(scheme.length);
@@ -77,7 +110,7 @@ export function redactSourceName(source: string): string {
     at = rest.lastIndexOf('@');
   }
   const userinfo = at < 0 ? '' : `${MASK}@`;
-  return `${scheme}${userinfo}${redactRequestTarget(rest.slice(at + 1))}`;
+  return `${scheme}${userinfo}${redactTarget(rest.slice(at + 1), masked)}`;
 }
 
 /** URLs in free text: up to a space, a quote or a bracket. */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { WriteStream } from 'node:fs';
-import { redactSourceName } from '../secret-url.js';
+import { redactSourceName, sourceIdentity } from '../secret-url.js';
 import { parseTarget, sameTarget, targetId, type RunTarget } from './run-target.js';
 import type { Shard } from './shard.js';
 
@@ -236,8 +236,8 @@ function shownSources(source: string): string {
  * `<cwd>/.listings/journal-<12 hex of sha256(resolved source)>-<8 hex of the target>.ndjson`: one journal per
  * source and target, so `--resume` of the same file against the same service finds it from the same working
  * directory, and a try-out against the sandbox never feeds a run against production. A file path is resolved
- * against `cwd`; a URL (`http:`, `https:`, `s3:`) and `-` (stdin) are taken as shown, with their credentials and
- * signing values masked, so that the same catalog at a re-signed URL (a new token or signature each night) resumes
+ * against `cwd`; a URL (`http:`, `https:`, `s3:`) and `-` (stdin) are taken as written, less their credentials and
+ * the values that change at each signing (see sourceIdentity), so that the same catalog at a re-signed URL (a new token or signature each night) resumes
  * the same journal. A `--shard K/N` run has its own (`...-shard-KofN.ndjson`), so the jobs of a matrix on one
  * machine do not share one.
  */
@@ -250,8 +250,8 @@ export function defaultJournalPath(source: string, cwd: string, target: RunTarge
  * `.listings/<kind>-<source hash>-<target hash>-shard-<K>of<N>.ndjson`.
  */
 export function runFilePath(kind: 'journal' | 'state', source: string, cwd: string, target: RunTarget, shard?: Shard): string {
-  const shown = shownSources(source);
-  const resolved = source === '-' || /^[a-z][a-z0-9+.-]*:\/\//i.test(source) ? shown : resolve(cwd, shown);
+  const identity = source.split('\n').map(sourceIdentity).join('\n');
+  const resolved = source === '-' || /^[a-z][a-z0-9+.-]*:\/\//i.test(source) ? identity : resolve(cwd, identity);
   const short = createHash('sha256').update(resolved).digest('hex').slice(0, 12);
   const part = shard === undefined ? '' : `-shard-${shard.index}of${shard.count}`;
   return join(cwd, '.listings', `${kind}-${short}-${targetId(target)}${part}.ndjson`);
