@@ -184,9 +184,9 @@ describe.concurrent('hostile: a source URL that carries credentials is never sho
     const store: S3TestServer = await startS3Server(['bucket']);
     try {
       const ws = workspace({ LISTINGS_API_KEY: KEY, LISTINGS_BASE_URL: sandbox.url, AWS_ACCESS_KEY_ID: store.accessKeyId, AWS_SECRET_ACCESS_KEY: store.secretAccessKey, AWS_REGION: 'us-east-1' });
-      const result = await ws.run(['validate', `s3://bucket/cat.csv?X-Amz-Security-Token=${TOKEN}&X-Amz-Signature=${AMZ_SIGNATURE}`, '--s3-endpoint', store.endpoint]);
+      const result = await ws.run(['validate', `s3://bucket/cat.csv?token=${TOKEN}&X-Amz-Signature=${AMZ_SIGNATURE}`, '--s3-endpoint', store.endpoint]);
       expect(result.code, result.stderr).toBe(4);
-      expect(result.stderr).toMatch(/s3:\/\/bucket\/cat\.csv\?X-Amz-Security-Token=\*\*\*\*&X-Amz-Signature=\*\*\*\*: no such object/);
+      expect(result.stderr).toMatch(/s3:\/\/bucket\/cat\.csv\?token=\*\*\*\*&X-Amz-Signature=\*\*\*\*: no such object/);
       expectNoCanary(expect, ws, CANARIES);
     } finally {
       await store.close();
