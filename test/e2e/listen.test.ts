@@ -1,80 +1,12 @@
-import { once } from 'node:events';
-import { existsSync, readFileSync } from 'node:fs';
-import { request } from 'node:http';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT, runCli, spawnCli } from '../helpers/cli.js';
+import { REPO_ROOT, runCli } from '../helpers/cli.js';
+import { ndjsonLines as lines, post, startListen, until } from '../helpers/listen-process.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox-process.js';
 import { tempDir } from '../helpers/tmp.js';
 import { publishEnv, writeCatalog } from './publish-helpers.js';
-
-interface Listening {
-  url: string;
-  stdout(): string;
-  stderr(): string;
-  /** SIGTERM, then the exit code and the full output. */
-  stop(): Promise<{ code: number | null; stdout: string; stderr: string }>;
-}
-
-/** Spawn the built `listings listen --port 0 ...args` and wait for the URL on its stderr. */
-async function startListen(args: string[], env: Record<string, string> = {}): Promise<Listening> {
-  const child = spawnCli(['listen', '--port', '0', ...args], { env });
-  let stdout = '';
-  let stderr = '';
-  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const closed = once(child, 'close') as Promise<[number | null]>;
-  for (let waited = 0; !/receiving callbacks at (\S+)/.test(stderr); waited += 20) {
-    if (waited > 10_000 || child.exitCode !== null) throw new Error(`listen did not start\n${stderr}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  const url = /receiving callbacks at (\S+)/.exec(stderr)?.[1] ?? '';
-  return {
-    url,
-    stdout: () => stdout,
-    stderr: () => stderr,
-    async stop() {
-      child.kill('SIGTERM');
-      const [code] = await closed;
-      return { code, stdout, stderr };
-    },
-  };
-}
-
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-function lines(path: string): Record<string, unknown>[] {
-  if (!existsSync(path)) return [];
-  return readFileSync(path, 'utf8')
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
-
-/** POST raw bytes; resolves with the status. `chunked` sends no Content-Length. */
-function post(url: string, body: Buffer | string, headers: Record<string, string> = {}, chunked = false): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
-    req.on('error', reject);
-    if (chunked) {
-      req.write(body);
-      req.end();
-    } else {
-      req.setHeader('content-length', String(Buffer.byteLength(body)));
-      req.end(body);
-    }
-  });
-}
 
 async function publish500(sandbox: SandboxProcess): Promise<void> {
   const dir = tempDir();
