@@ -1,4 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
+import { jsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
 
 /** One HTTP request received by the listener, as it came. */
 export interface ReceivedCallback {
@@ -25,6 +26,8 @@ export interface CallbackSummary {
   json?: unknown;
   /** The body as text, when it is valid UTF-8. */
   text?: string;
+  /** The body opens arrays or objects nested deeper than {@link MAX_JSON_DEPTH}: it was not parsed. */
+  tooDeep?: true;
 }
 
 const KIND_FIELDS = ['type', 'event', 'event_type', 'kind'];
@@ -80,10 +83,13 @@ export function summarize(callback: Pick<ReceivedCallback, 'headers' | 'body'>):
   const text = utf8Text(callback.body);
   if (text !== undefined) {
     summary.text = text;
-    try {
-      summary.json = JSON.parse(text) as unknown;
-    } catch {
-      // not JSON: shown as text
+    if (/^\s*[[{]/.test(text) && jsonDepth(text, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) summary.tooDeep = true;
+    else {
+      try {
+        summary.json = JSON.parse(text) as unknown;
+      } catch {
+        // not JSON: shown as text
+      }
     }
   }
   if (isObject(summary.json)) {

@@ -36,12 +36,19 @@ export class Forwarder {
         settled = true;
         resolve(result);
       };
-      const req = send(this.url, {
-        method: request.method,
-        agent: this.agent,
-        headers: { ...request.headers, 'content-length': String(request.body.length) },
-        timeout: this.timeoutMs,
-      });
+      let req: ReturnType<typeof send>;
+      try {
+        req = send(this.url, {
+          method: request.method,
+          agent: this.agent,
+          headers: { ...request.headers, 'content-length': String(request.body.length) },
+          timeout: this.timeoutMs,
+        });
+      } catch (error) {
+        // A header Node refuses to send (the callers check them first: this is the last guard, not a path).
+        settle({ ok: false, error: (error as NodeJS.ErrnoException).code ?? (error as Error).message, ms: ms() });
+        return;
+      }
       req.on('response', (res) => {
         const status = res.statusCode ?? 0;
         // The answer's body is not wanted, but it is read to its end so the connection can be used again.

@@ -1,5 +1,6 @@
 import { ConfigError } from '../errors.js';
 import type { FieldIssue } from '../contract/issues.js';
+import { isLoopbackHost } from './loopback.js';
 import { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER } from './signature.js';
 import type { ListenOptions } from './types.js';
 
@@ -11,9 +12,11 @@ export const LISTEN_DEFAULTS = {
   toleranceSeconds: DEFAULT_TOLERANCE_SECONDS,
   maxBodyBytes: 1024 * 1024,
   dedupeCapacity: 10_000,
+  maxConnections: 256,
+  requestTimeoutSeconds: 15,
 } as const;
 
-export type ResolvedListenOptions = Required<Omit<ListenOptions, 'forwardTo' | 'recordFile' | 'secret' | 'onEvent'>> &
+export type ResolvedListenOptions = Required<Omit<ListenOptions, 'forwardTo' | 'recordFile' | 'secret' | 'onEvent' | 'allowUnsigned'>> &
   Pick<ListenOptions, 'forwardTo' | 'recordFile' | 'secret'>;
 
 const whole = (value: number, min: number, max = Number.MAX_SAFE_INTEGER): boolean => Number.isInteger(value) && value >= min && value <= max;
@@ -47,6 +50,11 @@ export function listenOptionIssues(options: ListenOptions): FieldIssue[] {
   if (options.toleranceSeconds !== undefined) check('toleranceSeconds', whole(options.toleranceSeconds, 1), 'must be a whole number of seconds >= 1');
   if (options.maxBodyBytes !== undefined) check('maxBodyBytes', whole(options.maxBodyBytes, 1), 'must be a whole number of bytes >= 1');
   if (options.dedupeCapacity !== undefined) check('dedupeCapacity', whole(options.dedupeCapacity, 1), 'must be a whole number >= 1');
+  if (options.maxConnections !== undefined) check('maxConnections', whole(options.maxConnections, 1, 1_000_000), 'must be a whole number from 1 to 1000000');
+  if (options.requestTimeoutSeconds !== undefined) check('requestTimeoutSeconds', whole(options.requestTimeoutSeconds, 1, 3600), 'must be a whole number of seconds from 1 to 3600');
+  if (options.host !== undefined && options.secret === undefined && options.allowUnsigned !== true && !isLoopbackHost(options.host)) {
+    issues.push({ path: 'host', message: `${options.host} is reachable from other machines: callbacks received there must be signed (give a secret), or unsigned ones allowed explicitly` });
+  }
   return issues;
 }
 
@@ -62,6 +70,8 @@ export function resolveListenOptions(options: ListenOptions): ResolvedListenOpti
     toleranceSeconds: options.toleranceSeconds ?? LISTEN_DEFAULTS.toleranceSeconds,
     maxBodyBytes: options.maxBodyBytes ?? LISTEN_DEFAULTS.maxBodyBytes,
     dedupeCapacity: options.dedupeCapacity ?? LISTEN_DEFAULTS.dedupeCapacity,
+    maxConnections: options.maxConnections ?? LISTEN_DEFAULTS.maxConnections,
+    requestTimeoutSeconds: options.requestTimeoutSeconds ?? LISTEN_DEFAULTS.requestTimeoutSeconds,
   };
   if (options.forwardTo !== undefined) resolved.forwardTo = options.forwardTo;
   if (options.recordFile !== undefined) resolved.recordFile = options.recordFile;

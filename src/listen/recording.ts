@@ -1,10 +1,10 @@
 import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
-import { createInterface } from 'node:readline';
+import { ndjsonRecords } from '../catalog/formats/ndjson.js';
 import { SourceError } from '../errors.js';
 import type { ReceivedCallback } from './callback.js';
 import { utf8Text } from './callback.js';
 import { callbackHeaders } from './headers.js';
-import { redactRequestTarget } from '../secret-url.js';
+import { redactPath } from './redact-path.js';
 
 /**
  * One line of a recording (NDJSON): the callback as received, its body kept exactly (as UTF-8 text when it is
@@ -13,7 +13,7 @@ import { redactRequestTarget } from '../secret-url.js';
 export interface RecordedCallback {
   received_at: string;
   method: string;
-  /** The request target, with the values of its secret-looking query parameters masked (`/hooks?token=****`). */
+  /** The path with its query, credentials in the query masked. */
   path: string;
   /** The headers, without credentials and connection headers. */
   headers: Record<string, string>;
@@ -27,7 +27,7 @@ export function recordOf(callback: ReceivedCallback): RecordedCallback {
   return {
     received_at: callback.receivedAt.toISOString(),
     method: callback.method,
-    path: redactRequestTarget(callback.path),
+    path: redactPath(callback.path),
     headers: callbackHeaders(callback.headers),
     body_encoding: text === undefined ? 'base64' : 'utf8',
     body: text ?? callback.body.toString('base64'),
@@ -77,15 +77,24 @@ export class Recorder {
   }
 }
 
-function isRecord(value: unknown): value is RecordedCallback {
-  if (value === null || typeof value !== 'object') return false;
-  const line = value as Record<string, unknown>;
-  const headersOk = line.headers !== null && typeof line.headers === 'object' && Object.values(line.headers).every((header) => typeof header === 'string');
-  return typeof line.method === 'string' && /^[A-Z]+$/i.test(line.method) && typeof line.body === 'string' && (line.body_encoding === 'utf8' || line.body_encoding === 'base64') && headersOk;
+function isRecord(value: Record<string, unknown>): value is Record<string, unknown> & RecordedCallback {
+  const { headers } = value;
+  const headersOk = headers !== null && typeof headers === 'object' && !Array.isArray(headers) && Object.values(headers).every((header) => typeof header === 'string');
+  return typeof value.method === 'string' && typeof value.path === 'string' && typeof value.body === 'string' && (value.body_encoding === 'utf8' || value.body_encoding === 'base64') && headersOk;
 }
 
-/** The callbacks of a recording, in order, read line by line (a recording of any size); a bad line is a SourceError. */
-export async function* readRecording(path: string): AsyncGenerator<{ line: number; record: RecordedCallback }> {
+/** The longest line of a recording read: a body of the default 1 MiB limit, escaped or in base64, fits. */
+export const MAX_RECORDING_LINE_BYTES = 16 * 1024 * 1024;
+
+/** One line of a recording: the callback, or why the line is not one (located at its line). */
+export type RecordingLine = { line: number; record: RecordedCallback } | { line: number; error: string };
+
+/**
+ * The callbacks of a recording, in order, read line by line (a recording of any size, each line bounded); a line
+ * that is not a recorded callback is yielded as an error and reading goes on. A file that cannot be read is a
+ * SourceError.
+ */
+export async function* readRecording(path: string): AsyncGenerator<RecordingLine> {
   const input = createReadStream(path);
   const opened = new Promise<void>((resolve, reject) => {
     input.once('open', () => resolve());
@@ -96,17 +105,10 @@ export async function* readRecording(path: string): AsyncGenerator<{ line: numbe
   } catch (error) {
     throw new SourceError({ source: path }, `cannot read the recording: ${(error as Error).message}`, { cause: error });
   }
-  let line = 0;
-  for await (const text of createInterface({ input, crlfDelay: Infinity })) {
-    line++;
-    if (text.trim() === '') continue;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text) as unknown;
-    } catch {
-      throw new SourceError({ source: path, line }, 'not a JSON line of a recording');
-    }
-    if (!isRecord(parsed)) throw new SourceError({ source: path, line }, 'not a recorded callback: method, headers, body_encoding (utf8 or base64) and body are needed');
-    yield { line, record: parsed };
+  for await (const item of ndjsonRecords(input, { source: path, maxLineBytes: MAX_RECORDING_LINE_BYTES })) {
+    const line = item.location.line ?? 0;
+    if ('error' in item) yield { line, error: item.error };
+    else if (isRecord(item.fields)) yield { line, record: item.fields };
+    else yield { line, error: 'not a recorded callback: method, path, headers, body_encoding (utf8 or base64) and body are needed' };
   }
 }

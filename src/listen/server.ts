@@ -1,11 +1,15 @@
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { listenOn } from '../listen-on.js';
 import { ConfigError } from '../errors.js';
-import { summarize, type ReceivedCallback } from './callback.js';
+import { summarize, type CallbackSummary, type ReceivedCallback } from './callback.js';
 import { RecentIds } from './dedupe.js';
 import { Forwarder } from './forward.js';
 import { ForwardQueue } from './forward-queue.js';
 import { callbackHeaders } from './headers.js';
+import { MAX_JSON_DEPTH } from './json-depth.js';
+import { isLoopbackHost } from './loopback.js';
 import { resolveListenOptions, type ResolvedListenOptions } from './options.js';
 import { Recorder } from './recording.js';
 import { verifySignature } from './signature.js';
@@ -14,13 +18,15 @@ import type { CallbackEvent, ListenEvent, ListenOptions, ListenStats, Listener, 
 const json = (value: unknown): string => JSON.stringify(value);
 const ACCEPTED = json({ received: true });
 const DUPLICATE = json({ received: true, duplicate: true });
-const REFUSED: Record<RejectReason, string> = {
-  missing: 'the signature header is missing',
-  malformed: 'the signature header is not of the form t=<unix seconds>,v1=<hex>',
-  expired: 'the signature timestamp is outside the tolerance',
-  mismatch: 'the signature does not match the body',
-  too_large: 'the body is too large',
-  wrong_path: 'no callbacks are received at this path',
+/** How each refusal is answered: status, error code, message. */
+const REFUSED: Record<RejectReason, { status: number; code: string; message: string }> = {
+  missing: { status: 401, code: 'invalid_signature', message: 'the signature header is missing' },
+  malformed: { status: 401, code: 'invalid_signature', message: 'the signature header is not of the form t=<unix seconds>,v1=<hex>' },
+  expired: { status: 401, code: 'invalid_signature', message: 'the signature timestamp is outside the tolerance' },
+  mismatch: { status: 401, code: 'invalid_signature', message: 'the signature does not match the body' },
+  too_large: { status: 413, code: 'payload_too_large', message: 'the body is too large' },
+  too_deep: { status: 400, code: 'too_deep', message: `the JSON body is nested deeper than ${MAX_JSON_DEPTH} levels` },
+  wrong_path: { status: 404, code: 'not_found', message: 'no callbacks are received at this path' },
 };
 
 function pathOf(url: string): string {
@@ -33,6 +39,17 @@ function pathMatches(wanted: string, path: string): boolean {
   if (wanted === '/') return true;
   const base = wanted.endsWith('/') ? wanted.slice(0, -1) : wanted;
   return path === base || path.startsWith(`${base}/`);
+}
+
+/**
+ * What tells a redelivery: the event's id; for a signed callback without one, the signed bytes themselves (the
+ * same timestamp and body again is a replay of one delivery); an unsigned callback without an id is never a
+ * duplicate (anyone could change a byte of it).
+ */
+function dedupeKey(summary: CallbackSummary, body: Buffer, signedAt: number | undefined): string | undefined {
+  if (summary.id !== undefined) return `id:${summary.id}`;
+  if (signedAt === undefined) return undefined;
+  return `signed:${signedAt}:${createHash('sha256').update(body).digest('hex')}`;
 }
 
 class ListenHandler {
@@ -53,8 +70,8 @@ class ListenHandler {
     const receivedAt = new Date();
     const path = req.url ?? '/';
     const callback: ReceivedCallback = { receivedAt, method: req.method ?? 'POST', path, headers: req.headers, body: Buffer.alloc(0) };
-    if (!pathMatches(this.config.path, pathOf(path))) return this.refuse(res, callback, 'wrong_path', 404);
-    if (Number(req.headers['content-length']) > this.config.maxBodyBytes) return this.refuse(res, callback, 'too_large', 413);
+    if (!pathMatches(this.config.path, pathOf(path))) return this.refuse(res, callback, 'wrong_path');
+    if (Number(req.headers['content-length']) > this.config.maxBodyBytes) return this.refuse(res, callback, 'too_large');
     const chunks: Buffer[] = [];
     let size = 0;
     let tooLarge = false;
@@ -64,7 +81,7 @@ class ListenHandler {
       if (size <= this.config.maxBodyBytes) chunks.push(chunk);
       else {
         tooLarge = true;
-        this.refuse(res, callback, 'too_large', 413);
+        this.refuse(res, callback, 'too_large');
       }
     });
     req.on('end', () => {
@@ -77,15 +94,19 @@ class ListenHandler {
 
   private received(callback: ReceivedCallback, res: ServerResponse): void {
     const { secret } = this.config;
+    let signedAt: number | undefined;
     if (secret !== undefined) {
       const raw = callback.headers[this.config.signatureHeader.toLowerCase()];
       const header = Array.isArray(raw) ? raw.join(',') : raw;
       const verdict = verifySignature(header, callback.body, secret, { toleranceSeconds: this.config.toleranceSeconds });
-      if (!verdict.ok) return this.refuse(res, callback, verdict.reason, 401);
+      if (!verdict.ok) return this.refuse(res, callback, verdict.reason);
+      signedAt = verdict.timestamp;
     }
     const summary = summarize(callback);
+    if (summary.tooDeep === true) return this.refuse(res, callback, 'too_deep', summary);
     const seq = ++this.seq;
-    if (summary.id !== undefined && this.ids.seen(summary.id)) {
+    const key = dedupeKey(summary, callback.body, signedAt);
+    if (key !== undefined && this.ids.seen(key)) {
       this.counts.duplicates++;
       this.answer(res, 200, DUPLICATE);
       this.emit({ type: 'callback', seq, callback, summary, outcome: 'duplicate', status: 200, forwarding: false });
@@ -103,10 +124,11 @@ class ListenHandler {
     });
   }
 
-  private refuse(res: ServerResponse, callback: ReceivedCallback, reason: RejectReason, status: number): void {
+  private refuse(res: ServerResponse, callback: ReceivedCallback, reason: RejectReason, summary: CallbackSummary = summarize(callback)): void {
     this.counts.rejected++;
-    this.answer(res, status, json({ error: { code: reason === 'too_large' ? 'payload_too_large' : reason === 'wrong_path' ? 'not_found' : 'invalid_signature', message: REFUSED[reason] } }), status === 413);
-    const event: CallbackEvent = { type: 'callback', seq: ++this.seq, callback, summary: summarize(callback), outcome: 'rejected', reason, status, forwarding: false };
+    const { status, code, message } = REFUSED[reason];
+    this.answer(res, status, json({ error: { code, message } }), status === 413);
+    const event: CallbackEvent = { type: 'callback', seq: ++this.seq, callback, summary, outcome: 'rejected', reason, status, forwarding: false };
     this.emit(event);
   }
 
@@ -137,7 +159,14 @@ export async function startListener(options: ListenOptions = {}): Promise<Listen
     }
   }
   if (config.forwardTo !== undefined) handler.queue = new ForwardQueue(new Forwarder(config.forwardTo));
-  const server = createServer((req, res) => handler.handle(req, res));
+  const timeoutMs = config.requestTimeoutSeconds * 1000;
+  // A client that trickles its bytes (slowloris) or holds a connection idle is cut off within the timeout, checked
+  // every second rather than Node's 30; the connection cap bounds the sockets (and memory) a crowd of them holds.
+  const server = createServer(
+    { headersTimeout: timeoutMs, requestTimeout: timeoutMs, keepAliveTimeout: Math.min(5_000, timeoutMs), connectionsCheckingInterval: 1_000 },
+    (req, res) => handler.handle(req, res),
+  );
+  server.maxConnections = config.maxConnections;
   let base: string;
   try {
     base = await listenOn(server, config.host, config.port);
@@ -145,9 +174,12 @@ export async function startListener(options: ListenOptions = {}): Promise<Listen
     await handler.recorder?.close();
     throw error;
   }
+  const bound = server.address() as AddressInfo;
   let closing: Promise<void> | undefined;
   return {
     url: `${base}${config.path}`,
+    address: { host: bound.address, port: bound.port },
+    loopback: isLoopbackHost(bound.address),
     stats: () => ({ ...handler.counts }),
     close() {
       closing ??= (async () => {

@@ -4,8 +4,13 @@ import type { SignatureFailure } from './signature.js';
 
 /** How `listings listen` receives callbacks. Every field is optional. */
 export interface ListenOptions {
-  /** Interface to listen on. Default `127.0.0.1`. */
+  /**
+   * Interface to listen on. Default `127.0.0.1`. Another than loopback (`0.0.0.0`, a LAN address) needs `secret`,
+   * or `allowUnsigned`: otherwise anyone who reaches the machine could send callbacks.
+   */
   host?: string;
+  /** Receive unsigned callbacks on an address other machines can reach. Default false. */
+  allowUnsigned?: boolean;
   /** Port to listen on; 0 picks a free one. Default 8787. */
   port?: number;
   /** The path callbacks arrive at; `/` (the default) takes every path, another one that path and those below it. */
@@ -24,6 +29,13 @@ export interface ListenOptions {
   maxBodyBytes?: number;
   /** Event ids remembered to answer a redelivery once. Default 10,000. */
   dedupeCapacity?: number;
+  /** Connections open at once; more are closed as they arrive. Default 256. */
+  maxConnections?: number;
+  /**
+   * Seconds a request may take to arrive whole, headers and body (a client that trickles its bytes is cut off with
+   * 408), and that an idle connection is kept. Default 15.
+   */
+  requestTimeoutSeconds?: number;
   /** Called for every callback received and every forward done. */
   onEvent?: (event: ListenEvent) => void;
 }
@@ -32,7 +44,7 @@ export interface ListenOptions {
 export type CallbackOutcome = 'accepted' | 'duplicate' | 'rejected';
 
 /** Why a callback was refused. */
-export type RejectReason = SignatureFailure | 'too_large' | 'wrong_path';
+export type RejectReason = SignatureFailure | 'too_large' | 'too_deep' | 'wrong_path';
 
 /** One callback, as it arrived. */
 export interface CallbackEvent {
@@ -68,7 +80,7 @@ export type ListenEvent = CallbackEvent | ForwardEvent | RecordErrorEvent;
 export interface ListenStats {
   /** Callbacks accepted (first deliveries). */
   received: number;
-  /** Callbacks refused: bad or missing signature, too large, wrong path. */
+  /** Callbacks refused: bad or missing signature, too large, nested too deep, wrong path. */
   rejected: number;
   /** Redeliveries of an event already received, answered 2xx and not kept again. */
   duplicates: number;
@@ -80,8 +92,12 @@ export interface ListenStats {
 
 /** A running listener. */
 export interface Listener {
-  /** Where callbacks are received, e.g. `http://127.0.0.1:8787/`. */
+  /** A URL that reaches the listener from this machine, e.g. `http://127.0.0.1:8787/` (loopback for a wildcard host). */
   url: string;
+  /** The address really bound, e.g. `0.0.0.0` or `::` (every interface), `127.0.0.1`, and its port. */
+  address: { host: string; port: number };
+  /** True when only this machine can reach the listener. */
+  loopback: boolean;
   stats(): ListenStats;
   /** Stop receiving; wait for the forwards under way and the recording to be flushed. */
   close(): Promise<void>;

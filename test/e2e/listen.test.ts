@@ -1,47 +1,12 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { request } from 'node:http';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, runCli } from '../helpers/cli.js';
-import { startListen } from '../helpers/listen-process.js';
+import { ndjsonLines as lines, post, startListen, until } from '../helpers/listen-process.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox-process.js';
 import { tempDir } from '../helpers/tmp.js';
 import { publishEnv, writeCatalog } from './publish-helpers.js';
-
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
-function lines(path: string): Record<string, unknown>[] {
-  if (!existsSync(path)) return [];
-  return readFileSync(path, 'utf8')
-    .split('\n')
-    .filter((line) => line !== '')
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
-
-/** POST raw bytes; resolves with the status. `chunked` sends no Content-Length. */
-function post(url: string, body: Buffer | string, headers: Record<string, string> = {}, chunked = false): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
-      res.resume();
-      resolve(res.statusCode ?? 0);
-    });
-    req.on('error', reject);
-    if (chunked) {
-      req.write(body);
-      req.end();
-    } else {
-      req.setHeader('content-length', String(Buffer.byteLength(body)));
-      req.end(body);
-    }
-  });
-}
 
 async function publish500(sandbox: SandboxProcess): Promise<void> {
   const dir = tempDir();

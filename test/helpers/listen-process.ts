@@ -1,8 +1,12 @@
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { existsSync, readFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { afterAll } from 'vitest';
 import { spawnCli } from './cli.js';
 
-/** A running `listings listen`, spawned from the built binary. */
 export interface Listening {
+  /** A URL that reaches the listener from this machine. */
   url: string;
   stdout(): string;
   stderr(): string;
@@ -10,9 +14,17 @@ export interface Listening {
   stop(): Promise<{ code: number | null; stdout: string; stderr: string }>;
 }
 
+const running = new Set<ChildProcess>();
+
+// A failed test must not leave listeners behind.
+afterAll(() => {
+  for (const child of running) child.kill('SIGKILL');
+});
+
 /** Spawn the built `listings listen --port 0 ...args` and wait for the URL on its stderr. */
 export async function startListen(args: string[], env: Record<string, string> = {}): Promise<Listening> {
   const child = spawnCli(['listen', '--port', '0', ...args], { env });
+  running.add(child);
   let stdout = '';
   let stderr = '';
   child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -22,7 +34,8 @@ export async function startListen(args: string[], env: Record<string, string> = 
     if (waited > 10_000 || child.exitCode !== null) throw new Error(`listen did not start\n${stderr}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-  const url = /receiving callbacks at (\S+)/.exec(stderr)?.[1] ?? '';
+  // A wildcard host is printed as bound, with the URL that reaches it from this machine.
+  const url = /from this machine (\S+)\)/.exec(stderr)?.[1] ?? /receiving callbacks at (\S+)/.exec(stderr)?.[1] ?? '';
   return {
     url,
     stdout: () => stdout,
@@ -30,7 +43,43 @@ export async function startListen(args: string[], env: Record<string, string> = 
     async stop() {
       child.kill('SIGTERM');
       const [code] = await closed;
+      running.delete(child);
       return { code, stdout, stderr };
     },
   };
+}
+
+export async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** The JSON lines of an NDJSON file (none when it does not exist). */
+export function ndjsonLines(path: string): Record<string, unknown>[] {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/** POST raw bytes; resolves with the status. `chunked` sends no Content-Length. */
+export function post(url: string, body: Buffer | string, headers: Record<string, string> = {}, chunked = false): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    if (chunked) {
+      req.write(body);
+      req.end();
+    } else {
+      req.setHeader('content-length', String(Buffer.byteLength(body)));
+      req.end(body);
+    }
+  });
 }

@@ -86,6 +86,8 @@ describe('listen helpers', () => {
       signatureHeader: LISTEN_DEFAULTS.signatureHeader,
       tolerance: LISTEN_DEFAULTS.toleranceSeconds,
       maxBody: LISTEN_DEFAULTS.maxBodyBytes,
+      maxConnections: LISTEN_DEFAULTS.maxConnections,
+      requestTimeout: LISTEN_DEFAULTS.requestTimeoutSeconds,
     });
   });
 });

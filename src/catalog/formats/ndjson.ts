@@ -11,6 +11,8 @@ import { INVALID_UTF8 } from './utf8-watch.js';
 export interface NdjsonReadOptions {
   /** Source name for locations. */
   source: string;
+  /** The longest line held in memory; a longer one is an error item. Default MAX_RECORD_BYTES (1 MiB). */
+  maxLineBytes?: number;
 }
 
 function isBlank(text: string): boolean {
@@ -74,8 +76,8 @@ export function ndjsonRecords(input: Readable, options: NdjsonReadOptions): Batc
 }
 
 async function* ndjsonBatches(input: Readable, options: NdjsonReadOptions): AsyncGenerator<RecordItem[]> {
-  const source = options.source;
-  const tooLong = (line: number): RecordItem => ({ location: { source, line }, error: 'the line is longer than 1 MiB' });
+  const { source, maxLineBytes = MAX_RECORD_BYTES } = options;
+  const tooLong = (line: number): RecordItem => ({ location: { source, line }, error: `the line is longer than ${maxLineBytes / 1024 / 1024} MiB` });
   let line = 0;
   let parts: Buffer[] = [];
   let partLength = 0;
@@ -87,7 +89,7 @@ async function* ndjsonBatches(input: Readable, options: NdjsonReadOptions): Asyn
       for (;;) {
         const newline = chunk.indexOf(0x0a, start);
         const stop = newline < 0 ? chunk.length : newline;
-        if (!oversized && partLength + (stop - start) > MAX_RECORD_BYTES) {
+        if (!oversized && partLength + (stop - start) > maxLineBytes) {
           oversized = true;
           parts = [];
           partLength = 0;

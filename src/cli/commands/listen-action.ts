@@ -1,6 +1,6 @@
 import { UsageError } from '../../errors.js';
-import { startListener, replayRecording, listenOptionIssues, LISTEN_DEFAULTS } from '../../listen/index.js';
-import type { CallbackEvent, CallbackSummary, ForwardResult, ListenEvent, ListenOptions, ListenStats, ReplayEvent } from '../../listen/index.js';
+import { startListener, replayRecording, listenOptionIssues, redactPath, LISTEN_DEFAULTS, MAX_JSON_DEPTH } from '../../listen/index.js';
+import type { CallbackEvent, CallbackSummary, ForwardResult, ListenEvent, Listener, ListenOptions, ListenStats, ReplayEvent } from '../../listen/index.js';
 import { printable } from '../../printable.js';
 import { registerSecret } from '../../secrets.js';
 import { EXIT, ExitError } from '../exit-codes.js';
@@ -18,6 +18,9 @@ export interface ListenFlags {
   signatureHeader?: string;
   tolerance?: number;
   maxBody?: number;
+  maxConnections?: number;
+  requestTimeout?: number;
+  allowUnsigned?: boolean;
   replay?: string;
 }
 
@@ -31,6 +34,8 @@ const FLAG_OF: Record<string, string> = {
   signatureHeader: '--signature-header',
   toleranceSeconds: '--tolerance',
   maxBodyBytes: '--max-body',
+  maxConnections: '--max-connections',
+  requestTimeoutSeconds: '--request-timeout',
 };
 
 /** The most of a text body shown on the terminal; the recording keeps it whole. */
@@ -47,6 +52,9 @@ export function listenOptionsFromFlags(flags: ListenFlags, env: NodeJS.ProcessEn
   if (flags.signatureHeader !== undefined) options.signatureHeader = flags.signatureHeader;
   if (flags.tolerance !== undefined) options.toleranceSeconds = flags.tolerance;
   if (flags.maxBody !== undefined) options.maxBodyBytes = flags.maxBody;
+  if (flags.maxConnections !== undefined) options.maxConnections = flags.maxConnections;
+  if (flags.requestTimeout !== undefined) options.requestTimeoutSeconds = flags.requestTimeout;
+  if (flags.allowUnsigned === true) options.allowUnsigned = true;
   if (flags.secretEnv !== undefined) {
     const secret = env[flags.secretEnv];
     if (secret === undefined || secret === '') {
@@ -58,7 +66,9 @@ export function listenOptionsFromFlags(flags: ListenFlags, env: NodeJS.ProcessEn
   const issues = listenOptionIssues(options);
   if (issues.length > 0) {
     const lines = issues.map((issue) => `${FLAG_OF[issue.path] ?? issue.path} ${issue.message}`);
-    throw new UsageError(lines.length === 1 ? (lines[0] ?? '') : `invalid listen options:\n  ${lines.join('\n  ')}`);
+    const exposed = options.host !== undefined && options.host.trim() !== '' && issues.some((issue) => issue.path === 'host');
+    const hint = exposed ? 'give --secret-env NAME to check signatures there, keep the default --host 127.0.0.1, or add --allow-unsigned to receive unsigned callbacks from anyone anyway' : undefined;
+    throw new UsageError(lines.length === 1 ? (lines[0] ?? '') : `invalid listen options:\n  ${lines.join('\n  ')}`, hint === undefined ? {} : { hint });
   }
   return options;
 }
@@ -76,12 +86,13 @@ const REASONS: Record<NonNullable<CallbackEvent['reason']>, string> = {
   expired: 'signature timestamp outside the tolerance',
   mismatch: 'signature does not match',
   too_large: 'body too large',
+  too_deep: `JSON nested deeper than ${MAX_JSON_DEPTH}`,
   wrong_path: 'not the callback path',
 };
 
 function headline(event: CallbackEvent): string {
   const { summary, callback } = event;
-  const where = `${callback.method} ${oneLine(callback.path)}`;
+  const where = `${callback.method} ${oneLine(redactPath(callback.path))}`;
   const parts = [paintOut.dim(clock(callback.receivedAt)), paintOut.dim(`#${event.seq}`)];
   if (event.outcome === 'rejected') {
     parts.push(paintOut.red(`rejected ${event.status}`), event.reason === undefined ? '' : REASONS[event.reason], paintOut.dim(where));
@@ -125,7 +136,7 @@ function callbackJson(event: CallbackEvent): Record<string, unknown> {
     outcome: event.outcome,
     http_status: event.status,
     method: callback.method,
-    path: callback.path,
+    path: redactPath(callback.path),
   };
   if (event.reason !== undefined) line.reason = event.reason;
   if (summary.id !== undefined) line.id = summary.id;
@@ -194,16 +205,30 @@ async function runReplay(file: string, flags: ListenFlags): Promise<void> {
   const { forwardTo } = listenOptionsFromFlags({ forwardTo: flags.forwardTo });
   const url = forwardTo ?? flags.forwardTo;
   const stats = await replayRecording(file, url, (event: ReplayEvent) => {
-    const { record, result, line } = event;
-    if (flags.json) {
-      out(JSON.stringify({ line, method: record.method, path: record.path, received_at: record.received_at, forward: forwardJson(result) }));
+    const at = `${file}:${event.line}`;
+    if (event.type === 'skipped') {
+      err(`${paint.yellow('warning')} ${printable(at)}: not sent: ${oneLine(event.reason)}`);
       return;
     }
-    const what = `${paintOut.dim(`${file}:${line}`)}  ${record.method} ${oneLine(record.path)}`;
+    const { record, result, dropped } = event;
+    for (const header of dropped) err(`${paint.yellow('warning')} ${printable(at)}: header ${oneLine(JSON.stringify(header.name))} not sent: ${header.reason}`);
+    if (flags.json) {
+      out(JSON.stringify({ line: event.line, method: record.method, path: record.path, received_at: record.received_at, forward: forwardJson(result) }));
+      return;
+    }
+    const what = `${paintOut.dim(printable(at))}  ${record.method} ${oneLine(record.path)}`;
     out(`${what}  ${'error' in result ? paintOut.red(`✖ ${oneLine(result.error)}`) : result.ok ? paintOut.green(String(result.status)) : paintOut.red(String(result.status))}`);
   });
-  err(`replayed ${stats.sent} callbacks to ${printable(url)}: ${stats.ok} answered 2xx, ${stats.failed} failed`);
-  if (stats.failed > 0) throw new ExitError(EXIT.rowsFailed);
+  const skipped = stats.skipped > 0 ? `, ${stats.skipped} lines skipped` : '';
+  err(`replayed ${stats.sent} callbacks to ${printable(url)}: ${stats.ok} answered 2xx, ${stats.failed} failed${skipped}`);
+  if (stats.failed > 0 || stats.skipped > 0) throw new ExitError(EXIT.rowsFailed);
+}
+
+/** Where the listener is, as bound: a wildcard address is named, with the URL that reaches it from here. */
+function receivingAt(listener: Listener, path: string): string {
+  const { host, port } = listener.address;
+  if (host !== '0.0.0.0' && host !== '::') return listener.url;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}${path} (every interface; from this machine ${listener.url})`;
 }
 
 export async function runListen(flags: ListenFlags): Promise<void> {
@@ -211,12 +236,17 @@ export async function runListen(flags: ListenFlags): Promise<void> {
   const options = listenOptionsFromFlags(flags);
   const print = printer(flags.json === true);
   const listener = await startListener({ ...options, onEvent: print.onEvent });
-  err(`${paint.bold('listings listen')} receiving callbacks at ${listener.url}`);
+  err(`${paint.bold('listings listen')} receiving callbacks at ${receivingAt(listener, options.path ?? LISTEN_DEFAULTS.path)}`);
+  if (options.secret === undefined && !listener.loopback) {
+    err(`${paint.yellow('warning')} signatures are not checked on ${listener.address.host}, an address other machines can reach: anyone who reaches port ${listener.address.port} can send callbacks${options.forwardTo === undefined ? '' : ', and they are forwarded'}`);
+  }
   if (options.forwardTo !== undefined) err(`  forwarding to ${printable(options.forwardTo)}`);
   if (options.recordFile !== undefined) err(`  recording to ${printable(options.recordFile)}`);
   if (options.secret !== undefined) {
     err(`  verifying the ${options.signatureHeader ?? LISTEN_DEFAULTS.signatureHeader} header with the secret in $${flags.secretEnv ?? ''} (tolerance ${options.toleranceSeconds ?? LISTEN_DEFAULTS.toleranceSeconds} s)`);
   } else err(paint.dim('  signatures not checked (--secret-env NAME to check them)'));
+  const limits = { ...LISTEN_DEFAULTS, ...options };
+  err(paint.dim(`  limits: ${limits.maxBodyBytes} bytes a body, JSON nested ${MAX_JSON_DEPTH} deep, ${limits.requestTimeoutSeconds} s a request, ${limits.maxConnections} connections`));
   err(paint.dim('  stop with Ctrl-C'));
   await untilSignal();
   await listener.close();

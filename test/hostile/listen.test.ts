@@ -1,0 +1,242 @@
+import { writeFileSync } from 'node:fs';
+import { connect, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { startScriptedService } from '../helpers/fake-services.js';
+import { ndjsonLines, post, startListen, until } from '../helpers/listen-process.js';
+import { tempDir } from '../helpers/tmp.js';
+import { signPayload } from '../../src/listen/signature.js';
+
+/**
+ * The hostile corpus of `listings listen`: what a stranger can send to a public webhook endpoint (bodies, slow or
+ * many connections) and what a tampered recording can make `--replay` do. Each case runs the built binary.
+ */
+
+const deep = (depth: number, open = '[', close = ']'): string => open.repeat(depth) + close.repeat(depth);
+const deepObject = (depth: number): string => '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+
+/** Bodies no listener may crash on: the status each gets. */
+const BODIES: { name: string; body: string | Buffer; status: number }[] = [
+  { name: 'an array 5,000 deep', body: deep(5_000), status: 400 },
+  { name: 'an object 100,000 deep', body: deepObject(100_000), status: 400 },
+  { name: 'an array 65 deep (one past the limit)', body: deep(65), status: 400 },
+  { name: 'an array 64 deep (the limit)', body: deep(64), status: 200 },
+  { name: 'brackets inside a string', body: JSON.stringify({ id: 'evt_str', note: '['.repeat(100_000) }), status: 200 },
+  { name: 'text that opens 100,000 brackets and is not JSON', body: `hello ${'['.repeat(100_000)}`, status: 200 },
+  { name: 'bytes that are not UTF-8', body: Buffer.from([0xc3, 0x28, 0xff, 0xfe, 0x7b]), status: 200 },
+  { name: 'a number beyond a double', body: '{"id":"evt_big","amount":1e999999,"n":123456789012345678901234567890}', status: 200 },
+  { name: '100,000 digits', body: '9'.repeat(100_000), status: 200 },
+  { name: '__proto__ and constructor keys', body: '{"__proto__":{"id":"evt_proto","polluted":true},"constructor":{"prototype":{"x":1}},"type":"t"}', status: 200 },
+  { name: 'a bare string', body: '"just a string"', status: 200 },
+  { name: 'a bare array', body: '[1,2,3]', status: 200 },
+  { name: 'null', body: 'null', status: 200 },
+  { name: 'duplicate keys', body: '{"id":"evt_dup_a","id":"evt_dup_b","type":"x","type":{"y":1}}', status: 200 },
+];
+
+interface Client {
+  socket: Socket;
+  /** Resolves when the connection is closed, by either side. */
+  closed: Promise<unknown>;
+}
+
+/** A raw TCP connection to the listener, its close watched from the start. */
+function connectTo(url: string): Client {
+  const { hostname, port } = new URL(url);
+  const socket = connect(Number(port), hostname);
+  socket.on('error', () => {
+    // the listener hangs up: that is what is tested
+  });
+  // Read what comes (a 408), so that the listener's end of the connection is seen.
+  socket.resume();
+  return { socket, closed: new Promise((resolve) => socket.once('close', resolve)) };
+}
+
+/** Milliseconds until the listener closes the connection, `drip()` written every `everyMs` meanwhile (none: idle). */
+async function closedAfter({ socket, closed }: Client, drip?: () => string, everyMs = 400, giveUpMs = 20_000): Promise<number> {
+  const started = Date.now();
+  const timer = setInterval(() => {
+    if (drip !== undefined && !socket.destroyed) socket.write(drip());
+  }, everyMs);
+  let giveUp: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([closed, new Promise((_resolve, reject) => (giveUp = setTimeout(() => reject(new Error(`the connection was still open after ${giveUpMs} ms`)), giveUpMs)))]);
+  } finally {
+    clearInterval(timer);
+    clearTimeout(giveUp);
+    socket.destroy();
+  }
+  return Date.now() - started;
+}
+
+describe('listings listen: hostile bodies', () => {
+  for (const mode of [[], ['--json']]) {
+    it(`answers each hostile body and goes on (${mode.length === 0 ? 'text' : '--json'} output)`, async () => {
+      const listen = await startListen(mode);
+      for (const { name, body, status } of BODIES) {
+        expect(await post(listen.url, body), name).toBe(status);
+      }
+      // Still answering after all of them.
+      expect(await post(listen.url, '{"id":"evt_after"}')).toBe(200);
+      const done = await listen.stop();
+      const refused = BODIES.filter((entry) => entry.status === 400).length;
+      expect(done.code, done.stderr).toBe(0);
+      expect(done.stderr).toContain(`listen stopped: ${BODIES.length + 1 - refused} received, ${refused} rejected`);
+      expect(done.stderr).not.toMatch(/internal error|RangeError|\n\s+at /);
+      if (mode.length === 0) expect(done.stdout.match(/rejected 400 {2}JSON nested deeper than 64/g)).toHaveLength(refused);
+    });
+  }
+
+  it('refuses a deep body that is validly signed (400), and the next signed one is received', async () => {
+    const secret = 'whsec_hostile_depth_1';
+    const listen = await startListen(['--secret-env', 'HOOK_SECRET'], { HOOK_SECRET: secret });
+    const body = deep(100_000);
+    expect(await post(listen.url, body, { 'listings-signature': signPayload(secret, body) })).toBe(400);
+    expect(await post(listen.url, body)).toBe(401);
+    const fine = '{"id":"evt_signed_ok"}';
+    expect(await post(listen.url, fine, { 'listings-signature': signPayload(secret, fine) })).toBe(200);
+    const done = await listen.stop();
+    expect(done.stderr).toContain('listen stopped: 1 received, 2 rejected');
+  });
+});
+
+describe('listings listen: slow and many connections', () => {
+  it('cuts off a client that trickles its headers, or its body, within --request-timeout (+1 s), and an idle one too', async () => {
+    const listen = await startListen(['--request-timeout', '2']);
+    const headers = 'POST / HTTP/1.1\r\nHost: x\r\nX-Slow: ';
+    let sent = 0;
+    // One byte every 400 ms: never idle long, never done.
+    const trickled = closedAfter(connectTo(listen.url), () => headers[sent++] ?? 'a');
+    const body = connectTo(listen.url);
+    body.socket.write('POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n{');
+    const slowBody = closedAfter(body, () => ' ');
+    const idle = closedAfter(connectTo(listen.url));
+    for (const ms of await Promise.all([trickled, slowBody, idle])) {
+      expect(ms).toBeGreaterThanOrEqual(1_500);
+      expect(ms).toBeLessThan(4_500);
+    }
+    expect(await post(listen.url, '{"id":"evt_after_slow"}')).toBe(200);
+    const done = await listen.stop();
+    expect(done.code).toBe(0);
+  });
+
+  it('holds at most --max-connections: one more is closed at once, and once the idle ones time out a callback is received', async () => {
+    const listen = await startListen(['--max-connections', '5', '--request-timeout', '2']);
+    const held = Array.from({ length: 5 }, () => connectTo(listen.url));
+    await Promise.all(held.map(({ socket }) => new Promise((resolve) => socket.once('connect', resolve))));
+    const started = Date.now();
+    expect(await closedAfter(connectTo(listen.url), undefined, 400, 1_500)).toBeLessThan(1_000);
+    await Promise.all(held.map((client) => closedAfter(client, undefined, 400, 5_000)));
+    // Cut off by the timeout, not before.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_500);
+    expect(await post(listen.url, '{"id":"evt_after_crowd"}')).toBe(200);
+    const done = await listen.stop();
+    expect(done.stderr).toContain('5 connections');
+    expect(done.stderr).toContain('listen stopped: 1 received');
+  });
+});
+
+describe('listings listen: exposure and replays', () => {
+  it('refuses --host 0.0.0.0 without a secret (exit 2); with --allow-unsigned it names the real address and warns', async () => {
+    const refused = await runCli(['listen', '--port', '0', '--host', '0.0.0.0'], { timeoutMs: 10_000 });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--host 0.0.0.0 is reachable from other machines');
+    expect(refused.stderr).toContain('--allow-unsigned');
+
+    const open = await startListen(['--host', '0.0.0.0', '--allow-unsigned']);
+    const port = new URL(open.url).port;
+    expect(open.stderr()).toContain(`receiving callbacks at http://0.0.0.0:${port}/`);
+    expect(open.stderr()).toMatch(new RegExp(`warning .*signatures are not checked on 0\\.0\\.0\\.0.*port ${port}`));
+    expect(await post(open.url, '{"id":"evt_open"}')).toBe(200);
+    await open.stop();
+
+    const signed = await startListen(['--host', '0.0.0.0', '--secret-env', 'HOOK_SECRET'], { HOOK_SECRET: 'whsec_hostile_host_1' });
+    expect(signed.stderr()).not.toContain('warning');
+    await signed.stop();
+  });
+
+  it('receives a signed body without an id once: the same signed bytes again are a duplicate, never forwarded twice', async () => {
+    const secret = 'whsec_hostile_replay_1';
+    const target = await startScriptedService((_request, response) => response.end('ok'));
+    const listen = await startListen(['--secret-env', 'HOOK_SECRET', '--forward-to', target.url, '--json'], { HOOK_SECRET: secret });
+    const body = '{"type":"listing.updated","data":{"sku":"NO-ID-1"}}';
+    const signature = signPayload(secret, body);
+    expect(await post(listen.url, body, { 'listings-signature': signature })).toBe(200);
+    expect(await post(listen.url, body, { 'listings-signature': signature })).toBe(200);
+    // A new delivery, signed anew, is another event.
+    const later = signPayload(secret, body, Math.floor(Date.now() / 1000) - 1);
+    expect(await post(listen.url, body, { 'listings-signature': later })).toBe(200);
+    await until('two forwards', () => target.requests.length >= 2);
+    const done = await listen.stop();
+    expect(done.stderr).toContain('listen stopped: 2 received, 0 rejected, 1 duplicates, 2 forwarded');
+    expect(target.requests).toHaveLength(2);
+    // A forwarded callback's line waits for its forward: in order of arrival by seq.
+    const printed = done.stdout.trim().split('\n').map((line) => JSON.parse(line) as { seq: number; outcome: string });
+    expect(printed.sort((a, b) => a.seq - b.seq).map((line) => line.outcome)).toEqual(['accepted', 'duplicate', 'accepted']);
+  });
+
+  it('keeps credentials out of a recording: no Authorization or Cookie, the query token masked', async () => {
+    const dir = tempDir();
+    const recording = join(dir, 'rec.ndjson');
+    const listen = await startListen(['--record', recording]);
+    const url = `${listen.url}hooks?token=tok_s3cr3t_value&access_token=at_s3cr3t&x=1`;
+    expect(await post(url, '{"id":"evt_cred"}', { authorization: 'Bearer sk_s3cr3t', cookie: 'session=c00k1e' })).toBe(200);
+    const done = await listen.stop();
+    const [line] = ndjsonLines(recording) as { path: string; headers: Record<string, string> }[];
+    expect(line?.path).toBe('/hooks?token=****&access_token=****&x=1');
+    expect(line?.headers.authorization).toBeUndefined();
+    expect(line?.headers.cookie).toBeUndefined();
+    expect(JSON.stringify(line) + done.stdout + done.stderr).not.toMatch(/s3cr3t|c00k1e/);
+  });
+
+  it('--replay of a tampered recording: bad lines skipped with located warnings, no credential or connection header sent, exit 1 (never 70)', async () => {
+    const dir = tempDir();
+    const recording = join(dir, 'tampered.ndjson');
+    const record = (fields: Record<string, unknown>): string => JSON.stringify({ received_at: '2025-01-01T00:00:00.000Z', method: 'POST', path: '/', headers: {}, body_encoding: 'utf8', body: '{}', ...fields });
+    writeFileSync(
+      recording,
+      [
+        record({ headers: { 'bad header': 'v', 'x-kept': '1', 'x-bad-value': 'a\u0000b' }, body: '{"n":1}' }),
+        record({ method: 'CONNECT', path: 'evil.example:443' }),
+        record({ headers: { Host: 'evil.example', Authorization: 'Bearer stolen', cookie: 's=1', 'Proxy-Authorization': 'Basic x', 'Content-Length': '99999', 'transfer-encoding': 'chunked', connection: 'upgrade' }, body: '{"n":3}' }),
+        'not json at all',
+        deepObject(100_000),
+        record({ method: 'TRACE' }),
+        JSON.stringify({ method: 'POST', headers: { a: 1 }, body: 'x' }),
+        record({ method: 'PUT', body_encoding: 'base64', body: Buffer.from([0, 1, 2]).toString('base64') }),
+      ].join('\n') + '\n',
+    );
+    const target = await startScriptedService((_request, response) => response.end('ok'));
+    const replay = await runCli(['listen', '--replay', recording, '--forward-to', target.url]);
+    expect(replay.code, replay.stderr).toBe(1);
+    expect(replay.stderr).not.toMatch(/internal error|ERR_INVALID|\n\s+at /);
+    expect(replay.stderr).toContain('replayed 3 callbacks');
+    expect(replay.stderr).toContain('5 lines skipped');
+    for (const located of [
+      'tampered.ndjson:1: header "bad header" not sent: not a valid header name',
+      'tampered.ndjson:1: header "x-bad-value" not sent',
+      'tampered.ndjson:2: not sent: method CONNECT',
+      'tampered.ndjson:3: header "Host" not sent',
+      'tampered.ndjson:3: header "Authorization" not sent: it carries credentials',
+      'tampered.ndjson:3: header "cookie" not sent',
+      'tampered.ndjson:3: header "Proxy-Authorization" not sent',
+      'tampered.ndjson:4: not sent: the line is not valid JSON',
+      'tampered.ndjson:5: not sent: not a recorded callback',
+      'tampered.ndjson:6: not sent: method TRACE',
+      'tampered.ndjson:7: not sent: not a recorded callback',
+    ]) {
+      expect(replay.stderr).toContain(located);
+    }
+    expect(target.requests.map((request) => [request.method, request.body])).toEqual([
+      ['POST', '{"n":1}'],
+      ['POST', '{"n":3}'],
+      ['PUT', '\u0000\u0001\u0002'],
+    ]);
+    const [first, third] = [target.requests[0], target.requests[1]];
+    expect(first?.headers['x-kept']).toBe('1');
+    expect(third?.headers.host).toBe(new URL(target.url).host);
+    expect(third?.headers['content-length']).toBe('7');
+    for (const name of ['authorization', 'cookie', 'proxy-authorization', 'transfer-encoding']) expect(third?.headers[name], name).toBeUndefined();
+    expect(third?.headers.connection).not.toBe('upgrade');
+  });
+});
