@@ -17,6 +17,7 @@ export {
   type Setting,
 } from './errors.js';
 export { redact, registerSecret, maskSecret } from './secrets.js';
+export { redactSourceName } from './secret-url.js';
 export { VERSION } from './version.js';
 
 export { OPTIONS, resolveSettings, type Settings, type SettingKey, type SettingSource, type ResolvedSettings } from './config/index.js';

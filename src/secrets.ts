@@ -2,9 +2,11 @@
  * The one module that handles secrets. Every secret the process learns is registered here, and every text that
  * leaves the process (messages, reports, journals) can be passed through `redact`.
  */
-const secrets = new Set<string>();
+import { MASK, redactUrlsIn } from './secret-url.js';
 
-export const MASK = '****';
+export { MASK };
+
+const secrets = new Set<string>();
 
 /** Remember a secret so that `redact` removes it. Very short values are not registered (they would mask noise). */
 export function registerSecret(value: string | undefined): void {
@@ -17,31 +19,17 @@ export function registerSecret(value: string | undefined): void {
 }
 
 /**
- * The query parameters that make a URL a credential: an AWS SigV4 pre-signed URL (S3 or any AWS service), its
- * Google Cloud Storage twin, an Azure SAS token's signature. Their values are masked wherever such a URL is shown.
- * A value ends where the query or the text around it does (a `:` or `,` after the URL is not part of it: the
- * values are hex, or percent-encoded base64).
- */
-const SIGNED_QUERY = /((?:X-(?:Amz|Goog)-(?:Signature|Credential|Security-Token))|(?<=[?&])sig)=[^&#\s"'<>:,;()]*/gi;
-
-/**
- * Every registered secret replaced by `****`, and the signing parameters of a pre-signed URL (`X-Amz-Signature`,
- * `X-Amz-Credential`, `X-Amz-Security-Token`...) given as `X-Amz-Signature=****`. For every text that leaves the
- * process: lines on the terminal, report cells, messages.
+ * Every registered secret replaced by `****`, and every URL's credentials masked (its userinfo, and the values of
+ * its secret-looking parameters: `X-Amz-Signature=****`, `token=****`; see secret-url.ts). For every text that
+ * leaves the process: lines on the terminal, report cells, messages.
  */
 export function redact(text: string): string {
   let out = text;
   for (const secret of secrets) {
     if (out.includes(secret)) out = out.split(secret).join(MASK);
   }
-  // Most text has no `=` at all: the one check most calls pay (this runs for every cell of a report).
-  if (!out.includes('=')) return out;
-  SIGNED_QUERY.lastIndex = 0;
-  if (SIGNED_QUERY.test(out)) {
-    SIGNED_QUERY.lastIndex = 0;
-    out = out.replace(SIGNED_QUERY, (_match, name: string) => `${name}=${MASK}`);
-  }
-  return out;
+  // Most text has no `=` and no URL: two checks are all most calls pay (this runs for every cell of a report).
+  return out.includes('=') || out.includes('://') ? redactUrlsIn(out) : out;
 }
 
 /** The variables of the environment that hold secrets whatever the command: the AWS credentials. */

@@ -4,6 +4,7 @@ import { checkTarget, FieldCounter, mapHeaderTelling, mapRecords, type HeaderMap
 import { batchedRecords, hasBatches } from './formats/batches.js';
 import { presetDrafts } from './presets/index.js';
 import { namedSetting, UsageError } from '../errors.js';
+import { redactSourceName } from '../secret-url.js';
 
 /** Checks what can be checked before anything is read: the mapping's targets, and that it is not mixed with a preset. */
 export function checkCatalogOptions(options: CatalogOptions): void {
@@ -149,7 +150,7 @@ export async function openCatalogs(sources: readonly string[], options: CatalogO
     }
   }
   return {
-    name: sources.join(', '),
+    name: sources.map(redactSourceName).join(', '),
     drafts: drafts(),
     progress(): ReadProgress {
       const now = current.progress();

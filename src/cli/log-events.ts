@@ -5,6 +5,7 @@ import type { RunSummary } from '../report/summary.js';
 import { formatLocation } from '../errors.js';
 import { printable } from '../printable.js';
 import { maskSecret, redact } from '../secrets.js';
+import { redactSourceName } from '../secret-url.js';
 import { VERSION } from '../version.js';
 import { err, out } from './output.js';
 import type { LoadedSettings } from './settings.js';
@@ -57,21 +58,6 @@ const SGR = /\u001b\[[0-9;]*m/g;
 export function jsonLine(event: LogEventName, fields: Record<string, unknown>, now: Date = new Date()): string {
   const text = JSON.stringify({ ts: now.toISOString(), event, ...fields });
   return redact(text.replace(JSON_UNSAFE, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`));
-}
-
-/** A source as logged: no user:password, no query (a presigned URL's signature is a credential). */
-export function sourceForLog(source: string): string {
-  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(source)) return source;
-  try {
-    const url = new URL(source);
-    url.username = '';
-    url.password = '';
-    url.search = '';
-    url.hash = '';
-    return url.toString();
-  } catch {
-    return source;
-  }
 }
 
 let capturing = false;
@@ -210,7 +196,7 @@ export class RunLog {
       this.#emit('run_start', {
         version: VERSION,
         command: start.command,
-        sources: start.sources.map(sourceForLog),
+        sources: start.sources.map(redactSourceName),
         profile: start.profile,
         target: start.target ?? null,
         sandbox: start.sandbox,
@@ -220,7 +206,7 @@ export class RunLog {
         settings: start.settings,
       });
     }
-    if (this.debugOn) this.debug('run', { version: VERSION, sources: start.sources.map(sourceForLog), profile: start.profile, target: start.target ?? null, ...start.settings });
+    if (this.debugOn) this.debug('run', { version: VERSION, sources: start.sources.map(redactSourceName), profile: start.profile, target: start.target ?? null, ...start.settings });
   }
 
   /** `--debug`: the settings in effect and where each came from; the key masked. */

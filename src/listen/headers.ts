@@ -2,7 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { redact } from '../secrets.js';
 
 /** Headers that carry credentials: never recorded or forwarded. */
-const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'api-key']);
+const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'api-key', 'x-auth-token', 'x-access-token', 'x-amz-security-token', 'x-goog-api-key']);
 /** Headers of one connection, not of the callback (RFC 9110 7.6.1), and those recomputed when sent again. */
 const HOP_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'host', 'content-length', 'expect']);
 

@@ -2,13 +2,13 @@ import { createHash } from 'node:crypto';
 import { mkdir, open, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { WriteStream } from 'node:fs';
-import { redact } from '../secrets.js';
+import { redactSourceName, sourceIdentity } from '../secret-url.js';
 import { parseTarget, sameTarget, targetId, type RunTarget } from './run-target.js';
 import type { Shard } from './shard.js';
 
 /** The first line of each run's part of a journal. */
 export interface JournalHeader {
-  /** The source as given (path, URL or `-`). */
+  /** The source as given (path, URL or `-`; several on lines of their own); written with its credentials masked. */
   source: string;
   /** ISO time the run started. */
   startedAt: string;
@@ -80,7 +80,7 @@ export class JournalWriter {
     // After a kill -9 the last line may be torn; start on a fresh line so it cannot swallow the header.
     const torn = options.fresh !== true && (await endsWithoutNewline(handle));
     const writer = new JournalWriter(handle.createWriteStream({ encoding: 'utf8' }), options.onError);
-    writer.#append(`${torn ? '\n' : ''}${JSON.stringify({ journal: 1, source: redact(header.source), startedAt: header.startedAt, target: header.target })}\n`);
+    writer.#append(`${torn ? '\n' : ''}${JSON.stringify({ journal: 1, source: shownSources(header.source), startedAt: header.startedAt, target: header.target })}\n`);
     return writer;
   }
 
@@ -227,12 +227,19 @@ function parseLine(line: string): { sku: string; hash: string } | undefined {
   }
 }
 
+/** Sources joined by newlines, each as {@link redactSourceName} shows it. */
+function shownSources(source: string): string {
+  return source.split('\n').map(redactSourceName).join('\n');
+}
+
 /**
  * `<cwd>/.listings/journal-<12 hex of sha256(resolved source)>-<8 hex of the target>.ndjson`: one journal per
  * source and target, so `--resume` of the same file against the same service finds it from the same working
  * directory, and a try-out against the sandbox never feeds a run against production. A file path is resolved
- * against `cwd`; a URL (`http:`, `https:`, `s3:`) and `-` (stdin) are taken as written. A `--shard K/N` run has
- * its own (`...-shard-KofN.ndjson`), so the jobs of a matrix on one machine do not share one.
+ * against `cwd`; a URL (`http:`, `https:`, `s3:`) and `-` (stdin) are taken as written, less their credentials and
+ * the values that change at each signing (see sourceIdentity), so that the same catalog at a re-signed URL (a new token or signature each night) resumes
+ * the same journal. A `--shard K/N` run has its own (`...-shard-KofN.ndjson`), so the jobs of a matrix on one
+ * machine do not share one.
  */
 export function defaultJournalPath(source: string, cwd: string, target: RunTarget, shard?: Shard): string {
   return runFilePath('journal', source, cwd, target, shard);
@@ -243,8 +250,8 @@ export function defaultJournalPath(source: string, cwd: string, target: RunTarge
  * `.listings/<kind>-<source hash>-<target hash>-shard-<K>of<N>.ndjson`.
  */
 export function runFilePath(kind: 'journal' | 'state', source: string, cwd: string, target: RunTarget, shard?: Shard): string {
-  // Signing values of a pre-signed URL change with every signature: masked, so a re-signed URL finds its journal.
-  const resolved = source === '-' || /^[a-z][a-z0-9+.-]*:\/\//i.test(source) ? redact(source) : resolve(cwd, source);
+  const identity = source.split('\n').map(sourceIdentity).join('\n');
+  const resolved = source === '-' || /^[a-z][a-z0-9+.-]*:\/\//i.test(source) ? identity : resolve(cwd, identity);
   const short = createHash('sha256').update(resolved).digest('hex').slice(0, 12);
   const part = shard === undefined ? '' : `-shard-${shard.index}of${shard.count}`;
   return join(cwd, '.listings', `${kind}-${short}-${targetId(target)}${part}.ndjson`);

@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js';
+import { redactSourceName } from '../secret-url.js';
 
 /** A Kafka topic and the brokers to bootstrap from, as `kafka://HOST:PORT[,HOST:PORT...]/TOPIC` names them. */
 export interface KafkaAddress {
@@ -13,7 +14,7 @@ const BROKER = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/;
 /** Parses `kafka://HOST:PORT[,HOST:PORT...]/TOPIC`; `what` names the flag or argument in the error. */
 export function parseKafkaAddress(text: string, what: string): KafkaAddress {
   const bad = (why: string): UsageError =>
-    new UsageError(`${what} ${JSON.stringify(text)}: ${why} (expected kafka://HOST:PORT[,HOST:PORT...]/TOPIC)`);
+    new UsageError(`${what} ${JSON.stringify(redactSourceName(text))}: ${why} (expected kafka://HOST:PORT[,HOST:PORT...]/TOPIC)`);
   if (!text.startsWith('kafka://')) throw bad('not a kafka:// address');
   const rest = text.slice('kafka://'.length);
   const slash = rest.indexOf('/');
@@ -21,6 +22,8 @@ export function parseKafkaAddress(text: string, what: string): KafkaAddress {
   const hosts = rest.slice(0, slash);
   const topic = rest.slice(slash + 1);
   if (!TOPIC.test(topic)) throw bad('a topic name is 1 to 249 letters, digits, ".", "_" or "-"');
+  // Credentials in the address would be shown wherever the source is: they have their own variables.
+  if (hosts.includes('@')) throw bad('a broker address holds no credentials (user:password@); set LISTINGS_KAFKA_USERNAME and LISTINGS_KAFKA_PASSWORD');
   const brokers = hosts.split(',').map((broker) => broker.trim());
   for (const broker of brokers) {
     const match = BROKER.exec(broker);

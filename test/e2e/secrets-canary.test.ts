@@ -1,8 +1,8 @@
-import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { join, relative } from 'node:path';
 import { describe, it, type ExpectStatic } from 'vitest';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import { expectNoCanary as expectNone, publishArgs, REPORTS, workspace as canaryWorkspace, type CanaryScan, type Workspace } from '../helpers/canaries.js';
 import { freePort, hasOpenssl, selfSignedCertificate, startScriptedService, startScriptedTlsService, type SeenRequest } from '../helpers/fake-services.js';
 import { tempDir } from '../helpers/tmp.js';
 import { csvRow, filesBelow, HEADER, writeCatalog } from './publish-helpers.js';
@@ -29,65 +29,17 @@ const CANARIES = [KEY, 'SECRET-7f3a9c', AWS_SECRET, encodeURIComponent(AWS_SECRE
 
 const LISTING = (sku: string) => JSON.stringify({ sku, status: 'ready', title: `Listing ${sku}`, item_specifics: ['Brand'] });
 const POLICIES = ['--marketplace', 'EBAY_US', '--merchant-location-key', 'loc-1', '--fulfillment-policy-id', 'fp-1', '--payment-policy-id', 'pp-1', '--return-policy-id', 'rp-1'];
-const REPORTS = ['report.csv', 'report.json', 'report.ndjson', 'report.xml', 'report.html'];
 
 const OPENSSL = hasOpenssl();
 if (!OPENSSL) console.warn('\n!!! openssl CLI not found: SKIPPING the https pre-signed URL cases of secrets-canary.test.ts !!!\n');
 
-/** A working directory with its own config directory inside it, so that one scan covers both. */
-interface Workspace {
-  dir: string;
-  configDir: string;
-  env: Record<string, string>;
-  results: CliResult[];
-  run(args: string[], env?: Record<string, string>): Promise<CliResult>;
-}
-
+/** A canary workspace whose environment holds the AWS canaries. */
 function workspace(env: Record<string, string> = {}): Workspace {
-  const dir = tempDir('listings-canary-');
-  const configDir = join(dir, 'config');
-  const ws: Workspace = {
-    dir,
-    configDir,
-    env: { LISTINGS_CONFIG_DIR: configDir, AWS_SECRET_ACCESS_KEY: AWS_SECRET, AWS_SESSION_TOKEN: AWS_TOKEN, AWS_ACCESS_KEY_ID: 'AKIAEXAMPLEID', AWS_REGION: 'us-east-1', ...env },
-    results: [],
-    async run(args, extra = {}) {
-      const result = await runCli(args, { cwd: dir, env: { ...ws.env, ...extra }, timeoutMs: 20_000 });
-      ws.results.push(result);
-      return result;
-    },
-  };
-  return ws;
+  return canaryWorkspace({ AWS_SECRET_ACCESS_KEY: AWS_SECRET, AWS_SESSION_TOKEN: AWS_TOKEN, AWS_ACCESS_KEY_ID: 'AKIAEXAMPLEID', AWS_REGION: 'us-east-1', ...env });
 }
 
-/**
- * No canary on any stdout or stderr of the workspace's runs, nor in any file below it. The config file may hold the
- * key when `keyStored` (it was stored there on purpose): then it must be 0600.
- */
-function expectNoCanary(expect: ExpectStatic, ws: Workspace, options: { keyStored?: boolean; skip?: RegExp } = {}): void {
-  const configFile = join(ws.configDir, 'config.json');
-  const texts: [string, string][] = ws.results.flatMap((result, i): [string, string][] => [
-    [`run ${i} stdout`, result.stdout],
-    [`run ${i} stderr`, result.stderr],
-  ]);
-  for (const path of filesBelow(ws.dir)) {
-    if (options.keyStored === true && path === configFile) continue;
-    if (options.skip?.test(relative(ws.dir, path)) === true) continue;
-    texts.push([relative(ws.dir, path), readFileSync(path, 'latin1')]);
-  }
-  for (const [name, text] of texts) {
-    for (const canary of CANARIES) expect(text.includes(canary), `${name} shows ${canary}:\n${text.slice(0, 3000)}`).toBe(false);
-    expect(text, `${name}: no crash`).not.toMatch(/internal error/);
-  }
-  if (options.keyStored === true) {
-    expect(readFileSync(configFile, 'utf8')).toContain(KEY);
-    expect(statSync(configFile).mode & 0o777, 'the config file holding the key is 0600').toBe(0o600);
-  }
-}
-
-/** Reports in every format, and --changed-only, so that a state file is written beside the journal. */
-function publishArgs(ws: Workspace, catalog: string, extra: string[] = []): string[] {
-  return ['publish', catalog, '--json', '--changed-only', ...REPORTS.flatMap((name) => ['--report', join(ws.dir, name)]), ...extra];
+function expectNoCanary(expect: ExpectStatic, ws: Workspace, options: CanaryScan = {}): void {
+  expectNone(expect, ws, CANARIES, options);
 }
 
 /** A service that echoes what it was sent (the headers, so the Authorization) in the body of its answer. */
@@ -193,7 +145,7 @@ describe.concurrent('secrets: the API key is never printed or written', () => {
     const result = await ws.run(publishArgs(ws, writeCatalog(ws.dir, 3)));
     expect(result.code, result.stderr).toBe(0);
     expect(service.requests[0]?.headers.authorization).toBe(`Bearer ${KEY}`);
-    expectNoCanary(expect, ws, { keyStored: true });
+    expectNoCanary(expect, ws, { keyStored: KEY });
   });
 
   it('the key named by api_key_env: config list/get show the variable, never its value, and the file holds no key', async ({ expect }) => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RunLog, jsonLine, sourceForLog, LOG_EVENTS } from '../../src/cli/log-events.js';
+import { RunLog, jsonLine, LOG_EVENTS } from '../../src/cli/log-events.js';
 import { registerSecret } from '../../src/secrets.js';
 import type { RowOutcome } from '../../src/publish/outcome.js';
 import type { RunSummary } from '../../src/report/summary.js';
@@ -87,7 +87,7 @@ describe('RunLog', () => {
   });
 });
 
-describe('jsonLine and sourceForLog', () => {
+describe('jsonLine', () => {
   it('masks registered secrets and escapes what a terminal would obey', () => {
     registerSecret('sk_live_UNIT_secret_42');
     const line = jsonLine('message', { level: 'error', message: 'key sk_live_UNIT_secret_42 \u001b[2J \u009b bidi \u202e end' });
@@ -95,11 +95,5 @@ describe('jsonLine and sourceForLog', () => {
     // eslint-disable-next-line no-control-regex -- control characters are what must not be there
     expect(line).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202e]/);
     expect((JSON.parse(line) as { message: string }).message).toBe('key **** \u001b[2J \u009b bidi \u202e end');
-  });
-
-  it('drops credentials and queries from URL sources', () => {
-    expect(sourceForLog('https://user:pw@example.com/c.csv?X-Amz-Signature=abc')).toBe('https://example.com/c.csv');
-    expect(sourceForLog('s3://bucket/key')).toBe('s3://bucket/key');
-    expect(sourceForLog('catalog.csv')).toBe('catalog.csv');
   });
 });

@@ -114,6 +114,18 @@ describe('http(s) sources', () => {
     expect(received.headers['x-shop']).toBeUndefined();
   });
 
+  it("sends a URL's userinfo as Basic credentials to its own origin only, and names the source without it", async () => {
+    const withUserinfo = (path: string) => main.base.replace('://', '://shop%40example.com:p%3Ass@') + path;
+    const stream = await openRecords(withUserinfo('/elsewhere'));
+    expect(brief(await collect(stream.records))).toEqual(ROWS);
+    expect(stream.name).toBe(`${main.base.replace('://', '://****@')}/elsewhere`);
+    expect(lastSeen(main).headers.authorization).toBe(`Basic ${Buffer.from('shop@example.com:p:ss').toString('base64')}`);
+    expect(lastSeen(other).headers.authorization, 'not sent to the origin the redirect leads to').toBeUndefined();
+    // A --source-header Authorization is the one sent when both are given.
+    await collect((await openRecords(withUserinfo('/catalog.csv'), { sourceHeaders: [`Authorization: Bearer ${TOKEN}`] })).records);
+    expect(lastSeen(main).headers.authorization).toBe(`Bearer ${TOKEN}`);
+  });
+
   it('throws SourceError with the status for a 404 or 401, naming the URL', async () => {
     const url = `${main.base}/missing.csv`;
     await expect(openRecords(url, {})).rejects.toThrow(new SourceError({ source: url }, 'the server answered HTTP 404'));

@@ -1,6 +1,7 @@
 import { SourceError, UsageError } from '../../errors.js';
 import { VERSION } from '../../version.js';
-import { redact } from '../../secrets.js';
+import { registerSecret } from '../../secrets.js';
+import { redactSourceName, redactUrlsIn } from '../../secret-url.js';
 import { parseSourceHeaders } from './headers.js';
 import { metered } from './meter-stream.js';
 import { schemeOf, type SourceKind } from './source-kind.js';
@@ -17,10 +18,32 @@ function header(headers: Record<string, string | string[] | undefined>, name: st
   return Array.isArray(value) ? value[0] : value;
 }
 
+/** Why a request failed, with any URL in undici's message redacted (it may name the URL it was given). */
 function networkReason(error: unknown): string {
   const code = (error as { code?: unknown }).code;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = redactUrlsIn(error instanceof Error ? error.message : String(error));
   return typeof code === 'string' && !message.includes(code) ? `${message} (${code})` : message;
+}
+
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * The URL's userinfo (`https://user:password@host/...`) as the Basic credentials it means, for the URL's own origin;
+ * undici would drop them. Registered as a secret; the request goes to the URL without them.
+ */
+function userinfoAuthorization(url: URL): string | undefined {
+  if (url.username === '' && url.password === '') return undefined;
+  const credentials = Buffer.from(`${decoded(url.username)}:${decoded(url.password)}`).toString('base64');
+  registerSecret(credentials);
+  url.username = '';
+  url.password = '';
+  return `Basic ${credentials}`;
 }
 
 /**
@@ -31,15 +54,17 @@ function networkReason(error: unknown): string {
 export async function openHttp(url: string, extraHeaders: Record<string, string>, signal?: AbortSignal): Promise<OpenedSource> {
   // undici adds some 20 MB to the process: loaded only when a URL is read.
   const { request } = await import('undici');
-  // A pre-signed URL is a credential until it expires: the source is named with its signing values masked
-  // (`X-Amz-Signature=****`), so no message, report or location shows them.
-  const shown = redact(url);
-  const origin = new URL(url).origin;
+  // A URL may carry credentials (userinfo, a token, a pre-signed URL's signature): the source is named with them
+  // masked (`https://****@host/c.csv?X-Amz-Signature=****`), so no message, report or location shows them.
+  const shown = redactSourceName(url);
   let current = new URL(url);
+  const basic = userinfoAuthorization(current);
+  const own = { ...(basic === undefined ? {} : { authorization: basic }), ...extraHeaders };
+  const origin = current.origin;
   for (let redirects = 0; ; redirects++) {
     const headers: Record<string, string> = {
       'user-agent': `listings-cli/${VERSION}`,
-      ...(current.origin === origin ? extraHeaders : {}),
+      ...(current.origin === origin ? own : {}),
     };
     let answer;
     try {
@@ -68,7 +93,7 @@ export async function openHttp(url: string, extraHeaders: Record<string, string>
     }
     if (status < 200 || status >= 300) {
       await answer.body.dump();
-      throw new SourceError({ source: shown }, `the server answered HTTP ${status}${current.href === url ? '' : ` (at ${redact(current.href)})`}`);
+      throw new SourceError({ source: shown }, `the server answered HTTP ${status}${redirects === 0 ? '' : ` (at ${redactSourceName(current.href)})`}`);
     }
     const length = Number(header(answer.headers, 'content-length'));
     const meter = new Meter(Number.isFinite(length) && length >= 0 ? length : undefined);
@@ -96,7 +121,7 @@ export const httpSource: SourceKind = {
     return scheme === 'http' || scheme === 'https';
   },
   open: async (source, options) => {
-    if (!URL.canParse(source)) throw new UsageError(`${source} is not a valid URL`);
+    if (!URL.canParse(source)) throw new UsageError(`${redactSourceName(source)} is not a valid URL`);
     return openHttp(source, parseSourceHeaders(options.sourceHeaders), options.signal);
   },
 };

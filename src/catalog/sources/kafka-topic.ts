@@ -1,4 +1,5 @@
 import { UsageError } from '../../errors.js';
+import { redactSourceName } from '../../secret-url.js';
 import { schemeOf, type SourceKind } from './source-kind.js';
 
 /**
@@ -11,7 +12,7 @@ export const kafkaTopicSource: SourceKind = {
   match: (source) => schemeOf(source) === 'kafka',
   open: (source) =>
     Promise.reject(
-      new UsageError(`${source} is a Kafka topic: a stream of changes, not a catalog file`, {
+      new UsageError(`${redactSourceName(source)} is a Kafka topic: a stream of changes, not a catalog file`, {
         hint: (name) => `publish from it with \`${name('streamListings')}\``,
       }),
     ),

@@ -1,4 +1,5 @@
 import { UsageError } from '../../errors.js';
+import { redactSourceName } from '../../secret-url.js';
 
 /** An `s3://bucket/key` source: one object, or with `prefix` every object under the key as a prefix. */
 export interface S3Location {
@@ -15,12 +16,12 @@ export function parseS3Url(source: string): S3Location {
   const bucket = slash < 0 ? rest : rest.slice(0, slash);
   const key = slash < 0 ? '' : rest.slice(slash + 1);
   if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
-    throw new UsageError(`${source}: ${JSON.stringify(bucket)} is not an S3 bucket name; expected s3://bucket/key or s3://bucket/prefix/`);
+    throw new UsageError(`${redactSourceName(source)}: ${JSON.stringify(bucket)} is not an S3 bucket name; expected s3://bucket/key or s3://bucket/prefix/`);
   }
   return { bucket, key, prefix: key === '' || key.endsWith('/') };
 }
 
-/** `s3://bucket/key` of one object. */
+/** `s3://bucket/key` of one object, as it is shown (a key that looks like a URL's query has its secrets masked). */
 export function s3Name(bucket: string, key: string): string {
-  return `s3://${bucket}/${key}`;
+  return redactSourceName(`s3://${bucket}/${key}`);
 }

@@ -3,6 +3,7 @@ import type { S3Client } from '@aws-sdk/client-s3';
 import { SourceError } from '../../errors.js';
 import { printable } from '../../printable.js';
 import { registerSecret } from '../../secrets.js';
+import { redactSourceName } from '../../secret-url.js';
 import { createS3Client, loadS3Sdk, s3Endpoint, type S3Sdk } from './s3-client.js';
 import { metered } from './meter-stream.js';
 import { parseS3Url, s3Name, type S3Location } from './s3-url.js';
@@ -136,8 +137,8 @@ export async function openS3(source: string, options: S3SourceOptions): Promise<
       part.stream.once('close', () => client.destroy());
       return { first: part, meter };
     }
-    const objects = await listPrefix(client, sdk, where, source, signal);
-    if (objects.length === 0) throw new SourceError({ source }, 'no objects under this prefix');
+    const objects = await listPrefix(client, sdk, where, redactSourceName(source), signal);
+    if (objects.length === 0) throw new SourceError({ source: redactSourceName(source) }, 'no objects under this prefix');
     meter.totalBytes = objects.reduce((sum, object) => sum + object.size, 0);
     let index = 0;
     const first = (await getObject(client, sdk, where.bucket, objects[0]!.key, meter, signal)).part;

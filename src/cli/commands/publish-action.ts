@@ -14,6 +14,7 @@ import type { RowOutcome } from '../../publish/outcome.js';
 import { ListingsError, UsageError } from '../../errors.js';
 import { checkOutputs } from '../../fs/check-outputs.js';
 import { VERSION } from '../../version.js';
+import { redactSourceName } from '../../secret-url.js';
 import { EXIT, ExitError } from '../exit-codes.js';
 import { err, paint } from '../output.js';
 import { ProgressDisplay, progressMode } from '../progress.js';
@@ -115,10 +116,10 @@ function exitCodeOf(end: PublishEnd, summary: RunSummary, sourceError: unknown, 
   return EXIT.ok;
 }
 
-/** What the reports say about the run beyond its rows; the target is a host (a base URL may carry credentials), never the key. */
+/** What the reports say about the run beyond its rows: sources with their credentials masked, the target a host (a base URL may carry credentials), never the key. */
 function runMetaOf(sources: string[], flags: PublishFlags, loaded: LoadedSettings, endpoint: Endpoint | undefined, startedAt: Date, exitCode: number): RunMeta {
   const target = endpoint === undefined ? undefined : endpoint.sandbox !== undefined ? 'sandbox (in-process)' : URL.parse(loaded.baseUrl())?.host;
-  return { sources, profile: loaded.profile, target, marketplace: loaded.settings.marketplace, startedAt, toolVersion: VERSION, exitCode, dryRun: flags.dryRun === true };
+  return { sources: sources.map(redactSourceName), profile: loaded.profile, target, marketplace: loaded.settings.marketplace, startedAt, toolVersion: VERSION, exitCode, dryRun: flags.dryRun === true };
 }
 
 /** `listings publish SOURCE...`: the whole run, from flags to exit code. */
