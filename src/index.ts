@@ -18,6 +18,8 @@ export {
 } from './errors.js';
 export { redact, registerSecret, maskSecret } from './secrets.js';
 export { VERSION } from './version.js';
+export { JsonNumber, stringifyJson } from './json-number.js';
+export { MAX_JSON_DEPTH, JsonDepthError, parseJsonText } from './json-text.js';
 
 export { OPTIONS, resolveSettings, type Settings, type SettingKey, type SettingSource, type ResolvedSettings } from './config/index.js';
 
