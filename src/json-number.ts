@@ -85,18 +85,24 @@ export function numberFromText(text: string): number | JsonNumber {
   return isExactNumberText(text) ? Number(text) : new JsonNumber(text);
 }
 
+/** The texts of one stringifyJson call; one array for all calls but a nested one (a toJSON that calls it). */
+const shared: string[] = [];
+
 /**
  * JSON.stringify, with each {@link JsonNumber} written as its text. A value without one costs one JSON.stringify, as
  * before; in one with them, their placeholders are then replaced by their texts.
  */
 export function stringifyJson(value: unknown, space?: number): string {
-  const texts: string[] = [];
+  const outer = marking;
+  const texts = outer === undefined ? shared : [];
+  // Left filled when a JSON.stringify threw (a BigInt, a cycle).
+  texts.length = 0;
   marking = texts;
   let json: string;
   try {
     json = JSON.stringify(value, null, space);
   } finally {
-    marking = undefined;
+    marking = outer;
   }
   if (texts.length === 0) return json;
   return json.replace(MARKED, (_, index: string) => texts[Number(index)]!);
