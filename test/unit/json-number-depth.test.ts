@@ -6,6 +6,7 @@ import { jsonRecords } from '../../src/catalog/formats/json.js';
 import { ndjsonLine } from '../../src/catalog/formats/ndjson.js';
 import { createRecordMapper } from '../../src/catalog/mapping/index.js';
 import { createMessageMapper } from '../../src/stream/message-draft.js';
+import { createPreparer } from '../../src/prepare/index.js';
 import { bytes, collect } from '../helpers/sources-collect.js';
 
 const nested = (depth: number, inner = '1'): string => `${'['.repeat(depth)}${inner}${']'.repeat(depth)}`;
@@ -120,6 +121,12 @@ describe('catalog readers, mapping and stream messages', () => {
       expect(draft.values.title).toBe('1.0');
       expect(stringifyJson(draft.values.overrides)).toBe('{"price":9007199254740993,"quantity":1e400,"a":-0,"b":1E2,"c":0.1000000000000000055511151231257827,"d":12.5}');
     }
+  });
+
+  it('a number kept as written where text is needed is told as a number', () => {
+    const prepare = createPreparer({ shape: 'flat', saved_defaults: true, marketplace: 'EBAY_US' });
+    const row = prepare(createRecordMapper()({ location: { source: 'c.ndjson', line: 1 }, fields: parseJsonText('{"sku":"A","overrides":{"condition":1.0}}') as Record<string, unknown> }));
+    expect(row.kind === 'invalid' && row.issues).toEqual([{ path: 'overrides.condition', message: 'Invalid input: expected string, received number' }]);
   });
 
   it('a record nested too deep is an error item at its place, and the records after it are read', async () => {
