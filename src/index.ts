@@ -19,6 +19,8 @@ export {
 export { redact, registerSecret, maskSecret } from './secrets.js';
 export { redactSourceName } from './secret-url.js';
 export { VERSION } from './version.js';
+export { JsonNumber, stringifyJson } from './json-number.js';
+export { MAX_JSON_DEPTH, JsonDepthError, parseJsonText } from './json-text.js';
 
 export { OPTIONS, resolveSettings, type Settings, type SettingKey, type SettingSource, type ResolvedSettings } from './config/index.js';
 

@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import { printable } from '../printable.js';
+import { parseJsonText } from '../json-text.js';
 
 const MAX_MESSAGE = 300;
 /** The most of a text body looked at for its message: HTML is stripped of its markup within this much. */
@@ -57,14 +58,14 @@ function messageFromJson(body: unknown): string | undefined {
   return head;
 }
 
-/** Parse an error body: JSON when it is JSON, else the text. */
+/** Parse an error body: JSON when it is JSON (and no deeper than MAX_JSON_DEPTH), else the text. */
 export function parseErrorBody(raw: string): unknown {
   const trimmed = raw.trim();
   if (trimmed.startsWith('{') || trimmed.startsWith('[') || trimmed.startsWith('"')) {
     try {
-      return JSON.parse(trimmed) as unknown;
+      return parseJsonText(trimmed);
     } catch {
-      // not JSON after all: keep the text
+      // not JSON after all, or too deep to be handled as JSON: keep the text
     }
   }
   return shortText(raw, 2000);

@@ -8,6 +8,8 @@ import { listingsEndpoint, proxyRoute, type Endpoint, type ProxyRoute } from './
 import { errorMessage, parseErrorBody, shortText } from './error-message.js';
 import { registerSecret, redact } from '../secrets.js';
 import { VERSION } from '../version.js';
+import { stringifyJson } from '../json-number.js';
+import { JsonDepthError, parseJsonText } from '../json-text.js';
 
 /** Options of a ListingsClient. */
 export interface ListingsClientOptions {
@@ -94,7 +96,7 @@ export class ListingsClient {
 
   /** POST one listing. Resolves on any 2xx; throws ApiError, NetworkError or TimeoutError otherwise. */
   createListing(request: ListingRequest, options: RequestOptions = {}): Promise<CreateListingResult> {
-    return this.postListingJson(JSON.stringify(request), options);
+    return this.postListingJson(stringifyJson(request), options);
   }
 
   /** As createListing, for a body already serialised (the batch engine hashes it before sending). */
@@ -161,8 +163,9 @@ export class ListingsClient {
 function parseListing(status: number, text: string): ListingResponse {
   let json: unknown;
   try {
-    json = JSON.parse(text);
-  } catch {
+    json = parseJsonText(text);
+  } catch (error) {
+    if (error instanceof JsonDepthError) throw new ApiError(status, `HTTP ${status}: the answer ${error.message}, so it is not read as a listing`, undefined);
     throw new ApiError(status, `HTTP ${status}: the answer is not JSON`, parseErrorBody(redact(text)));
   }
   // The common case, checked by hand: the zod parse of every answer cost more than the rest of the client.

@@ -25,7 +25,9 @@ export function issuesFromZod(error: z.ZodError): FieldIssue[] {
       continue;
     }
     const missing = issue.code === 'invalid_type' && issue.message.includes('received undefined');
-    issues.push({ path: formatPath(issue.path), message: missing ? 'is required' : issue.message });
+    // zod names a class by its constructor: a number kept as written (JsonNumber) is a number to the catalog's owner.
+    const message = missing ? 'is required' : issue.message.replace(/received JsonNumber$/, 'received number');
+    issues.push({ path: formatPath(issue.path), message });
   }
   return issues;
 }

@@ -4,6 +4,7 @@ import { contentHash } from './idempotency.js';
 import { inShard } from './shard.js';
 import { publishedKey } from './journal.js';
 import type { PublishOptions } from './engine-types.js';
+import { stringifyJson } from '../json-number.js';
 
 /** What the engine does with one row read: send it, or finish it here with an outcome. */
 export type Selection =
@@ -29,7 +30,7 @@ export function selectRow(index: number, row: PreparedRow, options: SelectionOpt
     return { kind: 'finished', outcome };
   }
   const needsHash = !dryRun || alreadyPublished !== undefined || changedOnly !== undefined;
-  const body = needsHash ? JSON.stringify(row.request) : '';
+  const body = needsHash ? stringifyJson(row.request) : '';
   const hash = needsHash ? contentHash(body) : '';
   if (alreadyPublished?.has(publishedKey(row.sku, hash))) return finished('skipped', 'already published');
   let reason: string | undefined;

@@ -2,6 +2,7 @@ import type { Draft, Preset } from '../catalog/types.js';
 import { createRecordMapper, type FieldMap } from '../catalog/mapping/index.js';
 import { presetDrafts } from '../catalog/presets/index.js';
 import type { Location } from '../errors.js';
+import { JsonDepthError, parseJsonText } from '../json-text.js';
 
 /** One Kafka message as the stream sees it (the client library's own type stays inside kafka-consumer.ts). */
 export interface StreamMessage {
@@ -75,9 +76,9 @@ export function createMessageMapper(mapping: MessageMapping): (message: StreamMe
     }
     let fields: unknown;
     try {
-      fields = JSON.parse(utf8.decode(message.value));
+      fields = parseJsonText(utf8.decode(message.value));
     } catch (error) {
-      const why = error instanceof SyntaxError ? `not JSON (${error.message})` : 'not UTF-8 text';
+      const why = error instanceof SyntaxError ? `not JSON (${error.message})` : error instanceof JsonDepthError ? `JSON that ${error.message}` : 'not UTF-8 text';
       return withKey(unreadable(location, `the message value is ${why}`), key);
     }
     if (fields === null || typeof fields !== 'object' || Array.isArray(fields)) {

@@ -4,14 +4,14 @@ import { notReadToEnd } from '../sources/read-failure.js';
 import { isJsonObject, jsonHasReplacement } from './json-values.js';
 import { MAX_RECORD_BYTES } from './limits.js';
 import { INVALID_UTF8 } from './utf8-watch.js';
+import { numberFromText } from '../../json-number.js';
+import { JsonValueBuilder, MAX_JSON_DEPTH, TOO_DEEP } from '../../json-text.js';
 
 /** One token of stream-json's parser with keys, strings and numbers packed. */
 export interface JsonToken {
   name: string;
   value?: string | boolean | null;
 }
-
-type Container = Record<string, unknown> | unknown[];
 
 /** What `broken` is told when the input ended holding nothing but white space. */
 export const ONLY_WHITE_SPACE = 'nothing but white space';
@@ -32,7 +32,7 @@ function tokenKind(token: JsonToken): string {
 }
 
 function scalarOf(token: JsonToken): unknown {
-  if (token.name === 'numberValue') return Number(token.value);
+  if (token.name === 'numberValue') return numberFromText(token.value as string);
   return token.value;
 }
 
@@ -81,9 +81,7 @@ export class JsonSelector {
   #chosen: string | undefined;
   #index = 0;
   // The element being built.
-  #stack: Container[] = [];
-  #root: unknown;
-  #elementKey: string | undefined;
+  #builder: JsonValueBuilder | undefined;
   #size = 0;
 
   constructor(source: string, path: readonly string[] | undefined, invalidUtf8: () => boolean, emit: (item: RecordItem) => void, onStop: () => void) {
@@ -111,8 +109,7 @@ export class JsonSelector {
   failed(failure: Error, why: string | undefined): void {
     if (this.stopped !== undefined) return;
     if (why !== undefined && this.#mode === 'element') {
-      this.#stack = [];
-      this.#root = undefined;
+      this.#builder = undefined;
       this.#emit(this.#error(this.#index, `record ${this.#index} is cut off: reading stopped inside it (${why})`));
     }
     this.#stop(failure);
@@ -246,10 +243,9 @@ export class JsonSelector {
     this.#index++;
     if (name === 'startObject') {
       this.#depth++;
-      this.#stack = [];
-      this.#root = undefined;
+      this.#builder = new JsonValueBuilder();
       this.#size = 0;
-      this.#open({});
+      this.#builder.open({});
       this.#mode = 'element';
       return;
     }
@@ -260,70 +256,51 @@ export class JsonSelector {
   #element(token: JsonToken): void {
     const name = token.name;
     const value = token.value;
+    const builder = this.#builder!;
     this.#size += typeof value === 'string' ? value.length + 2 : 4;
-    if (this.#size > MAX_RECORD_BYTES) {
-      this.#emit(this.#error(this.#index, `record ${this.#index} is larger than 1 MiB`));
-      this.#stack = [];
-      this.#root = undefined;
-      this.#mode = 'skip';
-      this.#afterSkip = 'elements';
-      this.#skipTo = this.#arrayDepth;
-      this.#skip(token);
-      return;
-    }
+    if (this.#size > MAX_RECORD_BYTES) return this.#refuseElement(token, `record ${this.#index} is larger than 1 MiB`);
     switch (name) {
       case 'keyValue':
-        this.#elementKey = String(value);
+        builder.key(String(value));
         return;
       case 'startObject':
-        this.#depth++;
-        this.#open({});
-        return;
       case 'startArray':
+        // The record object is level 1 (the array holding it is not counted).
+        if (this.#depth - this.#arrayDepth >= MAX_JSON_DEPTH) return this.#refuseElement(token, `record ${this.#index} ${TOO_DEEP}`);
         this.#depth++;
-        this.#open([]);
+        builder.open(name === 'startObject' ? {} : []);
         return;
       case 'endObject':
       case 'endArray':
         this.#depth--;
-        this.#stack.pop();
+        builder.close();
         if (this.#depth === this.#arrayDepth) this.#finishElement();
         return;
       default:
-        this.#put(scalarOf(token));
+        builder.put(scalarOf(token));
     }
+  }
+
+  /** The element being built is an error item for `why`; the rest of it is skipped. */
+  #refuseElement(token: JsonToken, why: string): void {
+    this.#emit(this.#error(this.#index, why));
+    this.#builder = undefined;
+    this.#mode = 'skip';
+    this.#afterSkip = 'elements';
+    this.#skipTo = this.#arrayDepth;
+    this.#skip(token);
   }
 
   #finishElement(): void {
     this.#mode = 'elements';
-    const fields = this.#root;
-    this.#root = undefined;
+    const fields = this.#builder?.root;
+    this.#builder = undefined;
     if (!isJsonObject(fields)) return;
     if (this.#invalidUtf8() && jsonHasReplacement(fields)) {
       this.#emit(this.#error(this.#index, `record ${this.#index} ${INVALID_UTF8}`));
       return;
     }
     this.#emit({ location: { source: this.#source, record: this.#index }, fields });
-  }
-
-  #open(container: Container): void {
-    this.#put(container);
-    this.#stack.push(container);
-  }
-
-  #put(value: unknown): void {
-    const top = this.#stack[this.#stack.length - 1];
-    if (top === undefined) {
-      this.#root = value;
-    } else if (Array.isArray(top)) {
-      top.push(value);
-    } else {
-      const key = this.#elementKey ?? '';
-      this.#elementKey = undefined;
-      // An own property, as JSON.parse makes it; plain assignment would set the prototype.
-      if (key === '__proto__') Object.defineProperty(top, key, { value, enumerable: true, writable: true, configurable: true });
-      else top[key] = value;
-    }
   }
 
   #startSkip(after: Mode): void {

@@ -1,15 +1,17 @@
 import type { FieldIssue } from '../../contract/issues.js';
+import { JsonNumber } from '../../json-number.js';
 
 /** What a raw value says about a field: nothing (absent), a value, or why it cannot be used. */
 export type Coerced<T> = { value?: T; issue?: string };
 
 function kindOf(raw: unknown): string {
   if (Array.isArray(raw)) return 'a list';
+  if (raw instanceof JsonNumber) return 'a number';
   if (typeof raw === 'object') return 'an object';
   return `a ${typeof raw}`;
 }
 
-/** A text cell or JSON value: trimmed; empty and null are absent; numbers become text. */
+/** A text cell or JSON value: trimmed; empty and null are absent; numbers become text, as written in the source. */
 export function toText(raw: unknown): Coerced<string> {
   if (raw === undefined || raw === null) return {};
   if (typeof raw === 'string') {
@@ -17,6 +19,7 @@ export function toText(raw: unknown): Coerced<string> {
     return value === '' ? {} : { value };
   }
   if ((typeof raw === 'number' && Number.isFinite(raw)) || typeof raw === 'bigint') return { value: String(raw) };
+  if (raw instanceof JsonNumber) return { value: raw.text };
   return { issue: `must be text, not ${kindOf(raw)}` };
 }
 

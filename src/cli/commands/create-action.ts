@@ -9,6 +9,7 @@ import type { ListingResponse } from '../../contract/schemas.js';
 import { EXIT, ExitError } from '../exit-codes.js';
 import { err, out, paint, paintOut } from '../output.js';
 import type { LoadedSettings } from '../settings.js';
+import { stringifyJson } from '../../json-number.js';
 
 function draftFrom(sku: string, opts: Record<string, unknown>): Draft {
   const values: Draft['values'] = { sku };
@@ -23,7 +24,7 @@ function printListing(listing: ListingResponse, status: number): void {
   out(`  item specifics  ${listing.item_specifics.length > 0 ? listing.item_specifics.join(', ') : '-'}`);
   for (const [key, value] of Object.entries(listing)) {
     if (['sku', 'status', 'title', 'item_specifics'].includes(key)) continue;
-    out(`  ${key.padEnd(15)} ${typeof value === 'string' ? value : JSON.stringify(value)}`);
+    out(`  ${key.padEnd(15)} ${typeof value === 'string' ? value : stringifyJson(value)}`);
   }
 }
 
@@ -53,16 +54,16 @@ export async function runCreate(sku: string, opts: Record<string, unknown>, load
     allowInsecureHttp: loaded.allowInsecureHttp,
     ...(typeof opts.timeout === 'number' ? { timeoutMs: opts.timeout } : {}),
   });
-  const body = JSON.stringify(prepared.request);
+  const body = stringifyJson(prepared.request);
   try {
     const { status, listing } = await client.postListingJson(body, { idempotencyKey: idempotencyKey(body) });
-    if (opts.json) out(JSON.stringify(listing, null, 2));
+    if (opts.json) out(stringifyJson(listing, 2));
     else printListing(listing, status);
   } catch (error) {
     // A rejected item (4xx other than auth or endpoint) is the row's fault: exit 1. Everything else is the service's.
     if (error instanceof ApiError && error.status >= 400 && error.status < 500 && !isSystemic(error)) {
       err(`${paint.red('rejected')} ${sku}: ${error.message}`);
-      if (opts.json) out(JSON.stringify({ error: { status: error.status, message: error.message, body: error.body } }));
+      if (opts.json) out(stringifyJson({ error: { status: error.status, message: error.message, body: error.body } }));
       throw new ExitError(EXIT.rowsFailed);
     }
     throw error;

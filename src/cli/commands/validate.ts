@@ -12,6 +12,7 @@ import { count } from '../progress.js';
 import { noticePrinter } from '../notices.js';
 import { githubActionsRun, inert } from '../github-actions.js';
 import { GROUP } from '../help.js';
+import { stringifyJson } from '../../json-number.js';
 
 interface ValidateFlags extends CatalogFlags {
   maxErrors: number;
@@ -125,7 +126,7 @@ async function openNdjson(path: string) {
   return {
     async write(value: unknown): Promise<void> {
       if (failure) throw fail(failure);
-      if (!stream.write(`${JSON.stringify(value)}\n`)) await once(stream, 'drain');
+      if (!stream.write(`${stringifyJson(value)}\n`)) await once(stream, 'drain');
     },
     async close(): Promise<void> {
       stream.end();
