@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { jsonDepth, MAX_JSON_DEPTH } from './json-depth.js';
+import { MAX_JSON_DEPTH, scanJsonText } from '../json-text.js';
 
 /** One HTTP request received by the listener, as it came. */
 export interface ReceivedCallback {
@@ -83,7 +83,7 @@ export function summarize(callback: Pick<ReceivedCallback, 'headers' | 'body'>):
   const text = utf8Text(callback.body);
   if (text !== undefined) {
     summary.text = text;
-    if (/^\s*[[{]/.test(text) && jsonDepth(text, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) summary.tooDeep = true;
+    if (/^\s*[[{]/.test(text) && scanJsonText(text).depth > MAX_JSON_DEPTH) summary.tooDeep = true;
     else {
       try {
         summary.json = JSON.parse(text) as unknown;

@@ -5,7 +5,6 @@ export { signPayload, verifySignature, parseSignatureHeader, signatureOf, SIGNAT
 export type { SignatureFailure, SignatureVerdict, VerifyOptions } from './signature.js';
 export { summarize, type CallbackSummary, type ReceivedCallback } from './callback.js';
 export { readRecording, recordOf, recordedBody, type RecordedCallback, type RecordingLine } from './recording.js';
-export { MAX_JSON_DEPTH, jsonDepth } from './json-depth.js';
 export { redactPath } from './redact-path.js';
 export type { ForwardResult } from './forward.js';
 export type * from './types.js';

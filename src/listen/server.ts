@@ -8,7 +8,7 @@ import { RecentIds } from './dedupe.js';
 import { Forwarder } from './forward.js';
 import { ForwardQueue } from './forward-queue.js';
 import { callbackHeaders } from './headers.js';
-import { MAX_JSON_DEPTH } from './json-depth.js';
+import { MAX_JSON_DEPTH } from '../json-text.js';
 import { isLoopbackHost } from './loopback.js';
 import { resolveListenOptions, type ResolvedListenOptions } from './options.js';
 import { Recorder } from './recording.js';
