@@ -264,7 +264,7 @@ describe('GithubRun', () => {
     const commands: string[] = [];
     const listed: string[] = [];
     const run = new GithubRun('validate', { command: (line) => commands.push(line), summaryPath, cwd: dir });
-    const print = run.grouped('listings validate: errors', (line) => listed.push(line));
+    const print = run.grouped('listings validate: errors', (line) => listed.push(line), (line) => listed.push(line));
     run.endGroup();
     expect(listed).toEqual([]);
     print('a.csv:2: sku: is required');
