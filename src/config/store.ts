@@ -173,7 +173,7 @@ export class ProfileStore {
 }
 
 /** The name, when it is a valid profile name; else a ConfigError that says where it came from (`from`). */
-function checkProfileName(name: string, from?: string, hint = 'use letters, digits, - _ .'): string {
+export function checkProfileName(name: string, from?: string, hint = 'use letters, digits, - _ .'): string {
   if (PROFILE_NAME.test(name)) return name;
   throw new ConfigError(`not a valid profile name${from === undefined ? '' : ` (${from})`}: ${JSON.stringify(name)}`, { hint });
 }

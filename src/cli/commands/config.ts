@@ -170,6 +170,8 @@ export function registerConfig(program: Command): void {
     .description('make a profile the active one')
     .action(async (name: string) => {
       // Not the active profile: `config use` is how a bad current_profile in the file is fixed.
+      const { checkProfileName } = await import('../../config/store.js');
+      checkProfileName(name);
       const store = await openFile();
       if (!store.profileNames().includes(name)) {
         throw new ConfigError(`no profile named ${JSON.stringify(name)}`, {
