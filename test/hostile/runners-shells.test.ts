@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, cliEnv, runCli, type CliResult } from '../helpers/cli.js';
+import { BIN, cliEnv, runCli, spawnCli, type CliResult } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { commandOf } from '../helpers/workflow-commands.js';
 import { HEADER, csvRow } from '../e2e/publish-helpers.js';
@@ -67,7 +67,7 @@ interface GithubRunResult extends CliResult {
 async function inGithub(args: string[]): Promise<GithubRunResult> {
   const workspace = tempDir('listings-hostile-ws-');
   FILE_NAMES.forEach((name, n) => writeFileSync(join(workspace, name), hostileCatalog(n)));
-  writeFileSync(join(workspace, 'bare.csv'), 'sku,title\nA-1,x\n');
+  writeFileSync(join(workspace, 'bare\n::error::x.csv'), 'sku,title\nA-1,x\n');
   const summaryFile = join(tempDir(), 'summary.md');
   const result = await runCli(args, {
     cwd: workspace,
@@ -128,7 +128,7 @@ describe('GitHub workflow commands in outside text', () => {
       },
     },
     { name: 'validate --json: the same, stdout one JSON object', args: ['validate', '--json', ...FILE_NAMES], code: 1, then: (result) => expect(JSON.parse(result.stdout)).toMatchObject({ invalid: 4 }) },
-    { name: 'validate: the settings a file lacks, named in a multi-line error', args: ['validate', 'bare.csv', 'nl\n::error::x.csv'], code: 2 },
+    { name: 'validate: the settings a file lacks, named in a multi-line error', args: ['validate', 'bare\n::error::x.csv'], code: 2 },
     {
       name: 'publish: a 422 whose message carries commands, for every row of every file',
       args: ['publish', '--report', 'results.csv', ...FILE_NAMES],
@@ -148,11 +148,38 @@ describe('GitHub workflow commands in outside text', () => {
   });
 });
 
+describe('GitHub workflow commands in a webhook body', () => {
+  it('listen shows a text body that quotes commands, line by line, never as one', async () => {
+    const child = spawnCli(['listen', '--port', '0'], { env: { GITHUB_ACTIONS: 'true' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const closed = once(child, 'close');
+    const until = async (done: () => boolean): Promise<void> => {
+      for (let waited = 0; !done() && waited < 10_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+    };
+    await until(() => /receiving callbacks at \S+/.test(stderr));
+    const url = /receiving callbacks at (\S+)/.exec(stderr)?.[1] ?? '';
+    const answer = await fetch(url, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: `hello${PAYLOAD}\n  ::add-mask::x` });
+    expect(answer.status).toBe(200);
+    await until(() => stdout.includes('add-mask'));
+    child.kill('SIGTERM');
+    await closed;
+    expect(stdout).toContain('\n  \\u003a:error::pwned\n');
+    expect(stdout).toContain('\n    \\u003a:add-mask::x');
+    for (const text of [stdout, stderr]) {
+      expect(text).not.toMatch(/##[A-Za-z]*\[/);
+      expect(text.split('\n').map(commandOf).filter((command) => command !== undefined)).toEqual([]);
+    }
+  });
+});
+
 /** A config directory whose file was written by hand, as an attacker with a say in it would. */
 function handWrittenConfig(marker: string): string {
   const dir = tempDir('listings-hostile-config-');
-  const evil = `$(touch ${marker})`;
-  writeFileSync(join(dir, 'config.json'), JSON.stringify({ current_profile: 'ok', profiles: { [evil]: {}, ok: { marketplace: 'EBAY_US' }, 'a`touch x`': {}, '*': {} } }));
+  const profiles = { [`$(touch ${marker})`]: {}, [`a\`touch ${marker}\``]: {}, '*': {}, 'x\nnewline': {}, ok: { marketplace: 'EBAY_US' } };
+  writeFileSync(join(dir, 'config.json'), JSON.stringify({ current_profile: 'ok', profiles }));
   return dir;
 }
 
@@ -196,7 +223,7 @@ describe('profile names in completion and on the command line', () => {
   };
 
   function run(shell: string, args: string[]): string[] {
-    const result = spawnSync(shell, args, { env, encoding: 'utf8', timeout: 30_000 });
+    const result = spawnSync(shell, args, { cwd: tempDir(), env, encoding: 'utf8', timeout: 30_000 });
     expect(result.error).toBeUndefined();
     return result.stdout.split('\n').filter((line) => line !== '').map((line) => line.split('\t')[0] ?? '');
   }
@@ -228,16 +255,16 @@ describe('profile names in completion and on the command line', () => {
     { name: '--profile', args: ['validate', '--profile', '$(touch x)', 'x.csv'], says: 'not a valid profile name: "$(touch x)"' },
     { name: 'LISTINGS_PROFILE', args: ['config', 'list'], env: { LISTINGS_PROFILE: '$(touch x)' }, says: 'not a valid profile name (LISTINGS_PROFILE): "$(touch x)"' },
     { name: 'current_profile in the file', args: ['config', 'get', 'marketplace'], current: '$(touch x)', says: 'not a valid profile name (current_profile in ' },
-    { name: 'config use', args: ['config', 'use', '$(touch x)'], says: 'not a valid profile name' },
+    { name: 'config use (a name not in the file)', args: ['config', 'use', '$(touch y)'], says: 'not a valid profile name: "$(touch y)"' },
   ];
 
-  it.each(refusals)('a profile name from $name that is in the file but not valid is refused, with no command to copy', async ({ args, env: extra, current, says }) => {
+  it.each(refusals)('a profile name from $name that is not valid is refused, with no command to copy', async ({ args, env: extra, current, says }) => {
     const dir = tempDir();
     mkdirSync(join(dir, 'config'));
     writeFileSync(join(dir, 'config', 'config.json'), JSON.stringify({ ...(current === undefined ? {} : { current_profile: current }), profiles: { '$(touch x)': { marketplace: 'EBAY_US' } } }));
     const result = await runCli(args, { cwd: dir, env: { LISTINGS_CONFIG_DIR: join(dir, 'config'), ...extra } });
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toContain(says);
-    expect(result.stderr).not.toContain('listings config set --profile $(');
+    expect(result.stderr).not.toContain('--profile $(');
   });
 });
