@@ -1,11 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN, cliEnv, runCli, spawnCli, type CliResult } from '../helpers/cli.js';
+import { startStatusService } from '../helpers/fake-services.js';
 import { tempDir } from '../helpers/tmp.js';
 import { commandOf } from '../helpers/workflow-commands.js';
 import { HEADER, csvRow } from '../e2e/publish-helpers.js';
@@ -35,27 +34,11 @@ function hostileCatalog(n: number): string {
   return [HEADER, `"::error::sku${n} ##[x]\n::warning::y",Item,EBAY_US,"::error::img ##[error]x",warehouse-1,FULFILL-1,PAY-1,RETURN-1,NEW`, csvRow(n)].join('\n') + '\n';
 }
 
-/** A service that answers every listing with `status` and a message carrying the payload. */
-let service: Server;
-let serviceUrl = '';
-let status = 422;
+/** Services that answer every listing with a status and a message carrying the payload, by status. */
+const services = new Map<number, string>();
 
 beforeAll(async () => {
-  service = createServer((request, response) => {
-    request.resume();
-    request.once('end', () => {
-      response.writeHead(status, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ code: 'hostile', message: `rejected${PAYLOAD}` }));
-    });
-  });
-  service.listen(0, '127.0.0.1');
-  await once(service, 'listening');
-  serviceUrl = `http://127.0.0.1:${(service.address() as AddressInfo).port}`;
-});
-
-afterAll(async () => {
-  service.closeAllConnections();
-  await new Promise((resolve) => service.close(resolve));
+  for (const status of [422, 401]) services.set(status, (await startStatusService(status, `rejected${PAYLOAD}`)).url);
 });
 
 interface GithubRunResult extends CliResult {
@@ -64,14 +47,14 @@ interface GithubRunResult extends CliResult {
 }
 
 /** `listings ARGS` as a GitHub Actions step whose workspace holds every catalog of the corpus. */
-async function inGithub(args: string[]): Promise<GithubRunResult> {
+async function inGithub(args: string[], answer: number): Promise<GithubRunResult> {
   const workspace = tempDir('listings-hostile-ws-');
   FILE_NAMES.forEach((name, n) => writeFileSync(join(workspace, name), hostileCatalog(n)));
   writeFileSync(join(workspace, 'bare\n::error::x.csv'), 'sku,title\nA-1,x\n');
   const summaryFile = join(tempDir(), 'summary.md');
   const result = await runCli(args, {
     cwd: workspace,
-    env: { GITHUB_ACTIONS: 'true', GITHUB_WORKSPACE: workspace, GITHUB_STEP_SUMMARY: summaryFile, LISTINGS_BASE_URL: serviceUrl, LISTINGS_API_KEY: KEY },
+    env: { GITHUB_ACTIONS: 'true', GITHUB_WORKSPACE: workspace, GITHUB_STEP_SUMMARY: summaryFile, LISTINGS_BASE_URL: services.get(answer) ?? '', LISTINGS_API_KEY: KEY },
   });
   return { ...result, workspace, summary: existsSync(summaryFile) ? readFileSync(summaryFile, 'utf8') : '' };
 }
@@ -139,8 +122,7 @@ describe('GitHub workflow commands in outside text', () => {
   ];
 
   it.each(cases)('$name', async ({ args, answer, code, then }) => {
-    status = answer ?? 422;
-    const result = await inGithub(args);
+    const result = await inGithub(args, answer ?? 422);
     expect(result.code, result.stderr).toBe(code);
     expectOnlyOwnCommands(result);
     expectInertSummary(result.summary);
