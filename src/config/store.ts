@@ -68,7 +68,7 @@ export class ProfileStore {
     if (env.LISTINGS_PROFILE) return checkProfileName(env.LISTINGS_PROFILE, 'LISTINGS_PROFILE');
     const current = this.#data.current_profile;
     if (current === undefined) return DEFAULT_PROFILE;
-    return checkProfileName(String(current), `current_profile in ${this.path}`, 'choose a profile with: listings config use NAME');
+    return checkProfileName(String(current), `current_profile in ${this.path}`, 'name a valid profile as current_profile (letters, digits, - _ .), or remove it');
   }
 
   /** The profiles of the file with a valid name, and the default one. */
