@@ -1,5 +1,5 @@
 import { appendFileSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
+import { isAbsolute, relative, resolve } from 'node:path';
 import { formatLocation, SourceError, type Location } from '../errors.js';
 import type { PublishEnd } from '../publish/engine-types.js';
 import type { RowOutcome } from '../publish/outcome.js';
@@ -7,7 +7,7 @@ import type { PreparedRow } from '../prepare/types.js';
 import { errorClass, type RunSummary } from '../report/summary.js';
 import { printable } from '../printable.js';
 import { redact } from '../secrets.js';
-import { err } from './output.js';
+import { err, workflowLine } from './output.js';
 import { count, duration } from './progress.js';
 
 /**
@@ -192,18 +192,29 @@ function isLocalFile(source: string): boolean {
 }
 
 /**
- * `::error file=/work/repo/catalog.csv,line=17,title=listings publish - failed row::catalog.csv:17: sku X: HTTP 400
- * ...`. A local file is given as an absolute path, which the runner makes relative to the workspace (so a step with
- * a `working-directory` still points at the right file); a URL or stdin gets no `file`, and a JSON record no `line`.
- * The message repeats the location, as the log shows only the message.
+ * The `file` of an annotation: relative to `GITHUB_WORKSPACE` when the file is inside it (as the repository names
+ * it, whatever the step's `working-directory`), else absolute. None for a name that holds a CI command marker
+ * (`##[`): no escaping of a property hides it from the runner, and the message still says where the row is.
  */
-export function annotationLine(command: string, error: RowError, cwd: string): string {
+export function annotationFile(source: string, cwd: string, workspace?: string): string | undefined {
+  const file = isAbsolute(source) ? source : resolve(cwd, source);
+  const inside = workspace === undefined || workspace === '' ? undefined : relative(resolve(workspace), file);
+  const named = inside !== undefined && inside !== '' && !inside.startsWith('..') && !isAbsolute(inside) ? inside : file;
+  return /##[A-Za-z]*\[/.test(named) ? undefined : named;
+}
+
+/**
+ * `::error file=catalog.csv,line=17,title=listings publish - failed row::catalog.csv:17: sku X: HTTP 400 ...`. A
+ * local file is named by {@link annotationFile}; a URL or stdin gets no `file`, and a JSON record no `line`. The
+ * message repeats the location, as the log shows only the message.
+ */
+export function annotationLine(command: string, error: RowError, cwd: string, workspace?: string): string {
   const { location } = error;
   const local = isLocalFile(location.source);
-  const file = local ? (isAbsolute(location.source) ? location.source : resolve(cwd, location.source)) : undefined;
+  const file = local ? annotationFile(location.source, cwd, workspace) : undefined;
   const sku = error.sku === undefined ? '' : ` sku ${shown(error.sku)}:`;
   const message = `${shown(formatLocation(location))}:${sku} ${error.outcome === 'invalid' ? 'invalid: ' : ''}${shown(error.message)}`;
-  return workflowCommand('error', { file: file === undefined ? undefined : redact(file), line: local ? location.line : undefined, title: `listings ${command} - ${error.outcome} row` }, message);
+  return workflowCommand('error', { file: file === undefined ? undefined : redact(file), line: file === undefined ? undefined : location.line, title: `listings ${command} - ${error.outcome} row` }, message);
 }
 
 /** Where every row error can be read in full. */
@@ -216,13 +227,13 @@ function whereAll(command: string, reports: readonly string[]): string {
  * The annotation lines of a run: a group holding one `::error` per row up to the cap, then one `::warning` counting
  * the rest. Nothing when no row failed.
  */
-export function annotationLines(command: string, errors: RowErrorCollector, cwd: string, reports: readonly string[] = []): string[] {
+export function annotationLines(command: string, errors: RowErrorCollector, cwd: string, reports: readonly string[] = [], workspace?: string): string[] {
   if (errors.total === 0) return [];
   const rows = (n: number) => `${count(n)} ${n === 1 ? 'row' : 'rows'}`;
   const validating = command === 'validate';
   const what = `${rows(errors.total)} ${validating ? 'invalid' : 'failed or invalid'}`;
   const title = `listings ${command}: ${what}${errors.rest > 0 ? `, the first ${count(errors.first.length)} annotated` : ''}`;
-  const lines = [workflowCommand('group', {}, title), ...errors.first.map((error) => annotationLine(command, error, cwd)), '::endgroup::'];
+  const lines = [workflowCommand('group', {}, title), ...errors.first.map((error) => annotationLine(command, error, cwd, workspace)), '::endgroup::'];
   if (errors.rest > 0) {
     const text = `${what}: the first ${count(errors.first.length)} are annotated, ${count(errors.rest)} more are not (${whereAll(command, reports)})`;
     lines.push(workflowCommand('warning', { title: `listings ${command} - ${rows(errors.rest)} not annotated` }, redact(text)));
@@ -365,6 +376,8 @@ export interface GithubOutputs {
   /** `$GITHUB_STEP_SUMMARY`, when set. */
   summaryPath: string | undefined;
   cwd: string;
+  /** `$GITHUB_WORKSPACE`, when set: annotations name the files inside it relative to it. */
+  workspace?: string | undefined;
 }
 
 /** The GitHub Actions output of one run of `command`: collects row errors, then writes annotations and the summary. */
@@ -388,16 +401,17 @@ export class GithubRun {
   }
 
   /**
-   * A writer of a long list on one stream (`write`), that opens `::group::title` on that stream before its first
-   * line; {@link endGroup} closes it. A list that prints nothing leaves no empty group.
+   * A writer of a long list on one stream (`write`), that opens `::group::title` on that stream (`writeCommand`: the
+   * same stream, for the tool's own workflow commands) before its first line; {@link endGroup} closes it. A list that
+   * prints nothing leaves no empty group.
    */
-  grouped(title: string, write: (line: string) => void): (line: string) => void {
+  grouped(title: string, write: (line: string) => void, writeCommand: (line: string) => void): (line: string) => void {
     let opened = false;
     return (line) => {
       if (!opened) {
         opened = true;
-        this.#openGroup = write;
-        write(workflowCommand('group', {}, title));
+        this.#openGroup = writeCommand;
+        writeCommand(workflowCommand('group', {}, title));
       }
       write(line);
     };
@@ -423,7 +437,7 @@ export class GithubRun {
 
   #annotate(reports: readonly string[]): void {
     this.endGroup();
-    for (const line of annotationLines(this.command, this.errors, this.outputs.cwd, reports)) this.outputs.command(line);
+    for (const line of annotationLines(this.command, this.errors, this.outputs.cwd, reports, this.outputs.workspace)) this.outputs.command(line);
   }
 
   /** Append to the step summary; a summary that cannot be written is a warning, never the run's failure. */
@@ -442,5 +456,5 @@ export class GithubRun {
 /** The GitHub Actions output of a run of `command`, or undefined outside GitHub Actions. */
 export function githubActionsRun(command: 'publish' | 'validate', env: NodeJS.ProcessEnv = process.env): GithubRun | undefined {
   if (!inGithubActions(env)) return undefined;
-  return new GithubRun(command, { command: err, summaryPath: env.GITHUB_STEP_SUMMARY, cwd: process.cwd() });
+  return new GithubRun(command, { command: (line) => workflowLine('stderr', line), summaryPath: env.GITHUB_STEP_SUMMARY, cwd: process.cwd(), workspace: env.GITHUB_WORKSPACE });
 }

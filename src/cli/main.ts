@@ -3,7 +3,7 @@ import { VERSION } from '../version.js';
 import { reportError } from './report-error.js';
 import { EXIT } from './exit-codes.js';
 import { finishHelp } from './help.js';
-import { tolerateClosedPipes } from './output.js';
+import { runnerSafe, terminalSafe, tolerateClosedPipes } from './output.js';
 // Command registrations: each module declares its options and lazily imports what its action needs.
 import { registerCompletion } from './commands/completion.js';
 import { registerConfig } from './commands/config.js';
@@ -22,7 +22,8 @@ export function buildProgram(): Command {
     .version(VERSION, '-V, --version')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
-    .configureOutput({ outputError: (text, write) => write(text) });
+    // commander's own errors quote the argv (an unknown option, a bad value): they leave as every other line does.
+    .configureOutput({ outputError: (text, write) => write(runnerSafe(terminalSafe(text, false))) });
   program.commandsGroup('Publishing:');
   registerPublish(program);
   registerStream(program);

@@ -50,14 +50,52 @@ export function tolerateClosedPipes(): void {
   }
 }
 
+// The lines a CI runner obeys as commands in a step's output. GitHub Actions (actions/runner, ActionCommand.cs): a
+// line whose first characters after white space are `::`, and the legacy `##[name]` anywhere in a line. Azure
+// Pipelines' `##vso[` and TeamCity's `##teamcity[` have the same form. Leading colour sequences count as space here.
+// eslint-disable-next-line no-control-regex -- ESC starts the colour sequences this skips
+const LINE_COMMAND = /^((?:\s|\u001b\[[0-9;]*m)*):(?=:)/gm;
+const ANYWHERE_COMMAND = /##(?=[A-Za-z]*\[)/g;
+
+/**
+ * A line (or lines) no CI runner obeys: a leading `::` is written `\u003a:` and the `#` that opens `##[`,
+ * `##vso[` or `##teamcity[` is written `\u0023`, the way every other escaped character is shown. Applied to every line
+ * the tool writes, whatever its origin (a file name, a catalog's value, a server's message, a webhook's body), and
+ * whether or not `GITHUB_ACTIONS` is set: a step may run the tool in a container without it. The tool's own workflow
+ * commands leave through {@link workflowLine}. A JSON line stays valid JSON with the same value (`##[` can only be in a
+ * string, where `\u0023` is `#`), and never starts with `:`.
+ */
+export function runnerSafe(text: string, lineCommands = true): string {
+  let safe = text;
+  ANYWHERE_COMMAND.lastIndex = 0;
+  if (ANYWHERE_COMMAND.test(safe)) safe = safe.replace(ANYWHERE_COMMAND, '\\u0023#');
+  if (!lineCommands) return safe;
+  LINE_COMMAND.lastIndex = 0;
+  if (LINE_COMMAND.test(safe)) safe = safe.replace(LINE_COMMAND, (_match, space: string) => `${space}\\u003a`);
+  return safe;
+}
+
+function writeLine(stream: NodeJS.WriteStream, line: string, colours: boolean, lineCommands = true): void {
+  stream.write(`${runnerSafe(terminalSafe(redact(line), colours), lineCommands)}\n`);
+}
+
 /** A line of results on stdout. Every line leaves through redact, so a secret can never be printed. */
 export function out(line: string): void {
-  process.stdout.write(`${terminalSafe(redact(line), paintOut.level > 0)}\n`);
+  writeLine(process.stdout, line, paintOut.level > 0);
 }
 
 /** A line of diagnostics on stderr. */
 export function err(line: string): void {
-  process.stderr.write(`${terminalSafe(redact(line), paint.level > 0)}\n`);
+  writeLine(process.stderr, line, paint.level > 0);
+}
+
+/**
+ * One of the tool's own GitHub workflow commands (`::error file=...::message`, `::group::title`), on stdout or stderr:
+ * the only line that may start with `::`. Its parts were escaped by `workflowCommand` (src/cli/github-actions.ts).
+ */
+export function workflowLine(stream: 'stdout' | 'stderr', line: string): void {
+  if (stream === 'stdout') writeLine(process.stdout, line, paintOut.level > 0, false);
+  else writeLine(process.stderr, line, paint.level > 0, false);
 }
 
 /** True in CI or when stderr is not a terminal: no spinners, no prompts. */

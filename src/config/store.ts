@@ -59,15 +59,28 @@ export class ProfileStore {
     return new ProfileStore(path, { ...record, profiles: record.profiles ?? {} });
   }
 
-  /** The active profile: the explicit name, else LISTINGS_PROFILE, else the one chosen by `config use`. */
+  /**
+   * The active profile: the explicit name, else LISTINGS_PROFILE, else the one chosen by `config use`. A name that
+   * is not a valid profile name is refused, wherever it came from (a config file may have been edited by hand).
+   */
   activeProfile(explicit?: string, env: Record<string, string | undefined> = process.env): string {
-    return explicit ?? (env.LISTINGS_PROFILE || undefined) ?? this.#data.current_profile ?? DEFAULT_PROFILE;
+    if (explicit !== undefined) return checkProfileName(explicit);
+    if (env.LISTINGS_PROFILE) return checkProfileName(env.LISTINGS_PROFILE, 'LISTINGS_PROFILE');
+    const current = this.#data.current_profile;
+    if (current === undefined) return DEFAULT_PROFILE;
+    return checkProfileName(String(current), `current_profile in ${this.path}`, 'name a valid profile as current_profile (letters, digits, - _ .), or remove it');
   }
 
+  /** The profiles of the file with a valid name, and the default one. */
   profileNames(): string[] {
-    const names = new Set(Object.keys(this.#data.profiles));
+    const names = new Set(Object.keys(this.#data.profiles).filter((name) => PROFILE_NAME.test(name)));
     names.add(DEFAULT_PROFILE);
     return [...names].sort();
+  }
+
+  /** The profiles of the file whose name is not valid (the file was edited by hand): never used, never offered. */
+  invalidProfileNames(): string[] {
+    return Object.keys(this.#data.profiles).filter((name) => !PROFILE_NAME.test(name));
   }
 
   values(profile: string): Partial<Record<SettingKey, SettingValue>> {
@@ -159,6 +172,8 @@ export class ProfileStore {
   }
 }
 
-function checkProfileName(name: string): void {
-  if (!PROFILE_NAME.test(name)) throw new ConfigError(`not a valid profile name: ${JSON.stringify(name)}`, { hint: 'use letters, digits, - _ .' });
+/** The name, when it is a valid profile name; else a ConfigError that says where it came from (`from`). */
+export function checkProfileName(name: string, from?: string, hint = 'use letters, digits, - _ .'): string {
+  if (PROFILE_NAME.test(name)) return name;
+  throw new ConfigError(`not a valid profile name${from === undefined ? '' : ` (${from})`}: ${JSON.stringify(name)}`, { hint });
 }

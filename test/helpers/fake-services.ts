@@ -69,15 +69,15 @@ export async function startHungService(): Promise<FakeService> {
   return service;
 }
 
-/** An HTTP server that answers `status` (with a small JSON body) to every request. */
-export async function startStatusService(status: number): Promise<FakeService> {
+/** An HTTP server that answers `status` (with a small JSON body, `message` its message) to every request. */
+export async function startStatusService(status: number, message = `always ${status}`): Promise<FakeService> {
   let requests = 0;
   const server = createHttpServer((request, response) => {
     requests++;
     request.resume();
     request.once('end', () => {
       response.writeHead(status, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ message: `always ${status}` }));
+      response.end(JSON.stringify({ message }));
     });
   });
   const service = track(server, () => requests);

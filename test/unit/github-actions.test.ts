@@ -7,6 +7,7 @@ import {
   ANNOTATIONS_MAX,
   GithubRun,
   RowErrorCollector,
+  annotationFile,
   annotationLine,
   annotationLines,
   escapeData,
@@ -131,6 +132,22 @@ describe('annotations', () => {
     const line = annotationLine('publish', { location: { source: '/data/a:b,c.csv', line: 2 }, outcome: 'failed', cause: '500', message: 'm' }, cwd);
     expect(line).toContain('file=/data/a%3Ab%2Cc.csv,line=2,');
     expect(parseCommand(line)?.properties.file).toBe('/data/a:b,c.csv');
+  });
+
+  it.each([
+    ['catalog.csv', '/work/repo', 'catalog.csv'],
+    ['catalog.csv', '/work', 'repo/catalog.csv'],
+    ['/elsewhere/catalog.csv', '/work/repo', '/elsewhere/catalog.csv'],
+    ['../repo-other/x.csv', '/work/repo', '/work/repo-other/x.csv'],
+    ['catalog.csv', undefined, '/work/repo/catalog.csv'],
+    ['##[error]x.csv', '/work/repo', undefined],
+    ['/w/##vso[task.complete]/x.csv', '/work/repo', undefined],
+  ])('names %j relative to the workspace %j when inside it: %j', (source, workspace, file) => {
+    expect(annotationFile(source, cwd, workspace)).toBe(file);
+    const line = annotationLine('validate', { location: { source, line: 2 }, outcome: 'invalid', cause: 'invalid', message: 'm' }, cwd, workspace);
+    expect(parseCommand(line)?.properties.file).toBe(file);
+    // A line number without a file means nothing to the runner.
+    expect(parseCommand(line)?.properties.line).toBe(file === undefined ? undefined : '2');
   });
 
   it.each(HOSTILE)('shows a hostile SKU and message %j as text, in one error command', (text) => {
@@ -264,7 +281,7 @@ describe('GithubRun', () => {
     const commands: string[] = [];
     const listed: string[] = [];
     const run = new GithubRun('validate', { command: (line) => commands.push(line), summaryPath, cwd: dir });
-    const print = run.grouped('listings validate: errors', (line) => listed.push(line));
+    const print = run.grouped('listings validate: errors', (line) => listed.push(line), (line) => listed.push(line));
     run.endGroup();
     expect(listed).toEqual([]);
     print('a.csv:2: sku: is required');

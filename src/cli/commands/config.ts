@@ -48,9 +48,13 @@ function sourceOf(name: string, key: MarketplaceSettingKey, setting: Marketplace
   return setting.source === 'env' ? `env ${marketplaceEnv(name, key)}` : `profile, ${name} section`;
 }
 
-async function openStore(opts: Record<string, unknown>) {
+async function openFile() {
   const { ProfileStore } = await import('../../config/store.js');
-  const store = await ProfileStore.open();
+  return ProfileStore.open();
+}
+
+async function openStore(opts: Record<string, unknown>) {
+  const store = await openFile();
   const profile = store.activeProfile(typeof opts.profile === 'string' ? opts.profile : undefined);
   return { store, profile };
 }
@@ -158,15 +162,17 @@ export function registerConfig(program: Command): void {
     .command('path')
     .description('print the path of the config file')
     .action(async () => {
-      const { store } = await openStore({});
-      out(store.path);
+      out((await openFile()).path);
     });
 
   config
     .command('use <profile>')
     .description('make a profile the active one')
     .action(async (name: string) => {
-      const { store } = await openStore({});
+      // Not the active profile: `config use` is how a bad current_profile in the file is fixed.
+      const { checkProfileName } = await import('../../config/store.js');
+      checkProfileName(name);
+      const store = await openFile();
       if (!store.profileNames().includes(name)) {
         throw new ConfigError(`no profile named ${JSON.stringify(name)}`, {
           hint: `known profiles: ${store.profileNames().join(', ')}; create it with: listings config set --profile ${name} KEY VALUE`,
@@ -180,7 +186,16 @@ export function registerConfig(program: Command): void {
     .command('profiles')
     .description('list the profiles; * marks the active one')
     .action(async () => {
-      const { store, profile } = await openStore({});
+      const store = await openFile();
+      let profile: string | undefined;
+      try {
+        profile = store.activeProfile();
+      } catch (error) {
+        if (!(error instanceof ConfigError)) throw error;
+        err(`${paint.yellow('warning')} ${error.message}: no profile is marked active`);
+      }
+      // A name edited into the file by hand that `config set` would refuse is never listed, so never completed.
+      for (const name of store.invalidProfileNames()) err(`${paint.yellow('warning')} ${store.path} holds a profile named ${JSON.stringify(name)}, not a valid profile name (letters, digits, - _ .): ignored`);
       for (const name of store.profileNames()) out(`${name === profile ? '*' : ' '} ${name}`);
     });
 }

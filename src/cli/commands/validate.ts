@@ -7,7 +7,7 @@ import { formatLocation, SourceError, UsageError, type Location } from '../../er
 import { addSettingsOptions, loadSettings } from '../settings.js';
 import { addCatalogOptions, catalogOptionsFrom, type CatalogFlags } from '../catalog-options.js';
 import { EXIT, ExitError } from '../exit-codes.js';
-import { err, out, paint } from '../output.js';
+import { err, out, paint, workflowLine } from '../output.js';
 import { count } from '../progress.js';
 import { noticePrinter } from '../notices.js';
 import { githubActionsRun, inert } from '../github-actions.js';
@@ -55,11 +55,13 @@ function jsonError(location: Location, issue: FieldIssue, marketplace: string | 
  * read has neither marketplace nor field.
  */
 export function errorLine(location: Location, issue: FieldIssue, marketplace?: string): string {
-  // The message (and a marketplace from the catalog) may quote a catalog value: shown, never obeyed (see inert).
+  // The file name, the message (and a marketplace from the catalog) may quote outside text: shown on this one line,
+  // never obeyed (see inert).
+  const where = inert(formatLocation(location));
   const message = inert(issue.message);
-  if (issue.path === '(record)') return `${formatLocation(location)}: ${message}`;
+  if (issue.path === '(record)') return `${where}: ${message}`;
   const on = marketplace === undefined ? '' : `[${inert(marketplace)}] `;
-  return `${formatLocation(location)}: ${on}${issue.path}: ${message}`;
+  return `${where}: ${on}${inert(issue.path)}: ${message}`;
 }
 
 
@@ -154,7 +156,7 @@ async function validate(sources: string[], flags: ValidateFlags, command: Comman
   const checkDrafts = createDraftsCheck(settings.defaults);
   // In GitHub Actions: the error list in a collapsed group, the invalid rows annotated, a step summary.
   const github = githubActionsRun('validate');
-  const tally = new Tally(flags.maxErrors, flags.json === true, github?.grouped('listings validate: errors', out));
+  const tally = new Tally(flags.maxErrors, flags.json === true, github?.grouped('listings validate: errors', out, (line) => workflowLine('stdout', line)));
   const requests = flags.out === undefined ? undefined : await openNdjson(flags.out);
   // A source that cannot be read to its end: the rows read before the place are counted and shown, then its error.
   let cut: SourceError | undefined;
