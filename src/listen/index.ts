@@ -1,3 +1,4 @@
+export { MAX_JSON_DEPTH } from '../json-text.js';
 export { startListener } from './server.js';
 export { replayRecording, type ReplayEvent, type ReplayStats } from './replay.js';
 export { listenOptionIssues, resolveListenOptions, LISTEN_DEFAULTS, httpUrlIssue } from './options.js';
