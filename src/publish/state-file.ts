@@ -7,6 +7,8 @@ import { parseTarget, sameTarget, type RunTarget } from './run-target.js';
 import { ListingState } from './listing-state.js';
 
 const HEADER_START = '{"listings_state":';
+/** The user's alone; read back at the next run, so never a pipe (a device such as /dev/null reads as empty). */
+export const STATE_RULES = { private: true, pipe: false } as const;
 /** The version written: 2 keys each line by (marketplace, SKU); 1 (SKU alone) is still read, as legacy entries. */
 const VERSION = 2;
 
@@ -107,7 +109,7 @@ function parseHeader(line: string): { version: 1 | 2; target: RunTarget | null }
 
 /** Write the whole state atomically, streamed one line per listing, under a header naming its target. */
 export async function saveState(path: string, state: ListingState, target: RunTarget): Promise<void> {
-  await writeFileAtomic(path, lines(state, target));
+  await writeFileAtomic(path, lines(state, target), STATE_RULES);
 }
 
 function* lines(state: ListingState, target: RunTarget): Generator<string> {

@@ -6,10 +6,10 @@ import { parseShard } from '../../publish/shard.js';
 import { RetryBudget } from '../../publish/retry-budget.js';
 import { DEFAULT_RETRY_POLICY } from '../../publish/retry-policy.js';
 import { defaultJournalPath, readPublished, type JournalRead } from '../../publish/journal.js';
-import { defaultStatePath, loadState, type StateRead } from '../../publish/state-file.js';
+import { defaultStatePath, loadState, STATE_RULES, type StateRead } from '../../publish/state-file.js';
 import { acquireRunLocks, type RunLocks } from '../../publish/run-lock.js';
 import { describeTarget, runTarget, sandboxTarget, type RunTarget } from '../../publish/run-target.js';
-import { RetrySelection, SummaryCounter, readRetryRows, reportFormatOf, type RunMeta, type RunSummary } from '../../report/index.js';
+import { RetrySelection, SummaryCounter, readRetryRows, reportFormatOf, reportRules, type RunMeta, type RunSummary } from '../../report/index.js';
 import type { RowOutcome } from '../../publish/outcome.js';
 import { ListingsError, UsageError } from '../../errors.js';
 import { checkOutputs } from '../../fs/check-outputs.js';
@@ -142,9 +142,9 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
   const journalPath = typeof flags.journal === 'string' ? flags.journal : target === undefined ? '' : defaultJournalPath(sourceKey, cwd, target, shard);
   await checkOutputs(
     [
-      ...flags.report.map((path) => ({ path, role: 'report' })),
-      ...(keepsJournal ? [{ path: journalPath, role: 'journal' }] : []),
-      ...(flags.changedOnly && !dryRun ? [{ path: statePath, role: 'state file (--changed-only)' }] : []),
+      ...flags.report.map((path) => ({ path, role: 'report', rules: reportRules(path) })),
+      ...(keepsJournal ? [{ path: journalPath, role: 'journal', rules: { private: true } }] : []),
+      ...(flags.changedOnly && !dryRun ? [{ path: statePath, role: 'state file (--changed-only)', rules: STATE_RULES }] : []),
     ],
     cwd,
   );
