@@ -84,6 +84,16 @@ export class AtomicFile {
     return this.#pending.length < CHUNK ? undefined : this.#flush();
   }
 
+  /** Hand what is pending to the OS now, not when a chunk is full; never rejects (see `failed`). */
+  flush(): Promise<void> {
+    return this.#done ? Promise.resolve() : this.#flush();
+  }
+
+  /** The first write that failed, if one did: it is also thrown by the next `write` and by `commit`. */
+  get failed(): Error | undefined {
+    return this.#error;
+  }
+
   /**
    * Overwrite text already written, at a byte offset from the start (a header whose counts are known only at the
    * end). Writes what is pending first; the next `write` still appends at the end. Do not call it while a
