@@ -75,7 +75,7 @@ export async function loadState(path: string, target: RunTarget): Promise<StateR
   };
   try {
     // A device (/dev/null) has no state to read back, and one such as /dev/zero would never end.
-    if (!(await handle.stat()).isFile()) return read;
+    if ((await handle.stat()).isCharacterDevice()) return read;
     // Splitting chunks by hand: several times faster than readline at a million lines.
     let carry = '';
     for await (const chunk of handle.createReadStream({ encoding: 'utf8' })) {
