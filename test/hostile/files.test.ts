@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { BIN, cliEnv, runCli, type CliResult } from '../helpers/cli.js';
 import { startSandboxProcess } from '../helpers/sandbox-process.js';
 import { tempDir } from '../helpers/tmp.js';
+import { withTinyDisk } from '../helpers/tiny-disk.js';
 import { publishEnv, writeCatalog } from '../e2e/publish-helpers.js';
 
 /**
@@ -135,12 +136,6 @@ describe('hostile files: umask 000', () => {
   });
 });
 
-/** A real full disk: a tiny tmpfs (root only). */
-function mountTinyDisk(dir: string): string | undefined {
-  const mount = join(dir, 'tiny');
-  mkdirSync(mount);
-  return spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=12k', 'tmpfs', mount]).status === 0 ? mount : undefined;
-}
 const devFull = existsSync('/dev/full') && statSync('/dev/full').isCharacterDevice();
 
 describe('hostile files: a full disk', () => {
@@ -159,13 +154,7 @@ describe('hostile files: a full disk', () => {
 
   it('a state on a disk that fills up mid-run stops the sending then: exit 74, the rest not attempted, no cut state left', async (context) => {
     const dir = tempDir();
-    const tiny = mountTinyDisk(dir);
-    if (tiny === undefined) {
-      console.warn('SKIPPED: a tiny tmpfs cannot be mounted here (needs root)');
-      context.skip();
-      return;
-    }
-    try {
+    await withTinyDisk(dir, context, async (tiny) => {
       const sandbox = await startSandboxProcess(['--latency', '2-5']);
       const catalog = writeCatalog(dir, 400);
       const result = await runCli(['publish', catalog, '--changed-only', '--state', join(tiny, 's.ndjson'), '--concurrency', '8', '--json'], { cwd: dir, env: publishEnv(sandbox.url) });
@@ -176,20 +165,12 @@ describe('hostile files: a full disk', () => {
       expect((await sandbox.stats()).created).toBe(summary.published);
       expect(summary.published).toBeLessThan(400);
       expect(readdirSync(tiny)).toEqual([]);
-    } finally {
-      spawnSync('umount', [tiny]);
-    }
+    });
   });
 
   it('a report that cannot be written is not listed as written, and the message does not say sending stopped after every row was sent', async (context) => {
     const dir = tempDir();
-    const tiny = mountTinyDisk(dir);
-    if (tiny === undefined) {
-      console.warn('SKIPPED: a tiny tmpfs cannot be mounted here (needs root)');
-      context.skip();
-      return;
-    }
-    try {
+    await withTinyDisk(dir, context, async (tiny) => {
       const sandbox = await startSandboxProcess([]);
       const catalog = writeCatalog(dir, 400);
       const report = join(tiny, 'r.csv');
@@ -201,9 +182,7 @@ describe('hostile files: a full disk', () => {
       const human = await runCli(['publish', catalog, '--report', report], { cwd: dir, env: publishEnv(sandbox.url) });
       expect(human.code, human.stderr).toBe(74);
       expect(human.stderr).not.toMatch(/report: .*tiny\/r\.csv/);
-    } finally {
-      spawnSync('umount', [tiny]);
-    }
+    });
   });
 
   it('publish --help lists exit 74', async () => {
