@@ -176,6 +176,7 @@ export class RunLog {
   readonly #logged = { row_failed: 0, retry: 0 };
   readonly #notLogged = { row_failed: 0, retry: 0 };
   #lastMark: number;
+  #outputStop: { kind: 'output_failed'; reason: 'disk_full' | 'write_failed'; output: string; path: string } | undefined;
 
   constructor(options: RunLogOptions) {
     this.#options = options;
@@ -256,11 +257,21 @@ export class RunLog {
     });
   }
 
+  /**
+   * An output could not be written and the run was stopped for it: its stop (which the engine sees as an interrupt)
+   * is told as `output_failed`, with `disk_full` when it was (ENOSPC, EDQUOT).
+   */
+  outputFailed(output: string, path: string, error: Error): void {
+    const code = (error as NodeJS.ErrnoException).code;
+    this.#outputStop ??= { kind: 'output_failed', reason: code === 'ENOSPC' || code === 'EDQUOT' ? 'disk_full' : 'write_failed', output, path };
+  }
+
   /** The last event (json): the summary as `--json` prints it, why the run ended, and what was not logged. With `stdout`, the summary on stdout too. */
   summary(summary: RunSummary, end: PublishEnd, stdout: boolean): void {
     this.flush();
     if (this.json) {
-      const why = end.kind === 'systemic' ? { kind: end.kind, reason: end.reason } : end.kind === 'max-errors' ? { kind: end.kind, failed: end.failed } : { kind: end.kind };
+      const output = end.kind === 'interrupted' ? this.#outputStop : undefined;
+      const why = output !== undefined ? output : end.kind === 'systemic' ? { kind: end.kind, reason: end.reason } : end.kind === 'max-errors' ? { kind: end.kind, failed: end.failed } : { kind: end.kind };
       this.#emit('summary', { end: why, not_logged: { ...this.#notLogged }, summary });
     }
     if (stdout) out(JSON.stringify(summary));
@@ -313,6 +324,13 @@ export class RunLog {
         return;
       case 'stopped': {
         const { end } = event;
+        const output = end.kind === 'interrupted' ? this.#outputStop : undefined;
+        if (output !== undefined) {
+          this.flush();
+          if (this.json) this.#emit('run_stopped', { ...output, hint: null, requests: null });
+          else this.#human(`stopped: ${output.kind}: ${output.reason} (the ${output.output} ${printable(output.path)})`);
+          return;
+        }
         const fields = {
           kind: end.kind,
           reason: end.kind === 'systemic' ? end.reason : end.kind === 'max-errors' ? `${end.failed} rows failed (--max-errors)` : end.kind === 'source' ? 'the source could not be read' : 'interrupted',

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import envPaths from 'env-paths';
 import type Conf from 'conf';
 import { ConfigError } from '../errors.js';
+import { makeDirs } from '../fs/output-target.js';
 import { sectionName, type MarketplaceSettingKey, type SettingKey, type SettingValue } from './options.js';
 import type { MarketplaceSections } from './marketplace-settings.js';
 
@@ -28,7 +29,7 @@ function configDir(env: Record<string, string | undefined>): string {
 /**
  * The profiles file. Reading is a plain JSON read (every command reads settings, and conf with its JSON-schema
  * machinery costs ~16 MB and start-up time); writing goes through `conf`, loaded only by the commands that write,
- * which keeps the file's atomic writes and its 0600 mode (a profile may hold a raw key). The directory comes from
+ * which keeps the file's atomic writes and its 0600 mode (a profile may hold a raw key); its folders are made 0700. The directory comes from
  * LISTINGS_CONFIG_DIR when set, so tests and CI never touch the real home.
  */
 export class ProfileStore {
@@ -158,6 +159,8 @@ export class ProfileStore {
     if (this.#conf) return this.#conf;
     const { default: ConfClass } = await import('conf');
     try {
+      // conf would make the folders with the umask's mode (0777 under umask 000): made here first, the user's alone.
+      await makeDirs(dirname(this.path), { private: true });
       this.#conf = new ConfClass<StoreData>({
         projectName: PROJECT,
         cwd: dirname(this.path),

@@ -1,12 +1,27 @@
-import { mkdir, open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { ConfigError } from '../errors.js';
+import { inspectOutput, makeDirs, NOFOLLOW, setFileMode, type OutputRules } from './output-target.js';
 
 /** Text is gathered in memory and handed to the OS in chunks of about this many characters. */
 const CHUNK = 64 * 1024;
 
+/** A new temporary file, created (never opened through a link, never one already there): O_CREAT|O_EXCL|O_NOFOLLOW. */
+const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW;
+/** A pipe or a device, written as it is: never created, truncated or followed. */
+const IN_PLACE = constants.O_WRONLY | NOFOLLOW;
+
 /**
- * A file being written under a temporary name (`<path>.tmp-<pid>`), renamed into place by `commit` once complete,
- * so a reader never sees half of it: the old file (or none) until the new one is whole.
+ * A file being written under a temporary name (`<path>.tmp-<12 random hex>`, created exclusively, so no name can be
+ * planted in advance and no link is followed), renamed into place by `commit` once complete, so a reader never sees
+ * half of it: the old file (or none) until the new one is whole. A symbolic link at `path` is followed (see
+ * inspectOutput): the file it points to is replaced, the link stays.
+ *
+ * A named pipe or a character device at `path` (`/dev/null`) is written in place and never replaced: `tempPath` is
+ * then `path` itself, `commit` closes it and `abort` cannot take back what was written. A directory, or anything
+ * `rules` does not allow, is a ConfigError at `open`.
  *
  * Writes are gathered into ~64 KiB chunks, one OS write in flight at a time. A failed write does not reject the
  * promise `write` returned (a caller that ignores it must not crash the process with an unhandled rejection):
@@ -25,15 +40,37 @@ export class AtomicFile {
     /** Where it is written meanwhile. */
     readonly tempPath: string,
     handle: FileHandle,
+    /** Where `commit` renames the file: the real file behind a link; undefined for a pipe or a device. */
+    private readonly renameTo: string | undefined,
   ) {
     this.#handle = handle;
   }
 
-  /** Create the folder when needed and open the temporary file. */
-  static async open(path: string): Promise<AtomicFile> {
-    await mkdir(dirname(path), { recursive: true });
-    const tempPath = `${path}.tmp-${process.pid}`;
-    return new AtomicFile(path, tempPath, await open(tempPath, 'w'));
+  /** Create the folders when needed and open the temporary file (or the pipe or device, as it is). */
+  static async open(path: string, rules: OutputRules = {}): Promise<AtomicFile> {
+    const target = await inspectOutput(path, rules);
+    if ('refused' in target) throw new ConfigError(`cannot write ${path}: ${target.refused}`);
+    if (target.kind === 'stream') return new AtomicFile(path, target.path, await openInPlace(path, target.path), undefined);
+    await makeDirs(dirname(target.path), rules);
+    for (let attempt = 1; ; attempt++) {
+      const tempPath = `${target.path}.tmp-${randomBytes(6).toString('hex')}`;
+      let handle: FileHandle;
+      try {
+        handle = await open(tempPath, CREATE, rules.private === true ? 0o600 : 0o666);
+      } catch (error) {
+        // Taken (by chance, or planted): another random name.
+        if ((error as NodeJS.ErrnoException).code === 'EEXIST' && attempt < 8) continue;
+        throw error;
+      }
+      try {
+        await setFileMode(handle, rules);
+      } catch (error) {
+        await handle.close().catch(() => undefined);
+        await rm(tempPath, { force: true });
+        throw error;
+      }
+      return new AtomicFile(path, tempPath, handle, target.path);
+    }
   }
 
   /**
@@ -45,6 +82,16 @@ export class AtomicFile {
     if (this.#done) throw new Error(`${this.path} is already finished`);
     this.#pending += text;
     return this.#pending.length < CHUNK ? undefined : this.#flush();
+  }
+
+  /** Hand what is pending to the OS now, not when a chunk is full; never rejects (see `failed`). */
+  flush(): Promise<void> {
+    return this.#done ? Promise.resolve() : this.#flush();
+  }
+
+  /** The first write that failed, if one did: it is also thrown by the next `write` and by `commit`. */
+  get failed(): Error | undefined {
+    return this.#error;
   }
 
   /**
@@ -71,9 +118,13 @@ export class AtomicFile {
     try {
       await this.#flush();
       if (this.#error) throw this.#error;
+      if (this.renameTo === undefined) {
+        await this.#handle.close();
+        return;
+      }
       await this.#handle.sync();
       await this.#handle.close();
-      await rename(this.tempPath, this.path);
+      await rename(this.tempPath, this.renameTo);
     } catch (error) {
       await this.#discard();
       throw error;
@@ -115,13 +166,22 @@ export class AtomicFile {
   async #discard(): Promise<void> {
     while (this.#inflight) await this.#inflight;
     await this.#handle.close().catch(() => undefined);
-    await rm(this.tempPath, { force: true });
+    if (this.renameTo !== undefined) await rm(this.tempPath, { force: true });
   }
 }
 
+/** Open a pipe or a device to write in place, checking it still is one once open (not swapped for a file since). */
+async function openInPlace(path: string, real: string): Promise<FileHandle> {
+  const handle = await open(real, IN_PLACE);
+  const found = await handle.stat();
+  if (found.isFIFO() || found.isCharacterDevice()) return handle;
+  await handle.close();
+  throw new ConfigError(`cannot write ${path}: it changed while it was being opened`);
+}
+
 /** Write a whole file atomically from text chunks (a string, or an iterable that is consumed as it is written). */
-export async function writeFileAtomic(path: string, content: string | Iterable<string> | AsyncIterable<string>): Promise<void> {
-  const file = await AtomicFile.open(path);
+export async function writeFileAtomic(path: string, content: string | Iterable<string> | AsyncIterable<string>, rules: OutputRules = {}): Promise<void> {
+  const file = await AtomicFile.open(path, rules);
   try {
     if (typeof content === 'string') await file.write(content);
     else if (Symbol.iterator in content) {

@@ -1,18 +1,22 @@
 import { constants } from 'node:fs';
-import { access, mkdir, stat } from 'node:fs/promises';
+import { access, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
+import { inspectOutput, makeDirs, type OutputRules } from './output-target.js';
 
 /** A file a run will write, named the way the person who asked for it knows it (e.g. `report r.csv`). */
 export interface PlannedOutput {
   path: string;
   /** What the file is, for the message: `report`, `journal`, `state file`. */
   role: string;
+  /** What may be at the path besides a regular file, and the modes (see OutputRules). */
+  rules?: OutputRules;
 }
 
 /**
  * Check, before anything is sent, that every output of a run can be written: no two outputs on one path, none a
- * directory, each in a directory that exists and is writable (missing directories are made here). Throws a
+ * directory (or a link of another user's, a socket, a pipe where a file is needed: see inspectOutput), each in a
+ * directory that exists and is writable (missing directories are made here, with the output's modes). Throws a
  * ConfigError naming the file and why; a run that passes can still meet a full disk, but not a typo.
  */
 export async function checkOutputs(outputs: readonly PlannedOutput[], cwd: string): Promise<void> {
@@ -33,16 +37,15 @@ async function checkOne(full: string, output: PlannedOutput): Promise<void> {
   const fail = (why: string): never => {
     throw new ConfigError(`cannot write the ${output.role} ${output.path}: ${why}`, { hint: 'choose another path; nothing was sent' });
   };
-  const found = await stat(full).catch(() => undefined);
-  if (found?.isDirectory()) fail('it is a directory');
-  if (found !== undefined) {
-    if (!(await writable(full))) fail('permission denied');
+  const target = await inspectOutput(full, output.rules);
+  if ('refused' in target) return fail(target.refused);
+  if (target.kind !== 'missing') {
+    if (!(await writable(target.path))) fail('permission denied');
     return;
   }
-  // The nearest ancestor that exists must be a writable directory. The missing ones are made now, one level at a
-  // time: a recursive mkdir can spin for ever where a directory cannot be made (under /proc, say).
-  const missing: string[] = [];
-  for (let dir = dirname(full); ; dir = dirname(dir)) {
+  // The nearest ancestor that exists must be a writable directory.
+  let dir = dirname(full);
+  for (; ; dir = dirname(dir)) {
     const ancestor = await stat(dir).catch(() => undefined);
     if (ancestor !== undefined) {
       if (!ancestor.isDirectory()) fail(`${dir} is not a directory`);
@@ -50,13 +53,10 @@ async function checkOne(full: string, output: PlannedOutput): Promise<void> {
       break;
     }
     if (dirname(dir) === dir) fail('no part of its directory exists');
-    missing.unshift(dir);
   }
-  for (const dir of missing) {
-    await mkdir(dir).catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EEXIST') fail(`cannot create the directory ${dir} (${error.code ?? error.message})`);
-    });
-  }
+  await makeDirs(dirname(full), output.rules).catch((error: NodeJS.ErrnoException) => {
+    fail(`cannot create the directory ${error.path ?? dirname(full)} (${error.code ?? error.message})`);
+  });
 }
 
 async function writable(path: string): Promise<boolean> {

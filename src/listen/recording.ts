@@ -1,5 +1,7 @@
-import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
+import { createReadStream, type WriteStream } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { ndjsonRecords } from '../catalog/formats/ndjson.js';
+import { openOutput } from '../fs/output-target.js';
 import { SourceError } from '../errors.js';
 import type { ReceivedCallback } from './callback.js';
 import { utf8Text } from './callback.js';
@@ -44,22 +46,20 @@ export class Recorder {
   private readonly stream: WriteStream;
   private failure: Error | undefined;
 
-  private constructor(readonly path: string, onError: (error: Error) => void) {
-    this.stream = createWriteStream(path, { flags: 'a' });
+  private constructor(readonly path: string, handle: FileHandle, onError: (error: Error) => void) {
+    this.stream = handle.createWriteStream({ encoding: 'utf8' });
     this.stream.on('error', (error) => {
       this.failure ??= error;
       onError(error);
     });
   }
 
-  /** Open (or create) `path` for appending; the file is opened before the first callback arrives. */
+  /**
+   * Open (or create, the user's alone: the callbacks are the user's data) `path` for appending; the file is opened
+   * before the first callback arrives.
+   */
   static async open(path: string, onError: (error: Error) => void): Promise<Recorder> {
-    const recorder = new Recorder(path, onError);
-    await new Promise<void>((resolve, reject) => {
-      recorder.stream.once('open', () => resolve());
-      recorder.stream.once('error', reject);
-    });
-    return recorder;
+    return new Recorder(path, await openOutput(path, { role: 'recording', private: true }), onError);
   }
 
   /** The first write error, if any. */

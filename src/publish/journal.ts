@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { mkdir, open, type FileHandle } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { open, type FileHandle } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import type { WriteStream } from 'node:fs';
+import { openOutput } from '../fs/output-target.js';
 import { redactSourceName, sourceIdentity } from '../secret-url.js';
 import { parseTarget, sameTarget, targetId, type RunTarget } from './run-target.js';
 import type { Shard } from './shard.js';
@@ -70,13 +71,14 @@ export class JournalWriter {
   }
 
   /**
-   * Open (creating the folder and file when needed) and write the run's header line: appending to what earlier runs
-   * wrote, or with `fresh` starting the file over (truncated in place: a path that is not a regular file, such as a
-   * device, is written to, never removed). `onError` hears of the first write that fails (a full disk), at once.
+   * Open (creating the folder and file when needed, the user's alone: 0700 and 0600) and write the run's header
+   * line: appending to what earlier runs wrote, or with `fresh` starting the file over (truncated in place: a pipe or
+   * a device is written to, never removed). A symbolic link is followed as inspectOutput says. `onError` hears of
+   * the first write that fails (a full disk), at once.
    */
   static async open(path: string, header: JournalHeader, options: { fresh?: boolean; onError?: (error: Error) => void } = {}): Promise<JournalWriter> {
-    await mkdir(dirname(path), { recursive: true });
-    const handle = await open(path, options.fresh === true ? 'w' : 'a+');
+    const fresh = options.fresh === true;
+    const handle = await openOutput(path, { role: 'journal', private: true, truncate: fresh, read: !fresh });
     // After a kill -9 the last line may be torn; start on a fresh line so it cannot swallow the header.
     const torn = options.fresh !== true && (await endsWithoutNewline(handle));
     const writer = new JournalWriter(handle.createWriteStream({ encoding: 'utf8' }), options.onError);

@@ -14,6 +14,7 @@ export class ListingState {
   #lastMarketplace: string | undefined;
   #last: Map<string, string> | undefined;
   #size = 0;
+  #onSet: ((marketplace: string, sku: string, hash: string) => void) | undefined;
 
   /** Entries: `[marketplace, sku, hash]`; a legacy entry (marketplace unknown) has the marketplace `''`. */
   constructor(entries: Iterable<readonly [string, string, string]> = []) {
@@ -39,8 +40,21 @@ export class ListingState {
     return hash !== undefined || this.#legacy === undefined ? hash : this.#legacy.get(sku);
   }
 
+  /**
+   * Have `listener` told of every later `set` (one listener; `undefined` removes it): a run's state file is written
+   * as the run goes.
+   */
+  onSet(listener: ((marketplace: string, sku: string, hash: string) => void) | undefined): void {
+    this.#onSet = listener;
+  }
+
   /** Note that the service accepted `hash` for the listing. The marketplace `''` adds a legacy entry. */
   set(marketplace: string, sku: string, hash: string): void {
+    this.#set(marketplace, sku, hash);
+    this.#onSet?.(marketplace, sku, hash);
+  }
+
+  #set(marketplace: string, sku: string, hash: string): void {
     if (marketplace === '') {
       this.#legacy ??= new Map();
       const before = this.#legacy.size;

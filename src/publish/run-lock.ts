@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync, unlinkSync } from 'node:fs';
-import { link, mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { link, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { RunLockedError, type LockHolder } from '../errors.js';
+import { makeDirs } from '../fs/output-target.js';
 
 /** A file a run writes and no other run may write at the same time. */
 export interface LockRequest {
@@ -86,7 +87,8 @@ async function acquireOne(request: LockRequest, full: string, me: LockHolder): P
   if (found !== undefined && !found.isFile()) return undefined;
   const lockPath = lockPathOf(full);
   const text = `${JSON.stringify(me)}\n`;
-  await mkdir(dirname(lockPath), { recursive: true });
+  // Beside a journal or a state: a folder of the user's alone.
+  await makeDirs(dirname(lockPath), { private: true });
   let stale: StaleLock | undefined;
   for (let attempt = 1; ; attempt++) {
     if (await createLock(lockPath, text)) return { held: { lockPath, text }, ...(stale === undefined ? {} : { stale }) };

@@ -1,12 +1,14 @@
 import { open } from 'node:fs/promises';
 import { ConfigError } from '../errors.js';
-import { writeFileAtomic } from '../fs/atomic-write.js';
+import { AtomicFile, writeFileAtomic } from '../fs/atomic-write.js';
 import { runFilePath } from './journal.js';
 import type { Shard } from './shard.js';
 import { parseTarget, sameTarget, type RunTarget } from './run-target.js';
 import { ListingState } from './listing-state.js';
 
 const HEADER_START = '{"listings_state":';
+/** The user's alone; read back at the next run, so never a pipe (a device such as /dev/null reads as empty). */
+export const STATE_RULES = { private: true, pipe: false } as const;
 /** The version written: 2 keys each line by (marketplace, SKU); 1 (SKU alone) is still read, as legacy entries. */
 const VERSION = 2;
 
@@ -72,6 +74,8 @@ export async function loadState(path: string, target: RunTarget): Promise<StateR
     return true;
   };
   try {
+    // A device (/dev/null) has no state to read back, and one such as /dev/zero would never end.
+    if ((await handle.stat()).isCharacterDevice()) return read;
     // Splitting chunks by hand: several times faster than readline at a million lines.
     let carry = '';
     for await (const chunk of handle.createReadStream({ encoding: 'utf8' })) {
@@ -107,13 +111,99 @@ function parseHeader(line: string): { version: 1 | 2; target: RunTarget | null }
 
 /** Write the whole state atomically, streamed one line per listing, under a header naming its target. */
 export async function saveState(path: string, state: ListingState, target: RunTarget): Promise<void> {
-  await writeFileAtomic(path, lines(state, target));
+  await writeFileAtomic(path, lines(state, target), STATE_RULES);
 }
 
 function* lines(state: ListingState, target: RunTarget): Generator<string> {
   yield `${JSON.stringify({ listings_state: VERSION, target })}\n`;
-  for (const [marketplace, sku, hash] of state.entries()) {
-    yield plain(marketplace) && plain(sku) && plain(hash) ? `["${marketplace}","${sku}","${hash}"]\n` : `${JSON.stringify([marketplace, sku, hash])}\n`;
+  for (const [marketplace, sku, hash] of state.entries()) yield entryLine(marketplace, sku, hash);
+}
+
+function entryLine(marketplace: string, sku: string, hash: string): string {
+  return plain(marketplace) && plain(sku) && plain(hash) ? `["${marketplace}","${sku}","${hash}"]\n` : `${JSON.stringify([marketplace, sku, hash])}\n`;
+}
+
+/** While a run goes, the state's new lines reach the file at least this often: a full disk stops the run then. */
+const FLUSH_AFTER_MS = 50;
+
+/**
+ * The state of a `--changed-only` run, written as the run goes: opened with the state as loaded (every entry), then
+ * a line for each listing the service accepts (read back, a later line of a listing wins over an earlier one; the
+ * next save writes each once), renamed into place by `commit`. A write that fails (a full disk) is told to
+ * `onError` within 50 ms, so the run can stop sending; the previous state is then left whole.
+ */
+export class StateWriter {
+  readonly #file: AtomicFile;
+  readonly #state: ListingState;
+  readonly #onError: (error: Error) => void;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #told = false;
+
+  private constructor(file: AtomicFile, state: ListingState, onError: (error: Error) => void) {
+    this.#file = file;
+    this.#state = state;
+    this.#onError = onError;
+  }
+
+  /** Open the file and write the state as it is; a write that fails here is thrown (nothing is left of the file). */
+  static async open(path: string, state: ListingState, target: RunTarget, onError: (error: Error) => void): Promise<StateWriter> {
+    const file = await AtomicFile.open(path, STATE_RULES);
+    try {
+      for (const line of lines(state, target)) {
+        const wait = file.write(line);
+        if (wait) await wait;
+      }
+      await file.flush();
+      if (file.failed) throw file.failed;
+    } catch (error) {
+      await file.abort();
+      throw error;
+    }
+    const writer = new StateWriter(file, state, onError);
+    state.onSet((marketplace, sku, hash) => writer.#record(entryLine(marketplace, sku, hash)));
+    return writer;
+  }
+
+  #record(line: string): void {
+    try {
+      void this.#file.write(line)?.then(this.#check);
+    } catch (error) {
+      this.#tell(error);
+      return;
+    }
+    this.#timer ??= setTimeout(() => {
+      this.#timer = undefined;
+      void this.#file.flush().then(this.#check);
+    }, FLUSH_AFTER_MS);
+  }
+
+  readonly #check = (): void => {
+    if (this.#file.failed) this.#tell(this.#file.failed);
+  };
+
+  #tell(error: unknown): void {
+    if (this.#told) return;
+    this.#told = true;
+    this.#state.onSet(undefined);
+    this.#onError(error instanceof Error ? error : new Error(String(error)));
+  }
+
+  #stop(): void {
+    this.#state.onSet(undefined);
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** Write what is left and rename the file into place; rejects (the previous state kept) when a write failed. */
+  async commit(): Promise<void> {
+    this.#stop();
+    await this.#file.commit();
+  }
+
+  /** Drop the file: the previous state is left as it was. */
+  async abort(): Promise<void> {
+    this.#stop();
+    await this.#file.abort();
   }
 }
 

@@ -17,7 +17,8 @@ export interface ReportFormat {
 
 /**
  * A report file being written, one row at a time, in the order the rows are given (the engine gives them in input
- * order). Nothing of it is visible at `path` until `close`: it is written to `<path>.tmp-<pid>` and renamed.
+ * order). Nothing of it is visible at `path` until `close`: it is written under a random temporary name beside it and
+ * renamed (a pipe or a device at `path` is written in place, see AtomicFile).
  */
 export interface ReportWriter {
   /** Where the report ends up. */

@@ -1,6 +1,7 @@
 import { extname } from 'node:path';
 import { UsageError } from '../errors.js';
 import { AtomicFile } from '../fs/atomic-write.js';
+import type { OutputRules } from '../fs/output-target.js';
 import type { RowOutcome } from '../publish/outcome.js';
 import { csvFormat } from './csv.js';
 import type { ReportFormat, ReportWriter } from './format.js';
@@ -68,10 +69,19 @@ export class StreamedReport implements ReportWriter {
   }
 }
 
+/**
+ * How a report may be written: a JUnit report rewrites its first line at the end (its counts), so it needs a regular
+ * file; the others are also written in place to a pipe or a device.
+ */
+export function reportRules(path: string): OutputRules {
+  const inPlace = reportFormatOf(path) !== 'xml';
+  return { pipe: inPlace, device: inPlace };
+}
+
 /** Open a report by the extension of its path: `.csv`, `.json`, `.ndjson`, `.xml` (JUnit) or `.html`. */
 export async function openReport(path: string): Promise<ReportWriter> {
   const format = reportFormatOf(path);
-  const file = await AtomicFile.open(path);
+  const file = await AtomicFile.open(path, reportRules(path));
   try {
     switch (format) {
       case 'csv':

@@ -1,5 +1,6 @@
 import { JournalWriter, type JournalHeader } from '../publish/journal.js';
-import { saveState } from '../publish/state-file.js';
+import { StateWriter } from '../publish/state-file.js';
+import { ConfigError } from '../errors.js';
 import type { RunTarget } from '../publish/run-target.js';
 import type { ListingState } from '../publish/listing-state.js';
 import type { RowOutcome } from '../publish/outcome.js';
@@ -21,8 +22,11 @@ export interface RunOutputsPlan {
    * its rows as published (`runTarget` gives the target the CLI gives the same service, key and marketplace).
    */
   journal?: { path: string; header: JournalHeader; fresh: boolean };
-  /** Where the state of a changed-only run (`changedOnly` of the publish options) is saved when the run closes. */
-  state?: { path: string; target: RunTarget };
+  /**
+   * The state of a changed-only run: `state` is the run's `changedOnly` (as loaded), written to `path` as the run
+   * goes and put in place when it closes, so that a state that cannot be written stops the sending at once.
+   */
+  state?: { path: string; target: RunTarget; state: ListingState };
   /** Called once, at the first write that fails, so the run can stop sending. */
   onFailure: (failure: OutputFailure) => void;
 }
@@ -44,7 +48,7 @@ export interface RunOutputsPlan {
  *     counter.add(outcome);
  *     await outputs.write(outcome);
  *   }
- *   await outputs.close(counter.summary(elapsedMs, ['run.csv']), undefined);
+ *   await outputs.close(counter.summary(elapsedMs, ['run.csv']));
  * } finally {
  *   await outputs.abort();
  * }
@@ -54,6 +58,8 @@ export interface RunOutputsPlan {
 export class RunOutputs {
   #reports: ReportWriter[];
   #journal: JournalWriter | undefined;
+  #state: StateWriter | undefined;
+  readonly #written: string[] = [];
   readonly #plan: RunOutputsPlan;
   #failure: OutputFailure | undefined;
 
@@ -63,7 +69,10 @@ export class RunOutputs {
     this.#journal = journal;
   }
 
-  /** Open every report and the journal, or none: one that cannot be opened closes the others and throws. */
+  /**
+   * Open every report, the journal and the state, or none: one that cannot be opened closes the others and throws.
+   * A state that cannot be written as it was loaded (a full disk) is a failure, told to `onFailure`: nothing is sent.
+   */
   static async open(plan: RunOutputsPlan): Promise<RunOutputs> {
     const settled = await Promise.allSettled(plan.reports.map((path) => openReport(path)));
     const reports = settled.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
@@ -82,12 +91,29 @@ export class RunOutputs {
         throw error;
       }
     }
+    if (plan.state !== undefined) {
+      const { path, target, state } = plan.state;
+      try {
+        outputs.#state = await StateWriter.open(path, state, target, (error) => outputs.#fail('state file', path, error));
+      } catch (error) {
+        if (error instanceof ConfigError) {
+          await outputs.abort();
+          throw error;
+        }
+        outputs.#fail('state file', path, error);
+      }
+    }
     return outputs;
   }
 
   /** The journal the engine records finished rows in. */
   get journal(): JournalWriter | undefined {
     return this.#journal;
+  }
+
+  /** The reports written whole and put in place by `close`: a report that failed is not among them. */
+  get reportsWritten(): readonly string[] {
+    return this.#written;
   }
 
   /** The first write that failed, if one did. */
@@ -109,13 +135,14 @@ export class RunOutputs {
 
   /**
    * Finish every report with the summary (and the run's metadata, for the reports that show it), close the journal,
-   * save the state; a failure is recorded, not thrown.
+   * put the state in place; a failure is recorded, not thrown.
    */
-  async close(summary: RunSummary, state: ListingState | undefined, meta?: RunMeta): Promise<void> {
+  async close(summary: RunSummary, meta?: RunMeta): Promise<void> {
     await Promise.all(
       this.#reports.map(async (report) => {
         try {
           await report.close(summary, meta);
+          this.#written.push(report.path);
         } catch (error) {
           this.#fail('report', report.path, error);
         }
@@ -125,15 +152,17 @@ export class RunOutputs {
     const journal = this.#journal;
     this.#journal = undefined;
     await journal?.close().catch((error: unknown) => this.#fail('journal', this.#plan.journal?.path ?? '', error));
-    const plan = this.#plan.state;
-    if (state !== undefined && plan !== undefined) {
-      // Written atomically: a state that cannot be written leaves the previous one whole.
-      await saveState(plan.path, state, plan.target).catch((error: unknown) => this.#fail('state file', plan.path, error));
-    }
+    const state = this.#state;
+    this.#state = undefined;
+    // Put in place only whole: a state that cannot be written leaves the previous one as it was.
+    await state?.commit().catch((error: unknown) => this.#fail('state file', this.#plan.state?.path ?? '', error));
   }
 
-  /** Drop the reports (nothing is left of them) and close the journal (what reached it stays). */
+  /** Drop the reports and the state (nothing is left of them) and close the journal (what reached it stays). */
   async abort(): Promise<void> {
+    const state = this.#state;
+    this.#state = undefined;
+    await state?.abort().catch(() => undefined);
     const reports = this.#reports;
     this.#reports = [];
     await Promise.all(reports.map((report) => report.abort()));

@@ -59,7 +59,7 @@ export class DataFile {
   static async open(path: string, onRecord: (record: CreationRecord) => void): Promise<DataFile> {
     let fd: number;
     try {
-      fd = openSync(path, 'a+');
+      fd = openSync(path, 'a+', 0o600);
     } catch (error) {
       throw new ConfigError(`cannot open the sandbox data file ${path}: ${(error as Error).message}`, { cause: error });
     }

@@ -1,4 +1,5 @@
-import { open, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { openOutput } from '../fs/output-target.js';
 import { redact } from '../secrets.js';
 import type { RowOutcome } from '../publish/outcome.js';
 import type { StreamMessage } from './message-draft.js';
@@ -80,7 +81,7 @@ export class FileDeadLetters implements DeadLetterSink {
   }
 
   static async open(path: string): Promise<FileDeadLetters> {
-    return new FileDeadLetters(path, await open(path, 'a', 0o600));
+    return new FileDeadLetters(path, await openOutput(path, { role: 'dead-letter file', private: true }));
   }
 
   async write(letter: DeadLetter): Promise<void> {

@@ -1,10 +1,10 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { startSandboxProcess } from '../helpers/sandbox-process.js';
 import { tempDir } from '../helpers/tmp.js';
+import { withTinyDisk } from '../helpers/tiny-disk.js';
 import { publishEnv, writeCatalog } from './publish-helpers.js';
 
 /**
@@ -43,13 +43,7 @@ describe.concurrent('listings publish: outputs are checked before anything is se
   });
 });
 
-/** A real full disk: a tiny tmpfs (needs root to mount) and /dev/full, which answers every write with ENOSPC. */
-function mountTinyDisk(dir: string): string | undefined {
-  const mount = join(dir, 'tiny');
-  mkdirSync(mount);
-  const result = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=12k', 'tmpfs', mount]);
-  return result.status === 0 ? mount : undefined;
-}
+/** A real full disk: /dev/full answers every write with ENOSPC (and a tiny tmpfs, see withTinyDisk). */
 const devFull = existsSync('/dev/full') && statSync('/dev/full').isCharacterDevice();
 
 describe('listings publish: an output that fails mid-run (disk full)', () => {
@@ -73,25 +67,17 @@ describe('listings publish: an output that fails mid-run (disk full)', () => {
 
   it('a report on a disk that fills up: exit 74, the report dropped (never a cut file), the journal lets --resume finish', async (context) => {
     const dir = tempDir();
-    const tiny = mountTinyDisk(dir);
-    if (tiny === undefined) {
-      console.warn('SKIPPED: a tiny tmpfs cannot be mounted here (needs root): the full-disk report case is not tested');
-      context.skip();
-      return;
-    }
-    try {
+    await withTinyDisk(dir, context, async (tiny) => {
       const sandbox = await startSandboxProcess(['--latency', '2-5']);
       const catalog = writeCatalog(dir, 400);
       const first = await runCli(['publish', catalog, '--report', join(tiny, 'r.csv')], { cwd: dir, env: publishEnv(sandbox.url) });
       expect(first.code, first.stderr).toBe(74);
-      expect(first.stderr).toMatch(/error cannot write the report .*tiny\/r\.csv: ENOSPC.*; sending stopped/);
+      expect(first.stderr).toMatch(/error cannot write the report .*tiny\/r\.csv: ENOSPC.*; it failed as the run closed, after the rows were sent/);
       expect(first.stderr).toMatch(/the journal .*\.listings\/journal-.*\.ndjson has every row sent/);
       expect(readdirSync(tiny)).toEqual([]);
       const second = await runCli(['publish', catalog, '--resume', '--report', join(dir, 'r.csv')], { cwd: dir, env: publishEnv(sandbox.url) });
       expect(second.code, second.stderr).toBe(0);
       expect(await sandbox.stats()).toMatchObject({ created: 400, duplicates: 0 });
-    } finally {
-      spawnSync('umount', [tiny]);
-    }
+    });
   });
 });

@@ -130,8 +130,9 @@ describe.concurrent('listings validate --out', () => {
   });
 
   it('fails with exit 2 before reading when the file cannot be written', async () => {
-    const result = await runCli(['validate', 'fixtures/catalog.csv', '--out', join(tempDir(), 'no-such-dir', 'x.ndjson')]);
-    expect(result.stderr).toMatch(/--out .*x\.ndjson: cannot write it \(ENOENT\)/);
+    // A missing folder is made, as for a report; a file where the folder should be cannot be.
+    const result = await runCli(['validate', 'fixtures/catalog.csv', '--out', join(REPO_ROOT, 'package.json', 'x.ndjson')]);
+    expect(result.stderr).toMatch(/--out .*x\.ndjson: cannot write it \(ENOTDIR\)/);
     expect(result.code).toBe(2);
   });
 });

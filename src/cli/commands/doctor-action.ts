@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdir, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isLoopbackHost, listingsEndpoint } from '../../client/endpoint.js';
@@ -126,11 +127,12 @@ export async function stateDirCheck(cwd: string): Promise<Check> {
       return { name: 'state dir', status: 'fail', kind: 'config', message: `${dir} is not a directory`, fix: 'move it away: runs keep their resume journal and --changed-only state in .listings/' };
     }
     if (info === undefined) {
-      await mkdir(dir);
+      await mkdir(dir, 0o700);
       created = true;
     }
-    const probe = join(dir, `.doctor-${process.pid}`);
-    await writeFile(probe, '');
+    // A random name, created exclusively: a link planted at a predictable one would have it truncate another file.
+    const probe = join(dir, `.doctor-${randomBytes(6).toString('hex')}`);
+    await writeFile(probe, '', { flag: 'wx' });
     await rm(probe);
     return { name: 'state dir', status: 'ok', message: created ? `${dir} can be created (the first run will)` : `${dir} is writable` };
   } catch (error) {

@@ -6,10 +6,10 @@ import { parseShard } from '../../publish/shard.js';
 import { RetryBudget } from '../../publish/retry-budget.js';
 import { DEFAULT_RETRY_POLICY } from '../../publish/retry-policy.js';
 import { defaultJournalPath, readPublished, type JournalRead } from '../../publish/journal.js';
-import { defaultStatePath, loadState, type StateRead } from '../../publish/state-file.js';
+import { defaultStatePath, loadState, STATE_RULES, type StateRead } from '../../publish/state-file.js';
 import { acquireRunLocks, type RunLocks } from '../../publish/run-lock.js';
 import { describeTarget, runTarget, sandboxTarget, type RunTarget } from '../../publish/run-target.js';
-import { RetrySelection, SummaryCounter, readRetryRows, reportFormatOf, type RunMeta, type RunSummary } from '../../report/index.js';
+import { RetrySelection, SummaryCounter, readRetryRows, reportFormatOf, reportRules, type RunMeta, type RunSummary } from '../../report/index.js';
 import type { RowOutcome } from '../../publish/outcome.js';
 import { ListingsError, UsageError } from '../../errors.js';
 import { checkOutputs } from '../../fs/check-outputs.js';
@@ -86,11 +86,11 @@ function noticeRetry(retry: RetrySelection, path: string): void {
   }
 }
 
-/** Why the run stopped at a write that failed, what was kept, and what to do. */
-function printOutputFailure(failure: OutputFailure, journalPath: string | undefined): void {
+/** Why the run stopped at a write that failed (or, `atClose`, which output failed once every row was sent), what was kept, and what to do. */
+function printOutputFailure(failure: OutputFailure, journalPath: string | undefined, atClose: boolean): void {
   const code = (failure.error as NodeJS.ErrnoException).code;
   const why = `${failure.error.message}${code !== undefined && !failure.error.message.includes(code) ? ` (${code})` : ''}`;
-  err(`${paint.red('error')} cannot write the ${failure.role} ${failure.path}: ${why}; sending stopped`);
+  err(`${paint.red('error')} cannot write the ${failure.role} ${failure.path}: ${why}; ${atClose ? 'it failed as the run closed, after the rows were sent' : 'sending stopped'}`);
   const next = 'after making room, run again with --resume (rows sent twice are answered from their Idempotency-Key, not created again)';
   if (failure.role === 'journal') err(`${paint.dim('hint')}  the journal keeps the rows written before the failure; ${next}`);
   else if (failure.role === 'state file') err(`${paint.dim('hint')}  the previous state is kept whole: the next --changed-only run sends this run's rows again, harmlessly`);
@@ -143,9 +143,9 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
   const journalPath = typeof flags.journal === 'string' ? flags.journal : target === undefined ? '' : defaultJournalPath(sourceKey, cwd, target, shard);
   await checkOutputs(
     [
-      ...flags.report.map((path) => ({ path, role: 'report' })),
-      ...(keepsJournal ? [{ path: journalPath, role: 'journal' }] : []),
-      ...(flags.changedOnly && !dryRun ? [{ path: statePath, role: 'state file (--changed-only)' }] : []),
+      ...flags.report.map((path) => ({ path, role: 'report', rules: reportRules(path) })),
+      ...(keepsJournal ? [{ path: journalPath, role: 'journal', rules: { private: true } }] : []),
+      ...(flags.changedOnly && !dryRun ? [{ path: statePath, role: 'state file (--changed-only)', rules: STATE_RULES }] : []),
     ],
     cwd,
   );
@@ -194,8 +194,11 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
       // A run that does not resume starts a fresh journal, so nightly runs do not grow it without end; what an
       // earlier run published and this one sends again is answered from the Idempotency-Key, not created twice.
       ...(keepsJournal && target !== undefined ? { journal: { path: journalPath, header: { source: sourceKey, startedAt: new Date().toISOString(), target }, fresh: !flags.resume } } : {}),
-      ...(flags.changedOnly && !dryRun && target !== undefined ? { state: { path: statePath, target } } : {}),
-      onFailure: () => outputStop.abort(),
+      ...(flags.changedOnly && !dryRun && target !== undefined && state !== undefined ? { state: { path: statePath, target, state } } : {}),
+      onFailure: (failure) => {
+        log.outputFailed(failure.role, failure.path, failure.error);
+        outputStop.abort();
+      },
     });
     const { journal } = outputs;
     const options: PublishOptions = {
@@ -257,10 +260,14 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
     // Only an interrupted run has a rest to count: a source that failed has no known end.
     const notRead = !run.readToEnd && interrupted && sourceError === undefined ? await listingsNotRead(sources, catalogOptions, counter.rows, fanOut) : undefined;
     const reading = { complete: run.readToEnd, interrupted, notRead };
-    const summary = counter.summary(Math.round(performance.now() - startedAt), flags.report, traffic, reading);
-    const exitCode = exitCodeOf(run.end, summary, sourceError, outputs.failure);
-    await outputs.close(summary, dryRun ? undefined : state, runMetaOf(sources, flags, loaded, endpoint, started, exitCode));
+    const planned = counter.summary(Math.round(performance.now() - startedAt), flags.report, traffic, reading);
+    const exitCode = exitCodeOf(run.end, planned, sourceError, outputs.failure);
+    const atClose = outputs.failure === undefined;
+    await outputs.close(planned, runMetaOf(sources, flags, loaded, endpoint, started, exitCode));
     const failure = outputs.failure;
+    // A report that could not be written is not listed as written: the error below names it.
+    const written = outputs.reportsWritten;
+    const summary = { ...planned, report: flags.report.filter((path) => written.includes(path)) };
     // A catalog whose columns cannot work (no SKU column, say) read no row: the error is the whole story.
     if (sourceError instanceof UsageError && summary.rows === 0) throw sourceError;
     if (retry !== undefined) noticeRetry(retry, flags.retryFailed ?? '');
@@ -268,7 +275,7 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
     if (log.json) log.summary(summary, run.end, flags.json === true);
     else printSummary(summary, { json: flags.json === true, dryRun, rowErrors });
     if (failure !== undefined) {
-      printOutputFailure(failure, journal === undefined || failure.role === 'journal' ? undefined : journalPath);
+      printOutputFailure(failure, journal === undefined || failure.role === 'journal' ? undefined : journalPath, atClose);
       throw new ExitError(EXIT.output);
     }
     if (!log.json) printRunEnd(run.end, summary, flags.journal !== false && !dryRun);

@@ -4,12 +4,13 @@ import { addSettingsOptions, loadSettings } from '../settings.js';
 import { addCatalogOptions, collect } from '../catalog-options.js';
 import { addOutputFlags, addSendingFlags } from '../sending-flags.js';
 import { GROUP } from '../help.js';
+import { exitCodesText, PUBLISH_EXITS } from '../exit-codes.js';
 import type { PublishFlags } from './publish-flags.js';
 
 export function registerPublish(program: Command): void {
   const command = program
     .command('publish')
-    .description('publish catalogs: concurrent, retried, resumable; exit 0 all published, 1 some failed or invalid, 2 usage, 3 service unusable, 4 source unreadable, 130 interrupted')
+    .description(`publish catalogs: concurrent, retried, resumable; ${exitCodesText(PUBLISH_EXITS)}`)
     .argument('<source...>', 'catalog: a file, - for stdin, an http(s):// URL, s3://bucket/key or s3://bucket/prefix/');
   // The settings first: where the rows go leads the sending options.
   addSendingFlags(addSettingsOptions(addCatalogOptions(command)).optionsGroup(GROUP.sending), 'row')

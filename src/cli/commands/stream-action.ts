@@ -1,5 +1,4 @@
-import { mkdir } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Ora } from 'ora';
 import { parseKafkaAddress, isKafkaAddress } from '../../stream/kafka-address.js';
@@ -128,7 +127,6 @@ export async function runStream(source: string, flags: StreamFlags, load: () => 
   const loaded = await load();
   const { concurrency, max_concurrency: maxConcurrency } = loaded.settings;
   const deadLetter = flags.deadLetter ?? join('.listings', `dead-letter-${fileSafe(address.topic)}-${fileSafe(flags.group)}.ndjson`);
-  if (!isKafkaAddress(deadLetter)) await mkdir(dirname(deadLetter), { recursive: true });
   const endpoint = await openEndpoint(flags, loaded, concurrency ?? maxConcurrency);
   const json = flags.logFormat === 'json';
   const quiet = flags.quiet === true;

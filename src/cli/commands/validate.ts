@@ -1,9 +1,9 @@
 import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
 import { Option, InvalidArgumentError, type Command } from 'commander';
 import type { FieldIssue } from '../../contract/issues.js';
 import type { PreparedRow } from '../../prepare/types.js';
-import { formatLocation, SourceError, UsageError, type Location } from '../../errors.js';
+import { ConfigError, formatLocation, SourceError, UsageError, type Location } from '../../errors.js';
+import { openOutput } from '../../fs/output-target.js';
 import { addSettingsOptions, loadSettings } from '../settings.js';
 import { addCatalogOptions, catalogOptionsFrom, type CatalogFlags } from '../catalog-options.js';
 import { EXIT, ExitError } from '../exit-codes.js';
@@ -116,15 +116,17 @@ class Tally {
 
 /** An NDJSON file written with back-pressure; opened before reading so a bad path fails first. */
 async function openNdjson(path: string) {
-  const stream = createWriteStream(path);
-  let failure: Error | undefined;
-  stream.on('error', (error) => (failure = error));
   const fail = (error: Error) => new UsageError(`--out ${path}: cannot write it (${(error as NodeJS.ErrnoException).code ?? error.message})`);
+  let handle;
   try {
-    await once(stream, 'open');
+    handle = await openOutput(path, { role: '--out file', truncate: true });
   } catch (error) {
+    if (error instanceof ConfigError) throw error;
     throw fail(error as Error);
   }
+  const stream = handle.createWriteStream();
+  let failure: Error | undefined;
+  stream.on('error', (error) => (failure = error));
   return {
     async write(value: unknown): Promise<void> {
       if (failure) throw fail(failure);
