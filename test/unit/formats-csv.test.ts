@@ -46,6 +46,24 @@ describe('csv: values and quoting', () => {
     ]);
   });
 
+  it('ends a record at every CRLF, LF or bare CR, whichever the first line has; a CR inside quotes stays data', async () => {
+    const text = 'a,b\r\n1,2\r3,4\n"5\r6",7\r\n8,9\r';
+    for (const chunkSize of [undefined, 1, 2]) {
+      expect(await read(text, ',', chunkSize)).toEqual([
+        [2, { a: '1', b: '2' }],
+        [3, { a: '3', b: '4' }],
+        [4, { a: '5\r6', b: '7' }],
+        [6, { a: '8', b: '9' }],
+      ]);
+    }
+    // One column: a bare CR is no part of a value (it published "A-2\rA-3" as one SKU).
+    expect(await read('sku\r\nA-1\r\nA-2\rA-3\r\n')).toEqual([
+      [2, { sku: 'A-1' }],
+      [3, { sku: 'A-2' }],
+      [4, { sku: 'A-3' }],
+    ]);
+  });
+
   it('keeps line numbers exact after CRLF inside quoted values (csv-parse counts those twice)', async () => {
     const text = 'a,b\r\n"1\r\n2\r\n3",x\r\nq,"4\r\n5"\r\nlast,y\r\n';
     expect(await read(text)).toEqual([

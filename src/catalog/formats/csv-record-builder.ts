@@ -2,7 +2,7 @@ import type { CsvError } from 'csv-parse';
 import { SourceError } from '../../errors.js';
 import type { RecordError, RecordItem } from '../types.js';
 import { notReadToEnd } from '../sources/read-failure.js';
-import { LineTracker, lineBreaks, splitCrlfs, type RecordEnding, type SplitCrlf } from './csv-lines.js';
+import { LineTracker, lineBreaks, type RecordEnding } from './csv-lines.js';
 import { hasReplacement, INVALID_UTF8, type Utf8Watch } from './utf8-watch.js';
 
 function anyReplacement(values: readonly string[]): boolean {
@@ -76,15 +76,12 @@ export class CsvRecordBuilder {
   #droppedCrlf = 0;
 
   readonly #onHeader: ((columns: readonly string[]) => void) | undefined;
-  readonly #split: SplitCrlf | undefined;
 
-  /** `split`: see SplitCrlf. */
-  constructor(source: string, watch: Utf8Watch, onHeader?: (columns: readonly string[]) => void, split?: SplitCrlf) {
+  constructor(source: string, watch: Utf8Watch, onHeader?: (columns: readonly string[]) => void) {
     this.#source = source;
     this.#watch = watch;
     this.#onHeader = onHeader;
-    this.#split = split;
-    this.#lines = new LineTracker(split);
+    this.#lines = new LineTracker();
   }
 
   /** The physical line after the last record seen: where a record still being read starts. */
@@ -98,7 +95,7 @@ export class CsvRecordBuilder {
    */
   record(values: string[], parserLines: number, ending: RecordEnding = 'delimited'): RecordItem | null {
     if (this.stopped !== undefined) return null;
-    const line = this.#lines.recordEnd(values, parserLines, ending);
+    const line = this.#lines.recordEnd(values, parserLines);
     this.lastLine = line;
     const columns = this.columns;
     if (columns === undefined) return this.cutting && ending === 'unterminated' ? null : this.#header(values, line);
@@ -114,7 +111,7 @@ export class CsvRecordBuilder {
    * every error of one record); `ending`: how a record that ends here meets the end of the input. Returns the item to
    * emit, or null.
    */
-  skip(error: CsvError, current: unknown, field: { toString(encoding: 'utf8'): string } | undefined, ending: RecordEnding = 'delimited'): RecordItem | null {
+  skip(error: CsvError, current: unknown, field: { toString(encoding: 'utf8'): string } | undefined): RecordItem | null {
     if (this.stopped !== undefined) return null;
     const repeated = current !== undefined && current === this.#lastErrorRecord;
     this.#lastErrorRecord = current;
@@ -122,7 +119,7 @@ export class CsvRecordBuilder {
       // Reported already, and its end is counted where csv-parse drops it.
       if (repeated && current === this.#dropped) return null;
       const values = Array.isArray(error.record) ? (error.record as string[]) : [];
-      const line = this.#lines.recordEnd(values, Number(error.lines), ending);
+      const line = this.#lines.recordEnd(values, Number(error.lines));
       this.lastLine = line;
       if (repeated || (values.length === 1 && values[0] === '')) return null;
       const expected = this.columns?.length ?? 0;
@@ -136,11 +133,7 @@ export class CsvRecordBuilder {
     // record holds line breaks: csv-parse counts a CRLF there twice, so the breaks are counted here).
     const text = field?.toString('utf8') ?? '';
     const values = [...(Array.isArray(current) ? (current as string[]) : []), text];
-    // A first value starting with the LF of a CRLF whose CR ended the record before: no line break of this record.
-    const split = splitCrlfs(values, this.#split, false);
-    const counted = lineBreaks(values);
-    const breaks = counted.breaks - split;
-    const crlf = counted.crlf + split;
+    const { breaks, crlf } = lineBreaks(values);
     // csv-parse counts a line when it reads what follows its break: a break the value ends with is not counted yet
     // when the file ends there (an unclosed quote). Other errors are found at a character after the value's end.
     const lastChar = text.charCodeAt(text.length - 1);
@@ -196,13 +189,13 @@ export class CsvRecordBuilder {
 
   /**
    * csv-parse dropped a record (its array) that had an error, at its end: its lines are counted as a record's (the
-   * CRLFs in its values, and one split between its last value and its end), so that the lines after it are right.
+   * CRLFs in its values), so that the lines after it are right.
    */
-  droppedEnd(record: unknown, parserLines: number, ending: RecordEnding): void {
+  droppedEnd(record: unknown, parserLines: number): void {
     if (record === undefined || record !== this.#dropped) return;
     this.#dropped = undefined;
     this.#lines.skipDoubleCounted(-this.#droppedCrlf);
-    this.lastLine = this.#lines.recordEnd(record as string[], parserLines, ending);
+    this.lastLine = this.#lines.recordEnd(record as string[], parserLines);
   }
 
   /** The error of a source that held no header row at all. */
