@@ -1,7 +1,7 @@
 import type { CsvError } from 'csv-parse';
 import { SourceError } from '../../errors.js';
 import type { RecordError, RecordItem } from '../types.js';
-import { notReadToEnd } from '../sources/read-failure.js';
+import { notReadToEnd, type ReadStop } from '../sources/read-failure.js';
 import { LineTracker, lineBreaks, type RecordEnding } from './csv-lines.js';
 import { hasReplacement, INVALID_UTF8, type Utf8Watch } from './utf8-watch.js';
 
@@ -111,7 +111,7 @@ export class CsvRecordBuilder {
    * every error of one record); `ending`: how a record that ends here meets the end of the input. Returns the item to
    * emit, or null.
    */
-  skip(error: CsvError, current: unknown, field: { toString(encoding: 'utf8'): string } | undefined): RecordItem | null {
+  skip(error: CsvError, current: unknown, field: { toString(encoding: 'utf8'): string } | undefined, at: CsvPosition = NOWHERE): RecordItem | null {
     if (this.stopped !== undefined) return null;
     const repeated = current !== undefined && current === this.#lastErrorRecord;
     this.#lastErrorRecord = current;
@@ -153,11 +153,19 @@ export class CsvRecordBuilder {
         return null;
       }
       const row = `a quoted value${column} opens in this row and is never closed: the file ends inside it, so nothing after it could be read`;
-      return this.#stop(start, `a quoted value${column} opens on this line and is never closed, so the rest of the file is taken as part of it`, repeated ? undefined : row, UNCLOSED_QUOTE_HINT);
+      const why = `a quoted value${column} opens on this line and is never closed, so the rest of the file is taken as part of it`;
+      return this.#stop(start, why, repeated ? undefined : row, UNCLOSED_QUOTE_HINT, { reason: 'unclosed_quote', offset: at.offset });
     }
     if (error.code === 'CSV_MAX_RECORD_SIZE') {
-      const row = 'the row is larger than 1 MiB; reading stopped here (an unclosed quote can cause this)';
-      return this.#stop(start, 'the row on this line is larger than 1 MiB (an unclosed quote can cause this)', repeated ? undefined : row, UNCLOSED_QUOTE_HINT);
+      // Inside quotes, most often a quote left open: the value runs on over the lines after it.
+      if (at.quoting) {
+        const row = `a quoted value${column} opens in this row and is not closed within 1 MiB; reading stopped here`;
+        const why = `a quoted value${column} opens on this line and is not closed within 1 MiB: is its closing quote missing?`;
+        return this.#stop(start, why, repeated ? undefined : row, UNCLOSED_QUOTE_HINT, { reason: 'unclosed_quote', offset: at.offset });
+      }
+      const row = `the row is larger than 1 MiB without a quote open${column === '' ? '' : ` (the value${column} runs on)`}; reading stopped here`;
+      const why = `the row on this line is larger than 1 MiB without a quote open: a value${column} runs on for over 1 MiB (a binary or damaged file, or a missing line break?)`;
+      return this.#stop(start, why, repeated ? undefined : row, 'a catalog row is far smaller than 1 MiB: check the line named, and that the file is a text export', { reason: 'row_too_large', offset: at.offset });
     }
     // A quoted value that runs over several lines to a quote that does not close it: most often a quote left open
     // on the first line, which made the lines after it part of the value. The row is located where it starts.
@@ -237,15 +245,23 @@ export class CsvRecordBuilder {
    * Nothing after this can be read. Before the header (or in it) the keys are unknown and no row was read: the
    * error alone says why. A row that stops the reading is an item too (`row`), so it is reported like any row.
    */
-  #stop(line: number, why: string, row?: string, hint?: string): RecordItem | null {
+  #stop(line: number, why: string, row?: string, hint?: string, stop?: ReadStop): RecordItem | null {
     const location = { source: this.#source, line };
     if (this.columns === undefined) {
       this.stopped = new SourceError(location, row === undefined ? why : `the header row: ${why}`, { hint });
       return null;
     }
-    this.stopped = notReadToEnd(location, why, { hint });
+    this.stopped = notReadToEnd(location, why, { hint }, stop);
     return row === undefined ? null : this.#error(line, row);
   }
 }
+
+/** Where csv-parse is in its input when it reports an error: the offset after the last record, and whether in quotes. */
+export interface CsvPosition {
+  offset?: number;
+  quoting: boolean;
+}
+
+const NOWHERE: CsvPosition = { quoting: false };
 
 const UNCLOSED_QUOTE_HINT = 'close the quote (a quote inside a quoted value is written twice: ""); if the file was cut short, export it again';

@@ -63,6 +63,8 @@ async function* csvBatches(input: Readable, options: CsvReadOptions): AsyncGener
   let lastByte = 0x0a;
   // True while csv-parse reads what it holds at the end of the input: how the record just ended meets that end.
   let ending = false;
+  // Where the record being read starts in the input: where the rows not read start, should it stop the reading.
+  let recordStart = 0;
   const recordEnding = (): RecordEnding => (core.info.bytes !== total || lastByte === 0x0a || lastByte === 0x0d ? 'delimited' : 'unterminated');
   // Once a header of several columns is read, csv-parse skips empty lines itself: they are no rows, and as records
   // each would cost an error (its one field is not the header's count), several times the cost of a row. In a
@@ -84,9 +86,10 @@ async function* csvBatches(input: Readable, options: CsvReadOptions): AsyncGener
       skip_records_with_error: true,
       on_skip: (error: CsvError | undefined) => {
         if (error === undefined) return undefined;
-        const item = builder.skip(error, core.state.record, core.state.field);
+        const item = builder.skip(error, core.state.record, core.state.field, { offset: recordStart, quoting: core.state.quoting === true });
         if (item !== null) items.push(item);
         if (builder.dropping) core.__resetRecord = droppedReset;
+        else if (error.code === 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH') recordStart = core.info.bytes;
         return undefined;
       },
     }) as unknown as { api: ParserCore }
@@ -97,10 +100,12 @@ async function* csvBatches(input: Readable, options: CsvReadOptions): AsyncGener
   function droppedReset(this: ParserCore): void {
     core.__resetRecord = reset;
     builder.droppedEnd(this.state.record, this.info.lines);
+    recordStart = this.info.bytes;
     reset.call(this);
   }
   const push = (record: string[]): void => {
     const item = builder.record(record, core.info.lines, ending ? recordEnding() : 'delimited');
+    recordStart = core.info.bytes;
     if (item !== null) items.push(item);
   };
   /**
