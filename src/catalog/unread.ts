@@ -1,5 +1,6 @@
 import { open } from 'node:fs/promises';
-import { NotReadToEnd, type StopReason } from './sources/read-failure.js';
+import { readStopOf, type StopReason } from './sources/read-failure.js';
+import type { SourceError } from '../errors.js';
 import { schemeOf } from './sources/source-kind.js';
 import { utf16Of } from './formats/utf16.js';
 import type { ReadProgress } from './types.js';
@@ -56,9 +57,10 @@ async function linesFrom(path: string, offset: number): Promise<{ bytes: number;
  * speed); another source of known size from the bytes fetched; `rowsRead` rows were read.
  */
 export async function unreadOf(error: unknown, progress: ReadProgress, rowsRead: number): Promise<Unread | undefined> {
-  if (!(error instanceof NotReadToEnd)) return undefined;
-  const { reason, offset } = error.stop;
-  const source = error.location.source;
+  const stop = readStopOf(error);
+  if (stop === undefined) return undefined;
+  const { reason, offset } = stop;
+  const source = (error as SourceError).location.source;
   if (offset !== undefined && source !== '-' && schemeOf(source) === undefined) {
     const rest = await linesFrom(source, offset).catch(() => undefined);
     if (rest !== undefined) return { reason, bytes: rest.bytes, rows_estimate: Math.max(0, rest.lines - 1) };

@@ -24,27 +24,23 @@ export interface ReadStop {
   offset?: number | undefined;
 }
 
+/** Why and from where each source error made by notReadToEnd left its source unread. */
+const stops = new WeakMap<SourceError, ReadStop>();
+
 /**
- * A source that could not be read to its end (it is cut short, or breaks so that nothing after the place can be
- * read): located at that place, so the rows before it are known to be all that was read; `stop` says why and from
- * where the rest was not read.
+ * The error of a source that could not be read to its end (it is cut short, or breaks so that nothing after the
+ * place can be read): located at that place, so the rows before it are known to be all that was read. `stop` (see
+ * readStopOf) says why and from where the rest was not read; `unreadable` when not given.
  */
-export class NotReadToEnd extends SourceError {
-  constructor(
-    location: Location,
-    why: string,
-    readonly stop: ReadStop,
-    options?: ListingsErrorOptions,
-  ) {
-    super(location, `not read to its end: ${why}`, options);
-    // One kind of SourceError, not a kind of its own to whoever reads its name.
-    this.name = 'SourceError';
-  }
+export function notReadToEnd(location: Location, why: string, options?: ListingsErrorOptions, stop: ReadStop = { reason: 'unreadable' }): SourceError {
+  const error = new SourceError(location, `not read to its end: ${why}`, options);
+  stops.set(error, stop);
+  return error;
 }
 
-/** The error of a source that could not be read to its end (see NotReadToEnd); `stop` defaults to `unreadable`. */
-export function notReadToEnd(location: Location, why: string, options?: ListingsErrorOptions, stop: ReadStop = { reason: 'unreadable' }): SourceError {
-  return new NotReadToEnd(location, why, stop, options);
+/** Why and from where `error` left its source unread, when it is the error of a source that stopped. */
+export function readStopOf(error: unknown): ReadStop | undefined {
+  return error instanceof SourceError ? stops.get(error) : undefined;
 }
 
 /** Why reading failed, in a few words (the message of a typed error), and what to do about it. */
