@@ -1,10 +1,11 @@
-import type { Readable } from 'node:stream';
+import { pipeline, type Readable } from 'node:stream';
 import { namedSetting, SourceError, UsageError } from '../errors.js';
 import { csvRecords } from './formats/csv.js';
 import { normalizeDelimiter, sniffDelimiter } from './formats/delimiter.js';
 import { formatFromContentType, formatFromName, sniffFormat } from './formats/detect.js';
 import { MAX_RECORD_BYTES, SNIFF_BYTES } from './formats/limits.js';
 import { peek, type Peeked } from './formats/peek.js';
+import { Utf16Decoder, utf16Of } from './formats/utf16.js';
 import { decompressed } from './sources/decompress.js';
 import { openSource } from './sources/open-source.js';
 import { readFailure } from './sources/read-failure.js';
@@ -68,10 +69,23 @@ async function recordsOf(format: Format, stream: Readable, head: Buffer, source:
   }
 }
 
+function noop(): void {}
+
+/**
+ * The first bytes of a part, decompressed; UTF-16 text (with a byte order mark or without) is decoded to UTF-8 here,
+ * as it streams, so that every reader reads UTF-8.
+ */
+async function peekText(part: ByteSource): Promise<Peeked> {
+  const peeked = await peek(await decompressed(part), SNIFF_BYTES);
+  const utf16 = utf16Of(peeked.head);
+  if (utf16 === undefined) return peeked;
+  return peek(pipeline(peeked.stream, new Utf16Decoder(utf16), noop), SNIFF_BYTES);
+}
+
 /** One part of a source, decompressed, its format told (option > extension > Content-Type > content), ready to read. */
 async function readPart(part: ByteSource, options: ReadOptions, delimiter: string | undefined): Promise<Part> {
   try {
-    let peeked = await peek(await decompressed(part), SNIFF_BYTES);
+    let peeked = await peekText(part);
     let format = options.format ?? formatFromName(part.path) ?? formatFromContentType(part.contentType);
     if (format === undefined) ({ format, peeked } = await sniff(peeked, part.name));
     return { format, records: await recordsOf(format, peeked.stream, peeked.head, part.name, options, delimiter) };

@@ -1,4 +1,5 @@
 import { formatLocation, SourceError } from '../errors.js';
+import { unreadText } from '../catalog/unread.js';
 import type { PublishEnd } from '../publish/engine-types.js';
 import type { RowOutcome } from '../publish/outcome.js';
 import type { MarketplaceCounts, RunSummary } from '../report/index.js';
@@ -84,9 +85,13 @@ export function trafficLine(summary: RunSummary): string {
   return paint.dim(busy.length === 0 ? line : `${line}; pushed back: ${busy.join(', ')}`);
 }
 
-/** `, about 880 not read` (or `, the rest of the source not read`) for a run that stopped before the end of its source. */
+/**
+ * `, about 880 not read` (or `, the rest of the source not read`) for a run that stopped before the end of its source;
+ * for a source that stopped, what it left unread and why (unreadText).
+ */
 function notRead(summary: RunSummary): string {
   if (summary.complete) return '';
+  if (summary.unread !== undefined) return `, and ${unreadText(summary.unread)}`;
   const left = summary.total === null ? undefined : summary.total - summary.rows;
   return left === undefined ? ', and the rest of the source not read' : `, and about ${count(left)} not read (of about ${count(summary.total ?? 0)})`;
 }

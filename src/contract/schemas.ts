@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { loadZod } from './zod.js';
 import { FLAT_MARKETPLACE, WRAPPED_MARKETPLACE } from './marketplace.js';
+import { identifierProblem, isSafeIdentifier } from './identifier.js';
 
 /** The one documented operation, relative to the base URL. */
 export const LISTINGS_PATH = '/v1/listings';
@@ -22,10 +23,14 @@ export type DefaultableField = (typeof DEFAULTABLE_FIELDS)[number];
 function buildSchemas() {
   const { z } = loadZod();
   const text = z.string().trim().min(1, 'must not be empty');
+  /** A string without control characters (see identifier.ts), checked as written, before anything else. */
+  const safe = () => z.string().refine(isSafeIdentifier, { abort: true, error: (issue) => identifierProblem(String(issue.input)) });
+  /** Text that names something (a SKU, a location, a policy, a condition): no control characters. */
+  const identifier = safe().trim().min(1, 'must not be empty');
 
   /** `overrides`: only `condition` is shown; other keys are kept as they are. */
   const overridesSchema = z.looseObject({
-    condition: text.optional(),
+    condition: identifier.optional(),
   });
 
   /**
@@ -34,28 +39,28 @@ function buildSchemas() {
    */
   const flatRequestSchema = z.strictObject({
     images_source: z.array(text).optional(),
-    sku: text,
-    marketplace: z.string().regex(FLAT_MARKETPLACE, 'must be upper case with a region suffix, e.g. EBAY_US'),
-    merchant_location_key: text.optional(),
-    fulfillment_policy_id: text.optional(),
-    payment_policy_id: text.optional(),
-    return_policy_id: text.optional(),
+    sku: identifier,
+    marketplace: safe().regex(FLAT_MARKETPLACE, 'must be upper case with a region suffix, e.g. EBAY_US'),
+    merchant_location_key: identifier.optional(),
+    fulfillment_policy_id: identifier.optional(),
+    payment_policy_id: identifier.optional(),
+    return_policy_id: identifier.optional(),
     overrides: overridesSchema.optional(),
   });
 
   /** Flat request when no defaults are saved: the location key and the three policy ids are given (rule 2). */
   const flatRequestWithoutSavedDefaultsSchema = flatRequestSchema.extend({
-    merchant_location_key: text,
-    fulfillment_policy_id: text,
-    payment_policy_id: text,
-    return_policy_id: text,
+    merchant_location_key: identifier,
+    fulfillment_policy_id: identifier,
+    payment_policy_id: identifier,
+    return_policy_id: identifier,
   });
 
   /** Wrapped request: `{ marketplace, payload: { sku, title, ... } }`. */
   const wrappedRequestSchema = z.strictObject({
-    marketplace: z.string().regex(WRAPPED_MARKETPLACE, 'must be lower case without a region, e.g. ebay'),
+    marketplace: safe().regex(WRAPPED_MARKETPLACE, 'must be lower case without a region, e.g. ebay'),
     payload: z.looseObject({
-      sku: text,
+      sku: identifier,
       title: text,
     }),
   });

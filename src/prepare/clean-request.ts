@@ -1,3 +1,4 @@
+import { isSafeIdentifier } from '../contract/identifier.js';
 import { isFlatMarketplace, isWrappedMarketplace } from '../contract/marketplace.js';
 
 /*
@@ -18,6 +19,11 @@ export function isCleanText(value: unknown): value is string {
   return value.trim() === value;
 }
 
+/** The schema's `identifier`: clean text without control characters. */
+function isCleanIdentifier(value: unknown): value is string {
+  return isCleanText(value) && isSafeIdentifier(value);
+}
+
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype;
 }
@@ -29,8 +35,9 @@ function isCleanTextList(value: unknown): boolean {
 }
 
 /**
- * A loose object whose shown fields (`first`, then optionally `second`) are clean text and come first, as the
- * schema's output orders them, and whose other values pass through unchanged (not undefined, not `__proto__`).
+ * A loose object whose shown fields (`first`, an identifier, then optionally `second`, text) are clean and come
+ * first, as the schema's output orders them, and whose other values pass through unchanged (not undefined, not
+ * `__proto__`).
  */
 function isCleanLoose(value: unknown, first: string, second: string | undefined, needed: boolean): boolean {
   if (!isPlainObject(value)) return false;
@@ -40,7 +47,7 @@ function isCleanLoose(value: unknown, first: string, second: string | undefined,
     const item = value[key];
     if (key === first || key === second) {
       // A shown field after another key would be moved to the front by the schema.
-      if (position !== found || (key === second && found === 0) || !isCleanText(item)) return false;
+      if (position !== found || (key === second && found === 0) || !(key === first ? isCleanIdentifier(item) : isCleanText(item))) return false;
       found++;
     } else if (item === undefined || key === '__proto__') {
       return false;
@@ -99,7 +106,7 @@ export function isCleanFlatRequest(body: unknown, savedDefaults: boolean, knownM
         if (!isCleanLoose(value, 'condition', undefined, false)) return false;
         break;
       default:
-        if (!isCleanText(value)) return false;
+        if (!isCleanIdentifier(value)) return false;
         if (rank === 2 || !savedDefaults) required--;
     }
   }

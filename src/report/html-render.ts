@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { OUTCOMES, type OutcomeKind } from '../publish/outcome.js';
 import { safeText } from './row.js';
+import { unreadText } from '../catalog/unread.js';
 import type { RunMeta } from './run-meta.js';
 import type { RunSummary } from './summary.js';
 import { LATENCY_BUCKETS, LATENCY_STEPS_PER_DECADE, PROBLEMS, WORK_OUTCOMES, latencyBucketStart, type ErrorGroup, type ProblemRow, type RunDigest } from './html-digest.js';
@@ -568,7 +569,7 @@ export function renderHtmlReport(input: HtmlReportInput): string {
     .map(([kind, n]) => `<li class="f-${kind}"><span class="dot" aria-hidden="true"></span>${LABEL[kind]} <b>${formatCount(n)}</b> <span class="muted">${percent(n, whole + (notRead ?? 0))}</span></li>`)
     .join('');
   const banner = !summary.complete
-    ? `<p class="banner" role="note">The run stopped before the end of the source${summary.interrupted ? ' (interrupted)' : ''}: ${notRead !== undefined ? `${formatCount(notRead)} rows were` : 'the rows after the last one counted were'} not read. <span class="mono">--retry-failed</span> of the CSV or NDJSON report sends them.</p>`
+    ? `<p class="banner" role="note">The run stopped before the end of the source${summary.interrupted ? ' (interrupted)' : ''}: ${notRead !== undefined ? `${formatCount(notRead)} rows were` : 'the rows after the last one counted were'} not read${summary.unread === undefined ? '' : ` (${escapeHtml(unreadText(summary.unread))})`}. <span class="mono">--retry-failed</span> of the CSV or NDJSON report sends them.</p>`
     : '';
   const exitBadge = meta.exitCode === undefined ? '' : `<span class="code" title="exit code">exit ${meta.exitCode}</span>`;
   const timeline = digest.timeline(TIME_BARS);

@@ -4,7 +4,7 @@ import type { ReportFormat } from './format.js';
 import { safeText } from './row.js';
 import type { RunSummary } from './summary.js';
 import { xmlEscape } from './xml.js';
-import { NOT_READ_REASON } from './csv.js';
+import { notReadReason } from './csv.js';
 import { printable } from '../printable.js';
 
 const DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>\n';
@@ -36,7 +36,7 @@ export function junitFormat(): ReportFormat {
       // The rows never read are not test cases; one skipped case says they exist, so a dashboard does not show green.
       tests++;
       skipped++;
-      return `  <testcase name="(rows not read)" classname="listings">\n    <skipped message="${xmlEscape(NOT_READ_REASON)}"/>\n  </testcase>\n</testsuite>\n`;
+      return `  <testcase name="(rows not read)" classname="listings">\n    <skipped message="${xmlEscape(notReadReason(summary))}"/>\n  </testcase>\n</testsuite>\n`;
     },
     patch(summary: RunSummary) {
       const attributes = [

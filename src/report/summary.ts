@@ -1,4 +1,5 @@
 import type { OutcomeKind, RowOutcome } from '../publish/outcome.js';
+import type { Unread } from '../catalog/unread.js';
 
 /** What a run did, as `--json` prints it and the reports end with. The counts add up to `rows`. */
 export interface RunSummary {
@@ -47,6 +48,11 @@ export interface RunSummary {
    */
   total: number | null;
   /**
+   * For a source that could not be read to its end: why, and how much of it was not read (see Unread). Absent
+   * otherwise.
+   */
+  unread?: Unread;
+  /**
    * The counts of each marketplace, when the rows went to more than one (a fan-out, or a marketplace column with
    * several values); rows with no marketplace at all are under `(none)`. Absent otherwise.
    */
@@ -69,6 +75,8 @@ export interface Reading {
   interrupted: boolean;
   /** Rows left unread, when they could be counted. */
   notRead?: number | undefined;
+  /** What a source that stopped left unread. */
+  unread?: Unread | undefined;
 }
 
 const READ_TO_END: Reading = { complete: true, interrupted: false };
@@ -146,6 +154,7 @@ export class SummaryCounter {
       complete: reading.complete,
       interrupted: reading.interrupted,
       total: reading.complete ? this.rows : reading.notRead === undefined ? null : this.rows + reading.notRead,
+      ...(reading.unread === undefined ? {} : { unread: reading.unread }),
       ...this.#marketplaces(),
     };
   }

@@ -11,7 +11,7 @@ function random(seed: number): () => number {
   };
 }
 
-const TEXTS: unknown[] = ['x', 'A-1', ' x', 'x ', '\tx', 'x\n', '\u00a0x', 'x\u3000', '\ufeffx', ' ', '', 'a b', 'ü', 'ü ', 7, 0, null, undefined, true, [], {}, ['x']];
+const TEXTS: unknown[] = ['x', 'A-1', ' x', 'x ', '\tx', 'x\n', '\u00a0x', 'x\u3000', '\ufeffx', ' ', '', 'a b', 'ü', 'ü ', 'A\u0000B', 'a\tb', 'x\u007f', 'x\u0085', 'x\u2028y', '\u202ex', 7, 0, null, undefined, true, [], {}, ['x']];
 const MARKETPLACES: unknown[] = ['EBAY_US', 'EBAY_MOTORS_US', 'ebay', 'ebay_us', 'ebay-motors', 'EBAY', 'EBAY_US ', ' ebay', 'Ebay', '', 7, null, undefined];
 const IMAGES: unknown[] = [[], ['https://x/1.jpg'], ['a', 'b'], [''], [' a'], ['a', ' '], 'https://x/1.jpg', [1], [undefined], null, {}];
 const OVERRIDES: unknown[] = [
@@ -21,6 +21,7 @@ const OVERRIDES: unknown[] = [
   { colour: 'red', condition: 'NEW' },
   { colour: 'red' },
   { condition: ' NEW' },
+  { condition: 'NE\u0007W' },
   { condition: '' },
   { condition: 5 },
   { condition: undefined },
@@ -63,6 +64,8 @@ function wrappedBody(next: () => number): Record<string, unknown> {
     { brand: 'Acme', sku: 'S', title: 'T' },
     { sku: 'S' },
     { sku: ' S', title: 'T' },
+    { sku: 'S\u0000', title: 'T' },
+    { sku: 'S', title: 'T\u0000' },
     { sku: 'S', title: '' },
     { sku: 'S', title: 'T', x: undefined },
     null,
@@ -90,7 +93,7 @@ function expectSchemaOutputsItself(shape: 'flat' | 'wrapped', savedDefaults: boo
 describe('isCleanText', () => {
   it('is the schema text with nothing to trim', () => {
     const clean = TEXTS.filter((value) => isCleanText(value));
-    expect(clean).toEqual(['x', 'A-1', 'a b', 'ü', ['x']].filter((value) => typeof value === 'string'));
+    expect(clean).toEqual(['x', 'A-1', 'a b', 'ü', 'A\u0000B', 'a\tb', 'x\u007f', 'x\u0085', 'x\u2028y', '\u202ex']);
   });
 });
 

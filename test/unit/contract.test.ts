@@ -47,6 +47,30 @@ describe('flat request', () => {
   });
 });
 
+describe('identifiers refuse control characters (they were sent: "AB\\u0000CD" as a SKU)', () => {
+  const cases: [string, string, string][] = [
+    ['sku', 'AB\u0000CD', 'holds a control character (U+0000) at character 3'],
+    ['sku', 'AB\t', 'holds a control character (U+0009) at character 3'],
+    ['merchant_location_key', 'loc\u007f', 'holds a control character (U+007F) at character 4'],
+    ['fulfillment_policy_id', 'f\u0085', 'holds a control character (U+0085) at character 2'],
+    ['payment_policy_id', 'p\u2028', 'holds a line or paragraph separator (U+2028) at character 2'],
+    ['return_policy_id', '\u202er-1', 'holds a direction control (U+202E) at character 1'],
+    ['marketplace', 'EBAY_US\u001b', 'holds a control character (U+001B) at character 8'],
+    ['overrides.condition', 'NEW\r', 'holds a control character (U+000D) at character 4'],
+  ];
+  it.each(cases)('%s %j', (path, value, message) => {
+    const body: Record<string, unknown> = path === 'overrides.condition' ? { ...flat, overrides: { condition: value } } : { ...flat, [path]: value };
+    const result = flatRequestWithoutSavedDefaultsSchema.safeParse(body);
+    expect(result.success).toBe(false);
+    expect(issuesFromZod(result.error!)).toEqual([{ path, message: `${message}; an identifier cannot hold control characters, line breaks or direction controls` }]);
+  });
+  it('in the wrapped shape too, where a title (free text) may hold them', () => {
+    const result = wrappedRequestSchema.safeParse({ marketplace: 'ebay', payload: { sku: 'A\u0001', title: 'T' } });
+    expect(issuesFromZod(result.error!).map((issue) => issue.path)).toEqual(['payload.sku']);
+    expect(wrappedRequestSchema.safeParse({ marketplace: 'ebay', payload: { sku: 'A', title: 'Line 1\nLine 2\u0000' } }).success).toBe(true);
+  });
+});
+
 describe('wrapped request', () => {
   it('accepts marketplace plus payload with sku and title, keeping other payload keys', () => {
     const body = { marketplace: 'ebay', payload: { sku: 'S', title: 'T', colour: 'red' } };

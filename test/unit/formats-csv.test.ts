@@ -3,6 +3,7 @@ import { Readable } from 'node:stream';
 import { csvRecords } from '../../src/catalog/formats/csv.js';
 import { isRecordError } from '../../src/catalog/read-records.js';
 import { SourceError } from '../../src/errors.js';
+import { readStopOf } from '../../src/catalog/sources/read-failure.js';
 import { brief, bytes, collect, collectUntilError } from '../helpers/sources-collect.js';
 
 function read(text: string | Buffer, delimiter = ',', chunkSize?: number) {
@@ -43,6 +44,24 @@ describe('csv: values and quoting', () => {
       [2, { a: '1', b: '2' }],
       [3, { a: `multi${eol}line`, b: '3' }],
       [5, { a: '4', b: '5' }],
+    ]);
+  });
+
+  it('ends a record at every CRLF, LF or bare CR, whichever the first line has; a CR inside quotes stays data', async () => {
+    const text = 'a,b\r\n1,2\r3,4\n"5\r6",7\r\n8,9\r';
+    for (const chunkSize of [undefined, 1, 2]) {
+      expect(await read(text, ',', chunkSize)).toEqual([
+        [2, { a: '1', b: '2' }],
+        [3, { a: '3', b: '4' }],
+        [4, { a: '5\r6', b: '7' }],
+        [6, { a: '8', b: '9' }],
+      ]);
+    }
+    // One column: a bare CR is no part of a value (it published "A-2\rA-3" as one SKU).
+    expect(await read('sku\r\nA-1\r\nA-2\rA-3\r\n')).toEqual([
+      [2, { sku: 'A-1' }],
+      [3, { sku: 'A-2' }],
+      [4, { sku: 'A-3' }],
     ]);
   });
 
@@ -165,12 +184,28 @@ describe('csv: bad input', () => {
     expect(await readStopped('')).toEqual({ items: [], error: 'c.csv:1: the file is empty; its first line should name the columns' });
   });
 
-  it('reports a field over 1 MiB as an error, without holding the rest, after the rows before it', async () => {
+  it.each([
+    [
+      'a quoted one, as a quote left open',
+      'B,"',
+      'error: a quoted value (column "title") opens in this row and is not closed within 1 MiB; reading stopped here',
+      'c.csv:3: not read to its end: a quoted value (column "title") opens on this line and is not closed within 1 MiB: is its closing quote missing?',
+      'unclosed_quote',
+    ],
+    [
+      // It was blamed on "an unclosed quote".
+      'an unquoted one, as an over-long row',
+      'B,',
+      'error: the row is larger than 1 MiB without a quote open (the value (column "title") runs on); reading stopped here',
+      'c.csv:3: not read to its end: the row on this line is larger than 1 MiB without a quote open: a value (column "title") runs on for over 1 MiB (a binary or damaged file, or a missing line break?)',
+      'row_too_large',
+    ],
+  ])('reports a field over 1 MiB, %s, without holding the rest, after the rows before it', async (_name, start, row, message, reason) => {
     let sent = 0;
     const total = 64 * 1024 * 1024;
     const huge = new Readable({
       read() {
-        if (sent === 0) this.push('sku,title\nA,small\nB,"');
+        if (sent === 0) this.push(`sku,title\nA,small\n${start}`);
         else if (sent >= total) this.push(null);
         else this.push(Buffer.alloc(64 * 1024, 0x78));
         sent += 64 * 1024;
@@ -179,10 +214,12 @@ describe('csv: bad input', () => {
     const { items, error } = await collectUntilError(csvRecords(huge, { source: 'c.csv', delimiter: ',' }));
     expect(brief(items)).toEqual([
       [2, { sku: 'A', title: 'small' }],
-      [3, 'error: the row is larger than 1 MiB; reading stopped here (an unclosed quote can cause this)'],
+      [3, row],
     ]);
     expect(error).toBeInstanceOf(SourceError);
-    expect(error?.message).toBe('c.csv:3: not read to its end: the row on this line is larger than 1 MiB (an unclosed quote can cause this)');
+    expect(error?.message).toBe(message);
+    // The rows not read start where the row that stopped the reading starts.
+    expect(readStopOf(error)).toEqual({ reason, offset: 'sku,title\nA,small\n'.length });
     // Reading stopped at the error rather than at the end of the 64 MiB stream.
     expect(sent).toBeLessThan(8 * 1024 * 1024);
   });

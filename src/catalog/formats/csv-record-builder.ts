@@ -1,8 +1,8 @@
 import type { CsvError } from 'csv-parse';
 import { SourceError } from '../../errors.js';
 import type { RecordError, RecordItem } from '../types.js';
-import { notReadToEnd } from '../sources/read-failure.js';
-import { LineTracker, lineBreaks, splitCrlfs, type RecordEnding, type SplitCrlf } from './csv-lines.js';
+import { notReadToEnd, type ReadStop } from '../sources/read-failure.js';
+import { LineTracker, lineBreaks, type RecordEnding } from './csv-lines.js';
 import { hasReplacement, INVALID_UTF8, type Utf8Watch } from './utf8-watch.js';
 
 function anyReplacement(values: readonly string[]): boolean {
@@ -76,15 +76,12 @@ export class CsvRecordBuilder {
   #droppedCrlf = 0;
 
   readonly #onHeader: ((columns: readonly string[]) => void) | undefined;
-  readonly #split: SplitCrlf | undefined;
 
-  /** `split`: see SplitCrlf. */
-  constructor(source: string, watch: Utf8Watch, onHeader?: (columns: readonly string[]) => void, split?: SplitCrlf) {
+  constructor(source: string, watch: Utf8Watch, onHeader?: (columns: readonly string[]) => void) {
     this.#source = source;
     this.#watch = watch;
     this.#onHeader = onHeader;
-    this.#split = split;
-    this.#lines = new LineTracker(split);
+    this.#lines = new LineTracker();
   }
 
   /** The physical line after the last record seen: where a record still being read starts. */
@@ -98,7 +95,7 @@ export class CsvRecordBuilder {
    */
   record(values: string[], parserLines: number, ending: RecordEnding = 'delimited'): RecordItem | null {
     if (this.stopped !== undefined) return null;
-    const line = this.#lines.recordEnd(values, parserLines, ending);
+    const line = this.#lines.recordEnd(values, parserLines);
     this.lastLine = line;
     const columns = this.columns;
     if (columns === undefined) return this.cutting && ending === 'unterminated' ? null : this.#header(values, line);
@@ -114,7 +111,7 @@ export class CsvRecordBuilder {
    * every error of one record); `ending`: how a record that ends here meets the end of the input. Returns the item to
    * emit, or null.
    */
-  skip(error: CsvError, current: unknown, field: { toString(encoding: 'utf8'): string } | undefined, ending: RecordEnding = 'delimited'): RecordItem | null {
+  skip(error: CsvError, current: unknown, field: { toString(encoding: 'utf8'): string } | undefined, at: CsvPosition = NOWHERE): RecordItem | null {
     if (this.stopped !== undefined) return null;
     const repeated = current !== undefined && current === this.#lastErrorRecord;
     this.#lastErrorRecord = current;
@@ -122,7 +119,7 @@ export class CsvRecordBuilder {
       // Reported already, and its end is counted where csv-parse drops it.
       if (repeated && current === this.#dropped) return null;
       const values = Array.isArray(error.record) ? (error.record as string[]) : [];
-      const line = this.#lines.recordEnd(values, Number(error.lines), ending);
+      const line = this.#lines.recordEnd(values, Number(error.lines));
       this.lastLine = line;
       if (repeated || (values.length === 1 && values[0] === '')) return null;
       const expected = this.columns?.length ?? 0;
@@ -136,11 +133,7 @@ export class CsvRecordBuilder {
     // record holds line breaks: csv-parse counts a CRLF there twice, so the breaks are counted here).
     const text = field?.toString('utf8') ?? '';
     const values = [...(Array.isArray(current) ? (current as string[]) : []), text];
-    // A first value starting with the LF of a CRLF whose CR ended the record before: no line break of this record.
-    const split = splitCrlfs(values, this.#split, false);
-    const counted = lineBreaks(values);
-    const breaks = counted.breaks - split;
-    const crlf = counted.crlf + split;
+    const { breaks, crlf } = lineBreaks(values);
     // csv-parse counts a line when it reads what follows its break: a break the value ends with is not counted yet
     // when the file ends there (an unclosed quote). Other errors are found at a character after the value's end.
     const lastChar = text.charCodeAt(text.length - 1);
@@ -160,11 +153,19 @@ export class CsvRecordBuilder {
         return null;
       }
       const row = `a quoted value${column} opens in this row and is never closed: the file ends inside it, so nothing after it could be read`;
-      return this.#stop(start, `a quoted value${column} opens on this line and is never closed, so the rest of the file is taken as part of it`, repeated ? undefined : row, UNCLOSED_QUOTE_HINT);
+      const why = `a quoted value${column} opens on this line and is never closed, so the rest of the file is taken as part of it`;
+      return this.#stop(start, why, repeated ? undefined : row, UNCLOSED_QUOTE_HINT, { reason: 'unclosed_quote', offset: at.offset });
     }
     if (error.code === 'CSV_MAX_RECORD_SIZE') {
-      const row = 'the row is larger than 1 MiB; reading stopped here (an unclosed quote can cause this)';
-      return this.#stop(start, 'the row on this line is larger than 1 MiB (an unclosed quote can cause this)', repeated ? undefined : row, UNCLOSED_QUOTE_HINT);
+      // Inside quotes, most often a quote left open: the value runs on over the lines after it.
+      if (at.quoting) {
+        const row = `a quoted value${column} opens in this row and is not closed within 1 MiB; reading stopped here`;
+        const why = `a quoted value${column} opens on this line and is not closed within 1 MiB: is its closing quote missing?`;
+        return this.#stop(start, why, repeated ? undefined : row, UNCLOSED_QUOTE_HINT, { reason: 'unclosed_quote', offset: at.offset });
+      }
+      const row = `the row is larger than 1 MiB without a quote open${column === '' ? '' : ` (the value${column} runs on)`}; reading stopped here`;
+      const why = `the row on this line is larger than 1 MiB without a quote open: a value${column} runs on for over 1 MiB (a binary or damaged file, or a missing line break?)`;
+      return this.#stop(start, why, repeated ? undefined : row, 'a catalog row is far smaller than 1 MiB: check the line named, and that the file is a text export', { reason: 'row_too_large', offset: at.offset });
     }
     // A quoted value that runs over several lines to a quote that does not close it: most often a quote left open
     // on the first line, which made the lines after it part of the value. The row is located where it starts.
@@ -196,13 +197,13 @@ export class CsvRecordBuilder {
 
   /**
    * csv-parse dropped a record (its array) that had an error, at its end: its lines are counted as a record's (the
-   * CRLFs in its values, and one split between its last value and its end), so that the lines after it are right.
+   * CRLFs in its values), so that the lines after it are right.
    */
-  droppedEnd(record: unknown, parserLines: number, ending: RecordEnding): void {
+  droppedEnd(record: unknown, parserLines: number): void {
     if (record === undefined || record !== this.#dropped) return;
     this.#dropped = undefined;
     this.#lines.skipDoubleCounted(-this.#droppedCrlf);
-    this.lastLine = this.#lines.recordEnd(record as string[], parserLines, ending);
+    this.lastLine = this.#lines.recordEnd(record as string[], parserLines);
   }
 
   /** The error of a source that held no header row at all. */
@@ -244,15 +245,23 @@ export class CsvRecordBuilder {
    * Nothing after this can be read. Before the header (or in it) the keys are unknown and no row was read: the
    * error alone says why. A row that stops the reading is an item too (`row`), so it is reported like any row.
    */
-  #stop(line: number, why: string, row?: string, hint?: string): RecordItem | null {
+  #stop(line: number, why: string, row?: string, hint?: string, stop?: ReadStop): RecordItem | null {
     const location = { source: this.#source, line };
     if (this.columns === undefined) {
       this.stopped = new SourceError(location, row === undefined ? why : `the header row: ${why}`, { hint });
       return null;
     }
-    this.stopped = notReadToEnd(location, why, { hint });
+    this.stopped = notReadToEnd(location, why, { hint }, stop);
     return row === undefined ? null : this.#error(line, row);
   }
 }
+
+/** Where csv-parse is in its input when it reports an error: the offset after the last record, and whether in quotes. */
+export interface CsvPosition {
+  offset?: number;
+  quoting: boolean;
+}
+
+const NOWHERE: CsvPosition = { quoting: false };
 
 const UNCLOSED_QUOTE_HINT = 'close the quote (a quote inside a quoted value is written twice: ""); if the file was cut short, export it again';

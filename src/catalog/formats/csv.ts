@@ -4,7 +4,7 @@ import type { RecordItem } from '../types.js';
 import { failureReason, isAbort, readFailure } from '../sources/read-failure.js';
 import { batchedRecords, type BatchedRecords } from './batches.js';
 import { CsvRecordBuilder } from './csv-record-builder.js';
-import type { RecordEnding, SplitCrlf } from './csv-lines.js';
+import type { RecordEnding } from './csv-lines.js';
 import { MAX_RECORD_BYTES } from './limits.js';
 import { Utf8Watch } from './utf8-watch.js';
 
@@ -27,21 +27,14 @@ interface ParserCore {
   /** `bytes`: the offset in the input (BOM included) after the record just reported, its delimiter included. */
   info: { lines: number; bytes: number };
   state: { record?: unknown; quoting?: boolean; field?: { toString(encoding: 'utf8'): string } };
-  /**
-   * `record_delimiter`: the one found in the first line (LF, CRLF or CR), once found. `skip_empty_lines`: read at each
-   * call of parse.
-   */
-  options: { record_delimiter: Buffer[]; skip_empty_lines: boolean };
+  /** `skip_empty_lines`: read at each call of parse. */
+  options: { skip_empty_lines: boolean };
   /** Starts the next record: called at the end of each record, reported or dropped for an error. */
   __resetRecord: (this: ParserCore) => void;
 }
 
 function noop(): void {}
 
-const EMPTY: Buffer = Buffer.alloc(0);
-const LF = Buffer.from('\n');
-/** More than csv-parse holds back at the end of a chunk (a delimiter, a quote and a record delimiter at most). */
-const HELD_BACK = 8;
 
 /**
  * Reads CSV (or TSV) bytes as records keyed by the header row, every value a string. A bad row is yielded as an
@@ -65,42 +58,14 @@ export function csvRecords(input: Readable, options: CsvReadOptions): BatchedRec
  */
 async function* csvBatches(input: Readable, options: CsvReadOptions): AsyncGenerator<RecordItem[]> {
   const watch = new Utf8Watch();
-  // The chunk being parsed, where it starts in the input, and the bytes before it (csv-parse may end a record on
-  // a few bytes it held back from earlier chunks): to look at the bytes around a record's end.
-  let chunk = EMPTY;
-  let chunkStart = 0;
-  let before = EMPTY;
-  const byteAt = (offset: number): number => {
-    const index = offset - chunkStart;
-    if (index >= 0) return index < chunk.length ? chunk[index]! : -1;
-    return before[before.length + index] ?? -1;
-  };
-  // Whether the record being read starts with LF (looked at when the record before it ends, on a CR delimiter, while
-  // csv-parse still holds the byte after it).
-  let startsLf = false;
-  const ended = (): void => {
-    startsLf = byteAt(core.info.bytes) === 0x0a;
-  };
-  const split: SplitCrlf = {
-    atEnd: () => {
-      const delimiter = core.options.record_delimiter[0];
-      const end = core.info.bytes;
-      return delimiter?.length === 1 && byteAt(end - 1) === 0x0a && byteAt(end - 2) === 0x0d;
-    },
-    atStart: () => {
-      const delimiter = core.options.record_delimiter[0];
-      return startsLf && delimiter?.length === 1 && delimiter[0] === 0x0d;
-    },
-  };
+  // How many bytes have been read, and the last of them: whether the bytes read end with a line break.
+  let total = 0;
+  let lastByte = 0x0a;
   // True while csv-parse reads what it holds at the end of the input: how the record just ended meets that end.
   let ending = false;
-  const recordEnding = (): RecordEnding => {
-    const end = core.info.bytes;
-    const delimiter = core.options.record_delimiter[0];
-    if (end !== chunkStart + chunk.length || (delimiter !== undefined && delimiter.every((byte, i) => byteAt(end - delimiter.length + i) === byte))) return 'delimited';
-    const last = byteAt(end - 1);
-    return last === 0x0a || last === 0x0d ? 'break' : 'unterminated';
-  };
+  // Where the record being read starts in the input: where the rows not read start, should it stop the reading.
+  let recordStart = 0;
+  const recordEnding = (): RecordEnding => (core.info.bytes !== total || lastByte === 0x0a || lastByte === 0x0d ? 'delimited' : 'unterminated');
   // Once a header of several columns is read, csv-parse skips empty lines itself: they are no rows, and as records
   // each would cost an error (its one field is not the header's count), several times the cost of a row. In a
   // one-column file an empty line is an empty value.
@@ -108,20 +73,23 @@ async function* csvBatches(input: Readable, options: CsvReadOptions): AsyncGener
     core.options.skip_empty_lines = columns.length > 1;
     options.onHeader?.(columns);
   };
-  const builder = new CsvRecordBuilder(options.source, watch, onHeader, split);
+  const builder = new CsvRecordBuilder(options.source, watch, onHeader);
   let items: RecordItem[] = [];
   const core = (
     new Parser({
       delimiter: options.delimiter,
       bom: true,
+      // Every line end ends a record, whichever the first line has: old Mac exports end lines with a bare CR, and
+      // a file edited on several systems mixes them. CRLF comes first, so that it is one line end, not two.
+      record_delimiter: ['\r\n', '\n', '\r'],
       max_record_size: MAX_RECORD_BYTES,
       skip_records_with_error: true,
       on_skip: (error: CsvError | undefined) => {
         if (error === undefined) return undefined;
-        const item = builder.skip(error, core.state.record, core.state.field, ending ? recordEnding() : 'delimited');
+        const item = builder.skip(error, core.state.record, core.state.field, { offset: recordStart, quoting: core.state.quoting === true });
         if (item !== null) items.push(item);
         if (builder.dropping) core.__resetRecord = droppedReset;
-        else if (error.code === 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH') ended();
+        else if (error.code === 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH') recordStart = core.info.bytes;
         return undefined;
       },
     }) as unknown as { api: ParserCore }
@@ -131,13 +99,13 @@ async function* csvBatches(input: Readable, options: CsvReadOptions): AsyncGener
   const reset = core.__resetRecord;
   function droppedReset(this: ParserCore): void {
     core.__resetRecord = reset;
-    builder.droppedEnd(this.state.record, this.info.lines, ending ? recordEnding() : 'delimited');
-    ended();
+    builder.droppedEnd(this.state.record, this.info.lines);
+    recordStart = this.info.bytes;
     reset.call(this);
   }
   const push = (record: string[]): void => {
     const item = builder.record(record, core.info.lines, ending ? recordEnding() : 'delimited');
-    ended();
+    recordStart = core.info.bytes;
     if (item !== null) items.push(item);
   };
   /**
@@ -153,11 +121,8 @@ async function* csvBatches(input: Readable, options: CsvReadOptions): AsyncGener
     const before = builder.lastLine;
     const made = items.length;
     builder.cutting = ending = true;
-    // Cut between the CR and the LF of a CRLF: the row ends there (as a CR at the end of the input ends it), which
-    // csv-parse sees once given the LF.
-    const delimiter = core.options.record_delimiter[0];
-    const crlf = lastByte === 0x0d && delimiter?.length === 2 && delimiter[0] === 0x0d && delimiter[1] === 0x0a;
-    const failed = (crlf ? core.parse(LF, false, push, noop) : undefined) ?? core.parse(undefined, true, push, noop);
+    // A row cut between the CR and the LF of its CRLF ends there: a bare CR is a line end too.
+    const failed = core.parse(undefined, true, push, noop);
     builder.cutting = ending = false;
     if (failed !== undefined || builder.stopped !== undefined) return readFailure(failed ?? builder.stopped, options.source);
     // A header the bytes end inside is not read as one (cut short, it may not name the columns it should).
@@ -178,8 +143,6 @@ async function* csvBatches(input: Readable, options: CsvReadOptions): AsyncGener
     if (item !== null) items.push(item);
     return readFailure(error, options.source, { line: at });
   };
-  // The last byte read: whether the bytes read end with a line break.
-  let lastByte = 0x0a;
   try {
     const chunks = (input as AsyncIterable<Buffer | string>)[Symbol.asyncIterator]();
     for (;;) {
@@ -197,9 +160,7 @@ async function* csvBatches(input: Readable, options: CsvReadOptions): AsyncGener
       else {
         watch.see(bytes);
         if (bytes.length > 0) lastByte = bytes[bytes.length - 1]!;
-        before = Buffer.from(chunk.length >= HELD_BACK ? chunk.subarray(chunk.length - HELD_BACK) : Buffer.concat([before, chunk]).subarray(-HELD_BACK));
-        chunkStart += chunk.length;
-        chunk = bytes;
+        total += bytes.length;
       }
       ending = bytes === undefined;
       const error = core.parse(bytes, ending, push, noop);

@@ -56,11 +56,10 @@ function isSpace(byte: number): boolean {
 /**
  * Tells the format from the first bytes: `[` is JSON; `{` is NDJSON when the first line is a whole JSON object,
  * else JSON (a document spread over lines, or a minified document longer than any NDJSON line may be); NUL bytes
- * (without a UTF-16 byte order mark) are binary; anything else is CSV. `more` asks for a longer head: the first
+ * are binary (UTF-16 text is decoded before it is sniffed); anything else is CSV. `more` asks for a longer head: the first
  * line starts with `{` and has not ended within it.
  */
 export function sniffFormat(head: Buffer, ended: boolean): Sniffed {
-  if (head.length >= 2 && ((head[0] === 0xff && head[1] === 0xfe) || (head[0] === 0xfe && head[1] === 0xff))) return 'csv';
   let start = head.length >= 3 && head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
   if (head.indexOf(0) >= 0) return 'binary';
   while (start < head.length && isSpace(head[start]!)) start++;

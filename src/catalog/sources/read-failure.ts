@@ -8,11 +8,39 @@ export function isAbort(error: unknown): boolean {
 export type ReadPosition = Omit<Location, 'source'>;
 
 /**
- * The error of a source that could not be read to its end (it is cut short, or breaks so that nothing after the
- * place can be read): located at that place, so the rows before it are known to be all that was read.
+ * Why reading stopped before the end of a source: a quoted value never closed, a row over the size limit (its
+ * values unquoted), the input failing part-way (cut short, a reset connection, damaged compressed data), or content
+ * the format cannot read past.
  */
-export function notReadToEnd(location: Location, why: string, options?: ListingsErrorOptions): SourceError {
-  return new SourceError(location, `not read to its end: ${why}`, options);
+export type StopReason = 'unclosed_quote' | 'row_too_large' | 'read_failed' | 'unreadable';
+
+/** Where the part of a source that was not read starts, and why it was not. */
+export interface ReadStop {
+  reason: StopReason;
+  /**
+   * The offset in the reader's input (decompressed and decoded bytes, a byte order mark included) where the rows not
+   * read start: at the row that stopped the reading. Undefined when not known.
+   */
+  offset?: number | undefined;
+}
+
+/** Why and from where each source error made by notReadToEnd left its source unread. */
+const stops = new WeakMap<SourceError, ReadStop>();
+
+/**
+ * The error of a source that could not be read to its end (it is cut short, or breaks so that nothing after the
+ * place can be read): located at that place, so the rows before it are known to be all that was read. `stop` (see
+ * readStopOf) says why and from where the rest was not read; `unreadable` when not given.
+ */
+export function notReadToEnd(location: Location, why: string, options?: ListingsErrorOptions, stop: ReadStop = { reason: 'unreadable' }): SourceError {
+  const error = new SourceError(location, `not read to its end: ${why}`, options);
+  stops.set(error, stop);
+  return error;
+}
+
+/** Why and from where `error` left its source unread, when it is the error of a source that stopped. */
+export function readStopOf(error: unknown): ReadStop | undefined {
+  return error instanceof SourceError ? stops.get(error) : undefined;
 }
 
 /** Why reading failed, in a few words (the message of a typed error), and what to do about it. */
@@ -36,5 +64,5 @@ export function readFailure(error: unknown, source: string, at?: ReadPosition): 
   if (error instanceof ListingsError || isAbort(error)) return error as Error;
   const { why, hint } = failureReason(error);
   if (at === undefined) return new SourceError({ source }, why, { cause: error, hint });
-  return notReadToEnd({ source, ...at }, why, { cause: error, hint });
+  return notReadToEnd({ source, ...at }, why, { cause: error, hint }, { reason: 'read_failed' });
 }

@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { estimateRowCount } from '../../catalog/count-rows.js';
+import { unreadOf } from '../../catalog/unread.js';
 import { checkFanOut, type FanOut } from '../../prepare/fan-out.js';
 import type { PublishEnd, PublishOptions } from '../../publish/engine-types.js';
 import { parseShard } from '../../publish/shard.js';
@@ -257,9 +258,10 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
     const stats = run.stats();
     const traffic = { requests: stats.requests, throttled: stats.throttled, overloaded: stats.overloaded, timeouts: stats.timeouts, peakConcurrency: stats.peakInFlight };
     const interrupted = signals.received() !== undefined;
-    // Only an interrupted run has a rest to count: a source that failed has no known end.
-    const notRead = !run.readToEnd && interrupted && sourceError === undefined ? await listingsNotRead(sources, catalogOptions, counter.rows, fanOut) : undefined;
-    const reading = { complete: run.readToEnd, interrupted, notRead };
+    // An interrupted run counts the rest of its sources; a source that stopped, the rest after the row that stopped it.
+    const unread = sourceError === undefined ? undefined : await unreadOf(sourceError, catalog.progress(), counter.rows);
+    const notRead = !run.readToEnd && interrupted && sourceError === undefined ? await listingsNotRead(sources, catalogOptions, counter.rows, fanOut) : unread?.rows_estimate ?? undefined;
+    const reading = { complete: run.readToEnd, interrupted, notRead, unread };
     const planned = counter.summary(Math.round(performance.now() - startedAt), flags.report, traffic, reading);
     const exitCode = exitCodeOf(run.end, planned, sourceError, outputs.failure);
     const atClose = outputs.failure === undefined;

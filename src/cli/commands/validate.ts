@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { Option, InvalidArgumentError, type Command } from 'commander';
 import type { FieldIssue } from '../../contract/issues.js';
 import type { PreparedRow } from '../../prepare/types.js';
+import type { ReadProgress } from '../../catalog/types.js';
 import { ConfigError, formatLocation, SourceError, UsageError, type Location } from '../../errors.js';
 import { openOutput } from '../../fs/output-target.js';
 import { addSettingsOptions, loadSettings } from '../settings.js';
@@ -143,11 +144,12 @@ async function openNdjson(path: string) {
 async function validate(sources: string[], flags: ValidateFlags, command: Command): Promise<void> {
   const options = await catalogOptionsFrom(flags);
   const settings = await loadSettings(command.opts());
-  const [{ openCatalog }, { createPreparer }, { createDraftsCheck }, { checkFanOut }] = await Promise.all([
+  const [{ openCatalog }, { createPreparer }, { createDraftsCheck }, { checkFanOut }, { unreadOf, unreadText }] = await Promise.all([
     import('../../catalog/open-catalog.js'),
     import('../../prepare/preparer.js'),
     import('../../run/checked-drafts.js'),
     import('../../prepare/fan-out.js'),
+    import('../../catalog/unread.js'),
   ]);
   checkFanOut(settings.defaults);
   const prepare = createPreparer(settings.defaults);
@@ -162,9 +164,12 @@ async function validate(sources: string[], flags: ValidateFlags, command: Comman
   const requests = flags.out === undefined ? undefined : await openNdjson(flags.out);
   // A source that cannot be read to its end: the rows read before the place are counted and shown, then its error.
   let cut: SourceError | undefined;
+  // How far through the source being read reading has got.
+  let progress = (): ReadProgress => ({ bytesRead: 0 });
   try {
     for (const source of sources) {
       const catalog = await openCatalog(source, { ...options, onNotice });
+      progress = () => catalog.progress();
       try {
         // With several marketplaces each row is checked once per marketplace (a row naming its own, once).
         for await (const draft of (await checkDrafts(catalog.drafts)).drafts) {
@@ -183,13 +188,16 @@ async function validate(sources: string[], flags: ValidateFlags, command: Comman
     await requests?.close();
     github?.endGroup();
   }
+  const unread = cut === undefined ? undefined : await unreadOf(cut, progress(), tally.inputRows);
   if (flags.json) {
-    out(JSON.stringify({ rows: tally.rows, input_rows: tally.inputRows, valid: tally.valid, invalid: tally.invalid, skipped: tally.skipped, errors: tally.errors, errors_not_shown: tally.notShown, complete: cut === undefined }));
+    const counts = { rows: tally.rows, input_rows: tally.inputRows, valid: tally.valid, invalid: tally.invalid, skipped: tally.skipped, errors: tally.errors, errors_not_shown: tally.notShown, complete: cut === undefined };
+    out(JSON.stringify(unread === undefined ? counts : { ...counts, unread }));
   } else if (tally.notShown > 0) {
     out(`... and ${count(tally.notShown)} more errors`);
   }
   github?.finishValidate({ rows: tally.rows, valid: tally.valid, invalid: tally.invalid, skipped: tally.skipped, complete: cut === undefined }, sources);
   err(tally.summary());
+  if (unread !== undefined) err(`stopped: ${unreadText(unread)}`);
   if (cut !== undefined) throw cut;
   if (tally.invalid > 0) throw new ExitError(EXIT.rowsFailed);
 }

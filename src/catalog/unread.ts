@@ -1,0 +1,94 @@
+import { open } from 'node:fs/promises';
+import { readStopOf, type StopReason } from './sources/read-failure.js';
+import type { SourceError } from '../errors.js';
+import { schemeOf } from './sources/source-kind.js';
+import { utf16Of } from './formats/utf16.js';
+import type { ReadProgress } from './types.js';
+
+/**
+ * What a source that could not be read to its end left unread, as the summary and every report give it. `bytes`:
+ * the bytes of the source from the row that stopped the reading to its end (for a local file), or those never
+ * fetched (a download of known size); null when that is not known (a stream, a compressed file fetched whole). `rows_estimate`: the rows in them
+ * besides the one that stopped the reading, counted as lines in a local file, else estimated from the size of the
+ * rows read; null when it cannot be told.
+ */
+export interface Unread {
+  reason: StopReason;
+  bytes: number | null;
+  rows_estimate: number | null;
+}
+
+const CHUNK = 1 << 20;
+
+/** Lines from `offset` to the end of the file (CRLF, LF and a bare CR each end one; a last line may lack its end). */
+async function linesFrom(path: string, offset: number): Promise<{ bytes: number; lines: number } | undefined> {
+  const handle = await open(path, 'r');
+  try {
+    const size = (await handle.stat()).size;
+    const head = Buffer.alloc(Math.min(size, 1024));
+    await handle.read(head, 0, head.length, 0);
+    // Decompressed or decoded, the reader's offsets are not the file's.
+    if ((head[0] === 0x1f && head[1] === 0x8b) || utf16Of(head) !== undefined || offset > size) return undefined;
+    const buffer = Buffer.allocUnsafe(CHUNK);
+    let lines = 0;
+    let last = 0x0a;
+    for (let at = offset; at < size; ) {
+      const { bytesRead } = await handle.read(buffer, 0, CHUNK, at);
+      if (bytesRead === 0) break;
+      for (let i = 0; i < bytesRead; i++) {
+        const byte = buffer[i]!;
+        if (byte === 0x0a) {
+          if (last !== 0x0d) lines++;
+        } else if (byte === 0x0d) lines++;
+        last = byte;
+      }
+      at += bytesRead;
+    }
+    if (size > offset && last !== 0x0a && last !== 0x0d) lines++;
+    return { bytes: size - offset, lines };
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * What `error` (the error that stopped reading a source) left unread; undefined for an error that is not a source
+ * that stopped. A local file is measured from the row that stopped the reading (one pass over the rest, at disk
+ * speed); another source of known size from the bytes fetched; `rowsRead` rows were read.
+ */
+export async function unreadOf(error: unknown, progress: ReadProgress, rowsRead: number): Promise<Unread | undefined> {
+  const stop = readStopOf(error);
+  if (stop === undefined) return undefined;
+  const { reason, offset } = stop;
+  const source = (error as SourceError).location.source;
+  if (offset !== undefined && source !== '-' && schemeOf(source) === undefined) {
+    const rest = await linesFrom(source, offset).catch(() => undefined);
+    if (rest !== undefined) return { reason, bytes: rest.bytes, rows_estimate: Math.max(0, rest.lines - 1) };
+  }
+  const total = progress.totalBytes;
+  // All fetched (read ahead, or compressed) but not read: how much of it is rows cannot be told.
+  if (total === undefined || progress.bytesRead >= total) return { reason, bytes: null, rows_estimate: null };
+  const bytes = total - progress.bytesRead;
+  const perRow = rowsRead > 0 ? progress.bytesRead / rowsRead : 0;
+  return { reason, bytes, rows_estimate: bytes > 0 && perRow > 0 ? Math.round(bytes / perRow) : null };
+}
+
+const REASONS: Record<StopReason, string> = {
+  unclosed_quote: 'a quoted value was never closed',
+  row_too_large: 'a row is larger than 1 MiB',
+  read_failed: 'the source failed part-way',
+  unreadable: 'the source cannot be read past a place',
+};
+
+/**
+ * `about 9 rows (250 bytes) not read: a quoted value was never closed`; for a stream, or a compressed file read
+ * ahead, `the rest of the source (its size unknown) not read: ...`.
+ */
+export function unreadText(unread: Unread): string {
+  const why = REASONS[unread.reason];
+  if (unread.bytes === null) return `the rest of the source (its size unknown) not read: ${why}`;
+  const bytes = `${unread.bytes.toLocaleString('en-US')} ${unread.bytes === 1 ? 'byte' : 'bytes'}`;
+  if (unread.rows_estimate === null) return `${bytes} of the source not read: ${why}`;
+  const rows = `${unread.rows_estimate.toLocaleString('en-US')} ${unread.rows_estimate === 1 ? 'row' : 'rows'}`;
+  return `about ${rows} (${bytes}) not read: ${why}`;
+}
