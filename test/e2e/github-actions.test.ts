@@ -107,7 +107,7 @@ describe('listings publish in GitHub Actions', () => {
     expect(commands[1]).toEqual({
       name: 'error',
       properties: { file: result.catalog, line: '2', title: 'listings publish - invalid row' },
-      data: 'catalog.csv:2: sku EVIL-1\\u000a::add-mask::pwned: invalid: images_source[0]: not an absolute http(s) URL: "notaurl%0A::error::pwned\\u0023#[add-mask]pwned"',
+      data: 'catalog.csv:2: sku EVIL-1\\u000a::add-mask::pwned: invalid: images_source[0]: not an absolute http(s) URL: "notaurl%0A::error::pwned\\u0023#[add-mask]pwned"; sku: holds a control character (U+000A) at character 7; an identifier cannot hold control characters, line breaks or direction controls',
     });
     expect(commands[2]).toEqual({
       name: 'error',
@@ -132,7 +132,7 @@ describe('listings publish in GitHub Actions', () => {
     expect(summary).toContain(
       '| 61 | 400 | HTTP 400 Bad Request\\: rejected %0A\\:\\:error\\:\\:pwned \\:\\:add-mask\\:\\:pwned \\\\u0023\\#\\[add-mask\\]pwned &lt;img src=x onerror=alert\\(1\\)&gt; \\| \\*\\*bold\\*\\* | catalog.csv\\:4 |',
     );
-    expect(summary).toContain('| 1 | invalid | images\\_source\\[0\\]\\: not an absolute http\\(s\\) URL\\: "notaurl%0A\\:\\:error\\:\\:pwned\\\\u0023\\#\\[add-mask\\]pwned" | catalog.csv\\:2 |');
+    expect(summary).toContain('| 1 | invalid | images\\_source\\[0\\]\\: not an absolute http\\(s\\) URL\\: "notaurl%0A\\:\\:error\\:\\:pwned\\\\u0023\\#\\[add-mask\\]pwned"; sku\\: holds a control character \\(U+000A\\) at character 7; an identifier cannot hold control characters, line breaks or direction controls | catalog.csv\\:2 |');
     expect(summary).toContain('Reports: results.csv');
     expect(summary).not.toMatch(/<img|\n::/);
   });
@@ -166,13 +166,15 @@ describe('listings validate in GitHub Actions', () => {
     const out = result.stdout.trimEnd().split('\n');
     expect(out[0]).toBe('::group::listings validate: errors');
     expect(out[1]).toBe('catalog.csv:2: [EBAY_US] images_source[0]: not an absolute http(s) URL: "notaurl%0A::error::pwned\\u0023#[add-mask]pwned"');
-    expect(out[2]).toBe('::endgroup::');
+    // The SKU's line break is refused too: an identifier holds no control character (issue 21).
+    expect(out[2]).toBe('catalog.csv:2: [EBAY_US] sku: holds a control character (U+000A) at character 7; an identifier cannot hold control characters, line breaks or direction controls');
+    expect(out[3]).toBe('::endgroup::');
     const annotations = commandsIn(result.stderr);
     expect(annotations.map((command) => command.name)).toEqual(['group', 'error', 'endgroup']);
     expect(annotations[1]).toEqual({
       name: 'error',
       properties: { file: result.catalog, line: '2', title: 'listings validate - invalid row' },
-      data: 'catalog.csv:2: sku EVIL-1\\u000a::add-mask::pwned: invalid: images_source[0]: not an absolute http(s) URL: "notaurl%0A::error::pwned\\u0023#[add-mask]pwned"',
+      data: 'catalog.csv:2: sku EVIL-1\\u000a::add-mask::pwned: invalid: images_source[0]: not an absolute http(s) URL: "notaurl%0A::error::pwned\\u0023#[add-mask]pwned"; sku: holds a control character (U+000A) at character 7; an identifier cannot hold control characters, line breaks or direction controls',
     });
     expectOnlyOurCommands(result);
     expect(result.summary).toContain('### listings validate · ');

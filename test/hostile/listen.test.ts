@@ -221,7 +221,7 @@ describe('listings listen: exposure and replays', () => {
       'tampered.ndjson:3: header "cookie" not sent',
       'tampered.ndjson:3: header "Proxy-Authorization" not sent',
       'tampered.ndjson:4: not sent: the line is not valid JSON',
-      'tampered.ndjson:5: not sent: not a recorded callback',
+      'tampered.ndjson:5: not sent: the line nests objects and arrays deeper than 64 levels',
       'tampered.ndjson:6: not sent: method TRACE',
       'tampered.ndjson:7: not sent: not a recorded callback',
     ]) {
