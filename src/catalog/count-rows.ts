@@ -1,5 +1,6 @@
 import { open } from 'node:fs/promises';
 import { formatFromName } from './formats/detect.js';
+import { countLineEnds, isLineEnd } from './formats/line-ends.js';
 import type { CatalogOptions } from './types.js';
 
 const CHUNK = 1 << 20;
@@ -21,10 +22,10 @@ async function countLines(path: string, signal?: AbortSignal): Promise<number> {
       if (signal?.aborted) throw signal.reason as Error;
       const { bytesRead } = await handle.read(buffer, 0, CHUNK, null);
       if (bytesRead === 0) break;
-      for (let at = buffer.indexOf(10, 0); at !== -1 && at < bytesRead; at = buffer.indexOf(10, at + 1)) lines++;
+      lines += countLineEnds(buffer.subarray(0, bytesRead), last);
       last = buffer[bytesRead - 1]!;
     }
-    return last === 10 ? lines : lines + 1;
+    return isLineEnd(last) ? lines : lines + 1;
   } finally {
     await handle.close();
   }

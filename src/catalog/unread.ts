@@ -2,6 +2,7 @@ import { open } from 'node:fs/promises';
 import { readStopOf, type StopReason } from './sources/read-failure.js';
 import type { SourceError } from '../errors.js';
 import { schemeOf } from './sources/source-kind.js';
+import { countLineEnds, isLineEnd } from './formats/line-ends.js';
 import { utf16Of } from './formats/utf16.js';
 import type { ReadProgress } from './types.js';
 
@@ -35,16 +36,11 @@ async function linesFrom(path: string, offset: number): Promise<{ bytes: number;
     for (let at = offset; at < size; ) {
       const { bytesRead } = await handle.read(buffer, 0, CHUNK, at);
       if (bytesRead === 0) break;
-      for (let i = 0; i < bytesRead; i++) {
-        const byte = buffer[i]!;
-        if (byte === 0x0a) {
-          if (last !== 0x0d) lines++;
-        } else if (byte === 0x0d) lines++;
-        last = byte;
-      }
+      lines += countLineEnds(buffer.subarray(0, bytesRead), last);
+      last = buffer[bytesRead - 1]!;
       at += bytesRead;
     }
-    if (size > offset && last !== 0x0a && last !== 0x0d) lines++;
+    if (size > offset && !isLineEnd(last)) lines++;
     return { bytes: size - offset, lines };
   } finally {
     await handle.close();

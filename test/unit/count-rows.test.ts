@@ -19,6 +19,9 @@ describe('estimateRowCount', () => {
     ['d.csv', '', 0],
     ['e.tsv', 'sku\ttitle\nA\tx\n', 1],
     ['f.ndjson', '{"sku":"A"}\n{"sku":"B"}\n{"sku":"C"}', 3],
+    ['cr.csv', 'sku,title\rA,x\rB,y\r', 2],
+    ['mixed.csv', 'sku,title\r\nA,x\rB,y\nC,z', 3],
+    ['cr.ndjson', '{"sku":"A"}\r{"sku":"B"}\r\n{"sku":"C"}\r', 3],
   ])('%s -> %d', async (name, text, rows) => {
     expect(await estimateRowCount([file(name, text)])).toBe(rows);
   });

@@ -84,12 +84,21 @@ async function* ndjsonBatches(input: Readable, options: NdjsonReadOptions): Asyn
   let parts: Buffer[] = [];
   let partLength = 0;
   let oversized = false;
+  // The last line ended at a CR that closed its chunk: an LF opening the next chunk belongs to that line end.
+  let crClosedChunk = false;
   try {
     for await (const chunk of input as AsyncIterable<Buffer>) {
       const items: RecordItem[] = [];
-      let start = 0;
+      let start = crClosedChunk && chunk[0] === 0x0a ? 1 : 0;
+      crClosedChunk = false;
+      // The next LF and CR from `start`, each searched again only once passed (a file of one kind never pays twice).
+      let lf = chunk.indexOf(0x0a, start);
+      let cr = chunk.indexOf(0x0d, start);
       for (;;) {
-        const newline = chunk.indexOf(0x0a, start);
+        if (lf !== -1 && lf < start) lf = chunk.indexOf(0x0a, start);
+        if (cr !== -1 && cr < start) cr = chunk.indexOf(0x0d, start);
+        // CRLF, LF and a bare CR each end a line: JSON text holds no raw CR or LF inside a string.
+        const newline = cr !== -1 && (lf === -1 || cr < lf) ? cr : lf;
         const stop = newline < 0 ? chunk.length : newline;
         if (!oversized && partLength + (stop - start) > maxLineBytes) {
           oversized = true;
@@ -116,6 +125,10 @@ async function* ndjsonBatches(input: Readable, options: NdjsonReadOptions): Asyn
           item = ndjsonLine(bytes, line, source);
         }
         start = newline + 1;
+        if (newline === cr) {
+          if (start === chunk.length) crClosedChunk = true;
+          else if (chunk[start] === 0x0a) start++;
+        }
         if (item !== null) items.push(item);
       }
       if (items.length > 0) yield items;
