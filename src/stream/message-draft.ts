@@ -3,6 +3,7 @@ import { createRecordMapper, type FieldMap } from '../catalog/mapping/index.js';
 import { presetDrafts } from '../catalog/presets/index.js';
 import type { Location } from '../errors.js';
 import { JsonDepthError, parseJsonText } from '../json-text.js';
+import { describeJson, isJsonObject } from '../catalog/formats/json-values.js';
 
 /** One Kafka message as the stream sees it (the client library's own type stays inside kafka-consumer.ts). */
 export interface StreamMessage {
@@ -81,10 +82,10 @@ export function createMessageMapper(mapping: MessageMapping): (message: StreamMe
       const why = error instanceof SyntaxError ? `not JSON (${error.message})` : error instanceof JsonDepthError ? `JSON that ${error.message}` : 'not UTF-8 text';
       return withKey(unreadable(location, `the message value is ${why}`), key);
     }
-    if (fields === null || typeof fields !== 'object' || Array.isArray(fields)) {
-      return withKey(unreadable(location, `the message value is JSON but not an object (${Array.isArray(fields) ? 'an array' : fields === null ? 'null' : typeof fields})`), key);
+    if (!isJsonObject(fields)) {
+      return withKey(unreadable(location, `the message value is JSON but not an object (${describeJson(fields)})`), key);
     }
-    const record = fields as Record<string, unknown>;
+    const record = fields;
     if (preset !== undefined) return firstDraft(preset, location, record).then((draft) => withKey(draft, key));
     return withKey(toDraft({ location, fields: record }), key);
   };

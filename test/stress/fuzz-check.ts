@@ -372,7 +372,7 @@ export function expectedRows(records: ReadonlyArray<Record<string, string>>, lin
 
 /**
  * What the CSV reader must make of a text, by a reference reading with csv-parse on its own (the same rules: BOM
- * dropped, the delimiter given, any number of fields per record): undefined when the reference cannot read the text
+ * dropped, the delimiter given, CRLF, LF and a bare CR each ending a record, any number of fields per record): undefined when the reference cannot read the text
  * either (a quote problem), or when its header is not one the default mapping reads. Otherwise: for every record
  * after the header, in order, on the line where it starts (from the bytes before it), a row with its mapped values,
  * or an error for a record whose number of fields is not the header's (an empty line excepted) or that holds bytes
@@ -381,7 +381,7 @@ export function expectedRows(records: ReadonlyArray<Record<string, string>>, lin
 export function referenceCsv(content: Buffer, delimiter: string): { header: string[]; rows: ExpectedRow[]; items: number } | undefined {
   let records: Array<{ record: string[]; info: { bytes: number } }>;
   try {
-    records = parse(content, { delimiter, bom: true, info: true, relax_column_count: true }) as unknown as Array<{ record: string[]; info: { bytes: number } }>;
+    records = parse(content, { delimiter, bom: true, info: true, relax_column_count: true, record_delimiter: ['\r\n', '\n', '\r'] }) as unknown as Array<{ record: string[]; info: { bytes: number } }>;
   } catch {
     return undefined;
   }

@@ -452,11 +452,13 @@ function referenceNdjson(content: Buffer): ExpectedRow[] {
   const rows: ExpectedRow[] = [];
   let start = 0;
   for (let line = 1; start <= content.length; line++) {
-    const newline = content.indexOf(0x0a, start);
+    // CRLF, LF and a bare CR each end a line.
+    const lf = content.indexOf(0x0a, start);
+    const cr = content.indexOf(0x0d, start);
+    const newline = cr >= 0 && (lf < 0 || cr < lf) ? cr : lf;
     let bytes = content.subarray(start, newline < 0 ? content.length : newline);
-    start = newline < 0 ? content.length + 1 : newline + 1;
+    start = newline < 0 ? content.length + 1 : newline + (newline === cr && content[cr + 1] === 0x0a ? 2 : 1);
     if (line === 1 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) bytes = bytes.subarray(3);
-    if (bytes.at(-1) === 0x0d) bytes = bytes.subarray(0, -1);
     if (bytes.toString('utf8').trim() === '') continue;
     if (!isUtf8(bytes)) {
       rows.push({ line, error: true });

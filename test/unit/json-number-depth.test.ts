@@ -152,4 +152,16 @@ describe('catalog readers, mapping and stream messages', () => {
     const deep = await mapper(message(`{"sku":"D","x":${nested(5_000)}}`));
     expect(deep.issues).toEqual([{ path: '(record)', message: `the message value is JSON that nests objects and arrays deeper than ${MAX_JSON_DEPTH} levels (5001)` }]);
   });
+
+  it('a number kept as written is never taken for an object: a bare 1e400 as a record, as overrides or as a message', async () => {
+    expect(ndjsonLine(Buffer.from('1e400'), 1, 'c.ndjson')).toEqual({ location: { source: 'c.ndjson', line: 1 }, error: 'the line holds a number, not a JSON object' });
+    const [record] = await collect(jsonRecords(bytes('[9007199254740993]'), { source: 'c.json' }));
+    expect(record).toEqual({ location: { source: 'c.json', record: 1 }, error: 'record 1 is a number, not an object' });
+    // Its own `text` property was read as an override key: {"text":"1e400"} was sent.
+    const draft = createRecordMapper()({ location: { source: 'c.ndjson', line: 1 }, fields: parseJsonText('{"sku":"A","overrides":1e400}') as Record<string, unknown> });
+    expect(draft.values.overrides).toBeUndefined();
+    expect(draft.issues.map((issue) => issue.path)).toEqual(['overrides']);
+    const message = await createMessageMapper({})({ topic: 't', partition: 0, offset: 1, key: null, value: Buffer.from('9007199254740993'), timestamp: 0 });
+    expect(message.issues).toEqual([{ path: '(record)', message: 'the message value is JSON but not an object (a number)' }]);
+  });
 });

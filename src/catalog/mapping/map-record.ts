@@ -3,6 +3,7 @@ import type { FieldIssue } from '../../contract/issues.js';
 import type { Setting } from '../../errors.js';
 import { LIST_FIELD, OVERRIDES_PREFIX, TEXT_FIELDS, type FieldMap, type TextField } from './fields.js';
 import { appendList, lookup, toOverrideValue, toText } from './values.js';
+import { isJsonObject } from '../formats/json-values.js';
 
 /** How records become drafts: the renames, and how list cells are split. */
 export interface MappingOptions {
@@ -101,8 +102,8 @@ export function columnsNotRead(columns: readonly string[], map: FieldMap): strin
 function mapOverrides(fields: Record<string, unknown>, plan: ColumnPlan, issues: FieldIssue[]): Record<string, unknown> | undefined {
   let overrides: Record<string, unknown> | undefined;
   const whole = lookup(fields, plan.overridesObject);
-  if (typeof whole === 'object' && whole !== null && !Array.isArray(whole)) {
-    const object = whole as Record<string, unknown>;
+  if (isJsonObject(whole)) {
+    const object = whole;
     // Its own enumerable keys, in Object.keys order, without an array per entry.
     for (const key in object) {
       if (!Object.hasOwn(object, key)) continue;
