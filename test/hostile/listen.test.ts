@@ -146,6 +146,8 @@ describe('listings listen: exposure and replays', () => {
     const open = await startListen(['--host', '0.0.0.0', '--allow-unsigned']);
     const port = new URL(open.url).port;
     expect(open.stderr()).toContain(`receiving callbacks at http://0.0.0.0:${port}/`);
+    // The warning is the line after: a pipe may hand it over a moment later.
+    await until('the warning', () => open.stderr().includes('warning'), 5_000);
     expect(open.stderr()).toMatch(new RegExp(`warning .*signatures are not checked on 0\\.0\\.0\\.0.*port ${port}`));
     expect(await post(open.url, '{"id":"evt_open"}')).toBe(200);
     await open.stop();
