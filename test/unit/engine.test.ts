@@ -11,6 +11,7 @@ import { contentHash } from '../../src/publish/idempotency.js';
 import { ApiError } from '../../src/errors.js';
 import { inShard } from '../../src/publish/shard.js';
 import { ListingState } from '../../src/publish/listing-state.js';
+import { ProgressDisplay } from '../../src/cli/progress.js';
 
 /** What the test server answers to one request: a status, optional headers, and a delay; or 'hang'. */
 type Answer = { status: number; headers?: Record<string, string>; delayMs?: number } | 'hang';
@@ -463,5 +464,71 @@ describe('publishRows', () => {
       for await (const o of run) outcomes.push(o);
     }).rejects.toThrow('disk on fire');
     expect(outcomes.map((o) => o.outcome)).toEqual(['validated', 'validated']);
+  });
+});
+
+describe('settle order (progress and throughput count a row when its answer came)', () => {
+  it('tells each outcome as it settles while an early row waits for its retry, and stamps when its answer came', async () => {
+    let now = 0;
+    const timers: { at: number; run: () => void }[] = [];
+    const clock = {
+      now: () => now,
+      setTimeout: (run: () => void, ms: number) => timers.push({ at: now + ms, run }),
+      clearTimeout: () => undefined,
+      random: () => 0.5,
+    };
+    let failedOnce = false;
+    const sender = {
+      postListingJson(body: string) {
+        const sku = (JSON.parse(body) as { sku: string }).sku;
+        if (sku === 'SKU-0' && !failedOnce) {
+          failedOnce = true;
+          return Promise.reject(new ApiError(500, 'HTTP 500 Internal Server Error', {}));
+        }
+        return Promise.resolve({ status: 201, listing: { sku, status: 'ready', title: sku, item_specifics: [] } });
+      },
+    };
+    const display = await ProgressDisplay.start({ mode: 'off', readProgress: () => ({ bytesRead: 0 }), total: 50, now: () => now });
+    const settled: number[] = [];
+    const run = publishRows(rowsOf(50), {
+      sender,
+      clock,
+      concurrency: 4,
+      retryPolicy: { ...fast, baseDelayMs: 10_000, maxDelayMs: 10_000 },
+      onSettled: (outcome) => {
+        settled.push(outcome.index);
+        display.tick(outcome);
+      },
+    });
+    const yielded: RowOutcome[] = [];
+    const done = (async () => {
+      for await (const outcome of run) yielded.push(outcome);
+    })();
+    for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+    now = 1_000;
+    // Row 0 waits for its retry: nothing is released in input order, yet the 49 rows answered are counted.
+    expect(yielded).toHaveLength(0);
+    expect(settled).toEqual(Array.from({ length: 49 }, (_, i) => i + 1));
+    expect(display.line()).toMatch(/^49\/50 rows · 98% · 49 rows\/s · ETA /);
+    // The retry's timer (the backoff: half of 10 s with this random) is the only one; its time comes.
+    const timer = timers.sort((x, y) => x.at - y.at).at(-1)!;
+    expect(timer.at).toBe(5_000);
+    now = timer.at;
+    timer.run();
+    await done;
+    expectInOrder(yielded, 50);
+    expect(settled.at(-1)).toBe(0);
+    expect(yielded[0]).toMatchObject({ outcome: 'published', attempts: 2 });
+    expect(yielded[0]!.settledAtMs).toBeGreaterThanOrEqual(5_000);
+    expect(yielded.slice(1).map((o) => o.settledAtMs)).toEqual(Array.from({ length: 49 }, () => 0));
+  });
+
+  it('stamps every outcome, skipped, invalid and validated ones too', async () => {
+    const rows = rowsOf(30, (i) => (i % 10 === 3 ? { kind: 'invalid', location: { source: 'catalog.csv', line: i + 2 }, sku: `SKU-${i}`, issues: [{ path: 'marketplace', message: 'is required' }] } : readyRow(i)));
+    const settled: RowOutcome[] = [];
+    const outcomes = await collect(publishRows(rows, { dryRun: true, retryOnly: (row) => row.sku !== 'SKU-5', onSettled: (o) => settled.push(o) }));
+    expect(countBy(outcomes)).toEqual({ validated: 26, invalid: 3, skipped: 1 });
+    expect(settled).toHaveLength(30);
+    for (const o of outcomes) expect(o.settledAtMs).toBeGreaterThanOrEqual(0);
   });
 });
