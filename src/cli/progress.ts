@@ -35,7 +35,10 @@ export interface ProgressOptions {
   now?: () => number;
 }
 
-/** Live counts of a run, drawn on stderr. `tick` is called once per outcome and only counts. */
+/**
+ * Live counts of a run, drawn on stderr. `tick` is called once per row when it settles (the engine's `onSettled`,
+ * not the in-order release a retried row holds back) and only counts.
+ */
 export class ProgressDisplay {
   readonly #options: ProgressOptions;
   readonly #now: () => number;

@@ -8,6 +8,7 @@ import type { ListingState } from './listing-state.js';
 import type { ConcurrencyLimit } from './flow/concurrency-limit.js';
 import type { PushbackCounts } from './flow/pushback-counts.js';
 import type { FailureKind } from '../client/classify.js';
+import type { RowOutcome } from './outcome.js';
 
 /**
  * What a run tells an observer ({@link PublishOptions.onEvent}) as it goes: facts, never text to print. `index` is
@@ -119,6 +120,12 @@ export interface PublishOptions {
    */
   ordered?: boolean;
   clock?: EngineClock;
+  /**
+   * Told of each row's outcome as soon as it is known, in the order rows settle (its `settledAtMs` set): a row
+   * waiting for a retry holds back the iteration, in input order, but not this. For progress counts and rates;
+   * synchronous, it must not throw, and should be quick.
+   */
+  onSettled?: (outcome: RowOutcome) => void;
   /**
    * Told of each answer, retry, limit or pace change, breaker change and early stop, for logs. Without it no event
    * is built: the run costs nothing more.

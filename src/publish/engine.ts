@@ -51,6 +51,9 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
   readonly #monotonic: () => number;
   readonly #sending: Sending | undefined;
   readonly #outcomes: ReorderBuffer;
+  readonly #onSettled: ((outcome: RowOutcome) => void) | undefined;
+  /** When reading began: outcomes' `settledAtMs` count from it. */
+  #startedAt = 0;
   #sourceDone = false;
   /** Reading was stopped before the source's end (interrupt, abandon, a consumer that left). */
   #cut = false;
@@ -85,7 +88,7 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
     this.#sending = options.dryRun
       ? undefined
       : new Sending(options, clock, this.#monotonic, {
-          finish: (index, outcome) => this.#outcomes.finish(index, outcome),
+          finish: (index, outcome) => this.#settle(index, outcome),
           failed: (failed) => {
             const { maxErrors } = this.#options;
             if (maxErrors !== undefined && failed >= maxErrors && this.#stopping === undefined) this.#stop({ kind: 'max-errors', failed });
@@ -98,6 +101,7 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
           },
         });
     const ceiling = options.concurrency ?? options.maxConcurrency ?? 512;
+    this.#onSettled = options.onSettled;
     this.#outcomes = new ReorderBuffer(Math.max(1, options.reorderBuffer ?? Math.max(8192, ceiling * 32)), options.ordered ?? true);
   }
 
@@ -135,6 +139,7 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
   async *[Symbol.asyncIterator](): AsyncGenerator<RowOutcome, void, undefined> {
     if (this.#started) throw new Error('a PublishRun can be iterated only once');
     this.#started = true;
+    this.#startedAt = this.#monotonic();
     const { stop, abandon } = this.#options;
     stop?.addEventListener('abort', this.#onStop);
     abandon?.addEventListener('abort', this.#onAbandon);
@@ -206,18 +211,25 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
   #accept(row: PreparedRow): void {
     const index = this.#outcomes.admit();
     if (this.#stopping !== undefined) {
-      this.#outcomes.finish(index, unsent(index, row, 'not_attempted', REASON[this.#stopping.kind]));
+      this.#settle(index, unsent(index, row, 'not_attempted', REASON[this.#stopping.kind]));
       return;
     }
     const selection = selectRow(index, row, this.#options);
     if (selection.kind === 'finished' || this.#sending === undefined) {
-      if (selection.kind === 'finished') this.#outcomes.finish(index, selection.outcome);
+      if (selection.kind === 'finished') this.#settle(index, selection.outcome);
       return;
     }
     const { body, hash, reason } = selection;
     const scope = selection.row.idempotencyScope;
     const key = idempotencyKeyForHash(scope === undefined ? hash : contentHash(`${scope}\n${hash}`));
     this.#sending.add({ index, row: selection.row, body, hash, key, reason, attempts: 0, pushbacks: 0, startedAt: 0, lastError: undefined });
+  }
+
+  /** A row's outcome is known: stamped with the time, told to `onSettled` now, handed on in its turn. */
+  #settle(index: number, outcome: RowOutcome): void {
+    outcome.settledAtMs = Math.round(this.#monotonic() - this.#startedAt);
+    this.#onSettled?.(outcome);
+    this.#outcomes.finish(index, outcome);
   }
 
   /** End the run early: nothing more is read or sent; in-flight requests finish unless abandoned. */

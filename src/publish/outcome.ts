@@ -24,6 +24,13 @@ export interface RowOutcome {
   title?: string;
   attempts: number;
   durationMs: number;
+  /**
+   * When the row's outcome became known (the answer came, or the row was skipped, refused or left unsent), in whole
+   * ms since the run began reading, on the run's monotonic clock. Rows are handed on in input order, so this is what
+   * tells the pace of the service from the bursts of that release: progress and throughput count by it. Set on
+   * every outcome of a publishing run.
+   */
+  settledAtMs?: number;
   /** The last error message (failed) or the joined field issues (invalid). */
   error?: string;
   /** The kind of a failed row's last error (`api`, `network`, `timeout`), when it was one of the typed errors. */

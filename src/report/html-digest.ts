@@ -80,7 +80,7 @@ export class RunDigest {
   bucketMs: number;
   /** Per time bucket, the rows finished in it by outcome (indexed as {@link OUTCOMES}). */
   readonly buckets: number[][] = [];
-  /** Time of the last row, ms since the report was opened. */
+  /** Time of the last row, ms since the run began (see {@link RunDigest.add}). */
   lastAtMs = 0;
   /** Per latency bucket, the rows sent by outcome: [published, failed]. */
   readonly latency: [number, number][] = Array.from({ length: LATENCY_BUCKETS }, () => [0, 0]);
@@ -103,7 +103,10 @@ export class RunDigest {
     this.bucketMs = bucketMs;
   }
 
-  /** Count one outcome, finished `atMs` after the report was opened. */
+  /**
+   * Count one outcome, settled `atMs` after the run began: its `settledAtMs`, the time its answer came, so that the
+   * chart shows the service's pace and not the bursts of the in-order release.
+   */
   add(o: RowOutcome, atMs: number): void {
     this.#countTime(OUTCOME_INDEX[o.outcome], atMs);
     if (o.attempts > 0 && (o.outcome === 'published' || o.outcome === 'failed')) this.#countLatency(o.outcome === 'published' ? 0 : 1, o.durationMs);
@@ -117,8 +120,8 @@ export class RunDigest {
   }
 
   /**
-   * The time buckets for a chart: neighbours summed until there are at most `maxBars` (finer bars show the bursts of
-   * rows reported in input order rather than the run), with the rows of work finished per second in each.
+   * The time buckets for a chart: neighbours summed until there are at most `maxBars`, with the rows of work
+   * finished per second in each.
    */
   timeline(maxBars: number): { bucketMs: number; buckets: number[][]; rates: number[] } {
     let buckets = this.buckets;

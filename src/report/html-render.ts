@@ -158,7 +158,7 @@ function timeLabel(seconds: number): string {
   return `${trim(seconds / 3600)} h`;
 }
 
-/** At most this many bars: finer ones show the engine's bursts (rows are reported in input order), not the run. */
+/** At most this many bars: a run of any length reads as one shape. */
 const TIME_BARS = 30;
 
 function throughputChart(d: RunDigest): string {

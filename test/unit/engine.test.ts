@@ -11,6 +11,7 @@ import { contentHash } from '../../src/publish/idempotency.js';
 import { ApiError } from '../../src/errors.js';
 import { inShard } from '../../src/publish/shard.js';
 import { ListingState } from '../../src/publish/listing-state.js';
+import { ProgressDisplay } from '../../src/cli/progress.js';
 
 /** What the test server answers to one request: a status, optional headers, and a delay; or 'hang'. */
 type Answer = { status: number; headers?: Record<string, string>; delayMs?: number } | 'hang';
@@ -89,6 +90,18 @@ function countBy(outcomes: RowOutcome[]): Record<string, number> {
 
 function expectInOrder(outcomes: RowOutcome[], rows: number): void {
   expect(outcomes.map((o) => o.index)).toEqual(Array.from({ length: rows }, (_, i) => i));
+}
+
+/** A clock whose time moves only when the test sets `time.now`; its timers wait in `time.timers` for the test to run. */
+function fakeClock(start: number) {
+  const time = { now: start, timers: [] as { at: number; run: () => void }[] };
+  const clock = {
+    now: () => time.now,
+    setTimeout: (run: () => void, ms: number) => time.timers.push({ at: time.now + ms, run }),
+    clearTimeout: () => undefined,
+    random: () => 0.5,
+  };
+  return { time, clock };
 }
 
 const fast: RetryPolicy = { maxAttempts: 5, baseDelayMs: 5, maxDelayMs: 20, maxRetryAfterMs: 60_000, maxPushbacks: 30 };
@@ -268,19 +281,13 @@ describe('publishRows', () => {
   });
 
   it('sends nothing for the Retry-After of a 429 (fake clock): the retry leaves 2 s later, not before', async () => {
-    let now = 1_000_000;
-    const timers: { at: number; run: () => void }[] = [];
-    const clock = {
-      now: () => now,
-      setTimeout: (run: () => void, ms: number) => timers.push({ at: now + ms, run }),
-      clearTimeout: () => undefined,
-      random: () => 0.5,
-    };
+    const { time, clock } = fakeClock(1_000_000);
+    const { timers } = time;
     const sent: { sku: string; at: number }[] = [];
     const sender = {
       postListingJson(body: string) {
         const sku = (JSON.parse(body) as { sku: string }).sku;
-        sent.push({ sku, at: now });
+        sent.push({ sku, at: time.now });
         if (sent.length === 1) return Promise.reject(new ApiError(429, 'HTTP 429 Too Many Requests', {}, '2'));
         return Promise.resolve({ status: 201, listing: { sku, status: 'ready', title: sku, item_specifics: [] } });
       },
@@ -292,7 +299,7 @@ describe('publishRows', () => {
     // Nothing else was sent while the service asked to wait (the other row too); the one timer is the pause.
     const timer = timers.at(-1)!;
     expect(timer.at - 1_000_000).toBeGreaterThanOrEqual(2_000);
-    now = timer.at;
+    time.now = timer.at;
     timer.run();
     const outcomes = await run;
     expect(sent.map((s) => s.at - 1_000_000)).toEqual([0, timer.at - 1_000_000, timer.at - 1_000_000]);
@@ -463,5 +470,64 @@ describe('publishRows', () => {
       for await (const o of run) outcomes.push(o);
     }).rejects.toThrow('disk on fire');
     expect(outcomes.map((o) => o.outcome)).toEqual(['validated', 'validated']);
+  });
+});
+
+describe('settle order (progress and throughput count a row when its answer came)', () => {
+  it('tells each outcome as it settles while an early row waits for its retry, and stamps when its answer came', async () => {
+    const { time, clock } = fakeClock(0);
+    let failedOnce = false;
+    const sender = {
+      postListingJson(body: string) {
+        const sku = (JSON.parse(body) as { sku: string }).sku;
+        if (sku === 'SKU-0' && !failedOnce) {
+          failedOnce = true;
+          return Promise.reject(new ApiError(500, 'HTTP 500 Internal Server Error', {}));
+        }
+        return Promise.resolve({ status: 201, listing: { sku, status: 'ready', title: sku, item_specifics: [] } });
+      },
+    };
+    const display = await ProgressDisplay.start({ mode: 'off', readProgress: () => ({ bytesRead: 0 }), total: 50, now: () => time.now });
+    const settled: number[] = [];
+    const run = publishRows(rowsOf(50), {
+      sender,
+      clock,
+      concurrency: 4,
+      retryPolicy: { ...fast, baseDelayMs: 10_000, maxDelayMs: 10_000 },
+      onSettled: (outcome) => {
+        settled.push(outcome.index);
+        display.tick(outcome);
+      },
+    });
+    const yielded: RowOutcome[] = [];
+    const done = (async () => {
+      for await (const outcome of run) yielded.push(outcome);
+    })();
+    for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve));
+    time.now = 1_000;
+    // Row 0 waits for its retry: nothing is released in input order, yet the 49 rows answered are counted.
+    expect(yielded).toHaveLength(0);
+    expect(settled).toEqual(Array.from({ length: 49 }, (_, i) => i + 1));
+    expect(display.line()).toMatch(/^49\/50 rows · 98% · 49 rows\/s · ETA /);
+    // The retry's timer (the backoff: half of 10 s with this random) is the only one; its time comes.
+    const timer = time.timers.sort((x, y) => x.at - y.at).at(-1)!;
+    expect(timer.at).toBe(5_000);
+    time.now = timer.at;
+    timer.run();
+    await done;
+    expectInOrder(yielded, 50);
+    expect(settled.at(-1)).toBe(0);
+    expect(yielded[0]).toMatchObject({ outcome: 'published', attempts: 2 });
+    expect(yielded[0]!.settledAtMs).toBeGreaterThanOrEqual(5_000);
+    expect(yielded.slice(1).map((o) => o.settledAtMs)).toEqual(Array.from({ length: 49 }, () => 0));
+  });
+
+  it('stamps every outcome, skipped, invalid and validated ones too', async () => {
+    const rows = rowsOf(30, (i) => (i % 10 === 3 ? { kind: 'invalid', location: { source: 'catalog.csv', line: i + 2 }, sku: `SKU-${i}`, issues: [{ path: 'marketplace', message: 'is required' }] } : readyRow(i)));
+    const settled: RowOutcome[] = [];
+    const outcomes = await collect(publishRows(rows, { dryRun: true, retryOnly: (row) => row.sku !== 'SKU-5', onSettled: (o) => settled.push(o) }));
+    expect(countBy(outcomes)).toEqual({ validated: 26, invalid: 3, skipped: 1 });
+    expect(settled).toHaveLength(30);
+    for (const o of outcomes) expect(o.settledAtMs).toBeGreaterThanOrEqual(0);
   });
 });

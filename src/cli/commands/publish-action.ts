@@ -219,6 +219,8 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
       ...(retry === undefined ? {} : { retryOnly: (row) => retry.selects(row) }),
       ...(journal === undefined ? {} : { journal }),
       ...(log.observer === undefined ? {} : { onEvent: log.observer }),
+      // Progress counts a row when its answer came: one row waiting for a retry does not freeze it.
+      onSettled: (outcome) => progress?.tick(outcome),
     };
     log.mark('opened the catalog and the outputs');
     const run = pipeline.publish(options);
@@ -244,7 +246,6 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
         counter.add(outcome);
         github?.add(outcome);
         log.outcome(outcome);
-        progress.tick(outcome);
         await outputs.write(outcome);
         if ((outcome.outcome === 'failed' || outcome.outcome === 'invalid') && rowErrors.length < ROW_ERRORS_SHOWN) rowErrors.push(outcome);
       }
