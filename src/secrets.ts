@@ -32,6 +32,26 @@ export function redact(text: string): string {
   return out.includes('=') || out.includes('://') ? redactUrlsIn(out) : out;
 }
 
+/** The shortest start of a secret masked at the end of a cut text: fewer characters than maskSecret shows are no leak. */
+const MIN_PART = 4;
+
+/**
+ * `redact` for a text that was cut off at its end (a server's body read only so far): a secret that straddles the cut
+ * is there only in part, which `redact` cannot recognise, so an end that starts a secret is masked too.
+ */
+export function redactCut(text: string): string {
+  let out = redact(text);
+  for (const secret of secrets) {
+    for (let part = Math.min(secret.length - 1, out.length); part >= MIN_PART; part--) {
+      if (out.endsWith(secret.slice(0, part))) {
+        out = `${out.slice(0, out.length - part)}${MASK}`;
+        break;
+      }
+    }
+  }
+  return out;
+}
+
 /** The variables of the environment that hold secrets whatever the command: the AWS credentials. */
 const SECRET_VARIABLES = ['AWS_SECRET_ACCESS_KEY', 'AWS_SESSION_TOKEN', 'AWS_SECURITY_TOKEN'];
 

@@ -3,6 +3,8 @@ import { printable } from '../printable.js';
 import { parseJsonText } from '../json-text.js';
 
 const MAX_MESSAGE = 300;
+/** The most of a redirect's Location shown in a message. */
+export const MAX_LOCATION = 200;
 /** The most of a text body looked at for its message: HTML is stripped of its markup within this much. */
 const MAX_TEXT = 8 * 1024;
 

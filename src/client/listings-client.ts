@@ -5,8 +5,8 @@ import { describeCode, errorCode, transportHint } from './transport-errors.js';
 import { ApiError, NetworkError, TimeoutError } from '../errors.js';
 import { contractSchemas, type ListingRequest, type ListingResponse } from '../contract/schemas.js';
 import { listingsEndpoint, proxyRoute, type Endpoint, type ProxyRoute } from './endpoint.js';
-import { errorMessage, parseErrorBody, shortText } from './error-message.js';
-import { registerSecret, redact } from '../secrets.js';
+import { errorMessage, MAX_LOCATION, parseErrorBody, shortText } from './error-message.js';
+import { registerSecret, redact, redactCut } from '../secrets.js';
 import { VERSION } from '../version.js';
 import { stringifyJson } from '../json-number.js';
 import { JsonDepthError, parseJsonText } from '../json-text.js';
@@ -52,8 +52,6 @@ export interface CreateListingResult {
 const MAX_ERROR_BODY = 64 * 1024;
 /** A listing is a few hundred bytes: a 2xx answer larger than this is not one, and is not read to its end. */
 const MAX_LISTING_BODY = 1024 * 1024;
-/** The most of a redirect's Location shown in its message. */
-const MAX_LOCATION = 200;
 
 /** The typed client of the Listing Publication Service. Keep one per run; `close()` ends its connections. */
 export class ListingsClient {
@@ -113,7 +111,8 @@ export class ListingsClient {
       if (answer.cut) throw new ApiError(statusCode, `HTTP ${statusCode}: the answer is larger than ${MAX_LISTING_BODY / 1024 / 1024} MiB, so not a listing; not read further`, undefined);
       return { status: statusCode, listing: parseListing(statusCode, answer.text) };
     }
-    const raw = answer.text;
+    // An error body is read only so far: a key the server echoed across that end must not be shown in part.
+    const raw = answer.cut ? redactCut(answer.text) : answer.text;
     const responseHeaders = parseHeaders(answer.rawHeaders);
     const parsed = parseErrorBody(redact(raw));
     const retryAfter = headerValue(responseHeaders['retry-after']);
@@ -122,7 +121,7 @@ export class ListingsClient {
     if (statusCode >= 300 && statusCode < 400) {
       // The Location is the server's text like any other: shown escaped and cut short, never obeyed.
       const location = headerValue(responseHeaders.location);
-      message = redact(`HTTP ${statusCode}: the service redirected${location ? ` to ${shortText(location, MAX_LOCATION)}` : ''}; not followed, so the API key is not sent elsewhere`);
+      message = redact(`HTTP ${statusCode}: the service redirected${location ? ` to ${shortText(redact(location), MAX_LOCATION)}` : ''}; not followed, so the API key is not sent elsewhere`);
       hint = 'set base_url to the final address';
     } else if (statusCode === 401 || statusCode === 403) {
       hint = 'the API key was rejected: check the environment variable named by api_key_env (default LISTINGS_API_KEY)';

@@ -86,3 +86,13 @@ export async function topicEnds(bootstrap: string, topic: string): Promise<Map<n
     await admin.disconnect();
   }
 }
+
+/** Wait until the group has committed `count` messages of the topic in all (every partition together). */
+export async function waitForCommitted(bootstrap: string, group: string, topic: string, count: number, why: () => string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  const committed = async () => [...(await committedOffsets(bootstrap, group, topic)).values()].reduce((sum, offset) => sum + Math.max(0, offset), 0);
+  while ((await committed()) < count) {
+    if (Date.now() > deadline) throw new Error(`offsets not committed: ${why()}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}

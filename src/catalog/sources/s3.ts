@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { SourceError } from '../../errors.js';
 import { printable } from '../../printable.js';
-import { registerSecret } from '../../secrets.js';
+import { redact, registerSecret } from '../../secrets.js';
 import { redactSourceName } from '../../secret-url.js';
 import { createS3Client, loadS3Sdk, s3Endpoint, type S3Sdk } from './s3-client.js';
 import { metered } from './meter-stream.js';
@@ -29,9 +29,9 @@ const REASONS: Readonly<Record<string, string>> = {
 /** The most of a store's own message shown: it is the store's text, and may be a page long. */
 const MAX_STORE_MESSAGE = 300;
 
-/** The store's message, on one line, escaped and cut short. */
+/** The store's message, on one line, escaped and cut short: redacted before the cut, which would hide a secret's end. */
 function storeMessage(message: string): string {
-  const flat = printable(message.replace(/\s+/g, ' ').trim(), { lines: false });
+  const flat = printable(redact(message).replace(/\s+/g, ' ').trim(), { lines: false });
   return flat.length > MAX_STORE_MESSAGE ? `${flat.slice(0, MAX_STORE_MESSAGE - 1)}…` : flat;
 }
 
@@ -68,6 +68,14 @@ function s3Failure(name: string, error: unknown): Error {
   return new SourceError({ source: name }, reason, { cause: error, hint });
 }
 
+/**
+ * The most objects a prefix may hold. Every key is kept (to read them in order), so a store that pages on without
+ * end, or hands back the same continuation token, must not hold the run in a loop that fills memory.
+ */
+export const MAX_PREFIX_OBJECTS = 100_000;
+/** The most pages of a listing read (S3 gives up to 1,000 keys a page): a store paging empty pages must stop too. */
+const MAX_PREFIX_PAGES = 10_000;
+
 interface Listed {
   key: string;
   size: number;
@@ -77,6 +85,8 @@ interface Listed {
 async function listPrefix(client: S3Client, sdk: S3Sdk, where: S3Location, name: string, signal?: AbortSignal): Promise<Listed[]> {
   const objects: Listed[] = [];
   let token: string | undefined;
+  let listed = 0;
+  let pages = 0;
   do {
     let page;
     try {
@@ -87,7 +97,13 @@ async function listPrefix(client: S3Client, sdk: S3Sdk, where: S3Location, name:
     } catch (error) {
       throw await s3FailureOf(client, name, error);
     }
-    for (const object of page.Contents ?? []) {
+    const contents = page.Contents ?? [];
+    listed += contents.length;
+    pages++;
+    if (listed > MAX_PREFIX_OBJECTS || pages > MAX_PREFIX_PAGES || (token !== undefined && page.NextContinuationToken === token)) {
+      throw new SourceError({ source: name }, `the store lists more than ${MAX_PREFIX_OBJECTS.toLocaleString('en-US')} objects under this prefix (or pages without end): name a longer prefix`);
+    }
+    for (const object of contents) {
       const key = object.Key;
       if (key === undefined || key.endsWith('/') || object.Size === 0) continue;
       objects.push({ key, size: object.Size ?? 0 });

@@ -10,6 +10,7 @@ import { EXIT, ExitError } from '../exit-codes.js';
 import { err, out, paint, paintOut } from '../output.js';
 import type { LoadedSettings } from '../settings.js';
 import { stringifyJson } from '../../json-number.js';
+import { printable } from '../../printable.js';
 
 function draftFrom(sku: string, opts: Record<string, unknown>): Draft {
   const values: Draft['values'] = { sku };
@@ -18,13 +19,16 @@ function draftFrom(sku: string, opts: Record<string, unknown>): Draft {
   return { location: { source: 'command line' }, values, issues: [] };
 }
 
+/** The service's text on one line: a line break it sent is written `\u000a`, so it cannot forge a line of the output. */
+const oneLine = (text: string): string => printable(text, { lines: false });
+
 function printListing(listing: ListingResponse, status: number): void {
-  out(`${paintOut.green('✔')} ${listing.sku}  ${paintOut.bold(listing.status)}  (HTTP ${status})`);
-  out(`  title           ${listing.title}`);
-  out(`  item specifics  ${listing.item_specifics.length > 0 ? listing.item_specifics.join(', ') : '-'}`);
+  out(`${paintOut.green('✔')} ${oneLine(listing.sku)}  ${paintOut.bold(oneLine(listing.status))}  (HTTP ${status})`);
+  out(`  title           ${oneLine(listing.title)}`);
+  out(`  item specifics  ${listing.item_specifics.length > 0 ? oneLine(listing.item_specifics.join(', ')) : '-'}`);
   for (const [key, value] of Object.entries(listing)) {
     if (['sku', 'status', 'title', 'item_specifics'].includes(key)) continue;
-    out(`  ${key.padEnd(15)} ${typeof value === 'string' ? value : stringifyJson(value)}`);
+    out(`  ${oneLine(key).padEnd(15)} ${typeof value === 'string' ? oneLine(value) : stringifyJson(value)}`);
   }
 }
 

