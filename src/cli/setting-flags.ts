@@ -15,11 +15,14 @@ export const FLAG_OF_SETTING: Readonly<Record<string, string>> = {
   retryFailed: '--retry-failed',
   changedOnly: '--changed-only',
   shard: '--shard',
-} satisfies Record<CatalogSetting | 'report' | 'retryFailed' | 'changedOnly' | 'shard', string>;
+  // The settings of the client that the diagnosis (doctor, init) names.
+  allowInsecureHttp: '--allow-insecure-http',
+} satisfies Record<CatalogSetting | 'report' | 'retryFailed' | 'changedOnly' | 'shard' | 'allowInsecureHttp', string>;
 
 /** The command line that does what a library function does, for hints that point at one. */
 const COMMAND_OF_FUNCTION: Readonly<Record<string, string>> = {
   streamListings: 'listings stream kafka://…/TOPIC --group NAME',
+  startSandbox: 'listings sandbox --port N',
 };
 
 /** How the CLI names what the core names by option or function name: as its flag, or its command. */
