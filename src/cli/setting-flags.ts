@@ -10,14 +10,15 @@ export const FLAG_OF_SETTING: Readonly<Record<string, string>> = {
   mapping: '--mapping',
   preset: '--preset',
   sourceHeaders: '--source-header',
-  // The settings of a run that the report, publish and stream modules name.
+  // The settings of a run that the report, publish and stream modules name (the CI summary and annotations too).
   report: '--report',
   retryFailed: '--retry-failed',
   changedOnly: '--changed-only',
   shard: '--shard',
+  maxErrors: '--max-errors',
   // The settings of the client that the diagnosis (doctor, init) names.
   allowInsecureHttp: '--allow-insecure-http',
-} satisfies Record<CatalogSetting | 'report' | 'retryFailed' | 'changedOnly' | 'shard' | 'allowInsecureHttp', string>;
+} satisfies Record<CatalogSetting | 'report' | 'retryFailed' | 'changedOnly' | 'shard' | 'maxErrors' | 'allowInsecureHttp', string>;
 
 /** The command line that does what a library function does, for hints that point at one. */
 const COMMAND_OF_FUNCTION: Readonly<Record<string, string>> = {
