@@ -16,9 +16,10 @@ export const FLAG_OF_SETTING: Readonly<Record<string, string>> = {
   changedOnly: '--changed-only',
   shard: '--shard',
   maxErrors: '--max-errors',
+  dryRun: '--dry-run',
   // The settings of the client that the diagnosis (doctor, init) names.
   allowInsecureHttp: '--allow-insecure-http',
-} satisfies Record<CatalogSetting | 'report' | 'retryFailed' | 'changedOnly' | 'shard' | 'maxErrors' | 'allowInsecureHttp', string>;
+} satisfies Record<CatalogSetting | 'report' | 'retryFailed' | 'changedOnly' | 'shard' | 'maxErrors' | 'dryRun' | 'allowInsecureHttp', string>;
 
 /** The command line that does what a library function does, for hints that point at one. */
 const COMMAND_OF_FUNCTION: Readonly<Record<string, string>> = {

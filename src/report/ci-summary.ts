@@ -77,8 +77,8 @@ export function errorGroupsMarkdown(errors: RowErrorCollector, shownGroups = ERR
   return lines;
 }
 
-/** `1,234 requests, up to 96 at once; pushed back: 38 throttled (429), 2 overloaded (503)`. */
-function trafficText(summary: RunSummary): string {
+/** `1,234 requests, up to 96 at once; pushed back: 38 throttled (429), 2 overloaded (503)`: here and on the terminal. */
+export function trafficText(summary: RunSummary): string {
   const line = `${count(summary.requests)} ${summary.requests === 1 ? 'request' : 'requests'}, up to ${count(summary.peak_concurrency)} at once`;
   const busy = [
     summary.throttled > 0 ? `${count(summary.throttled)} throttled (429)` : '',
@@ -133,7 +133,7 @@ export function publishSummaryMarkdown(summary: RunSummary, errors: RowErrorColl
   );
   const stop = stopText(options.end, summary, name);
   const timing = `${rowsText(summary.rows)} in ${duration(summary.duration_ms)} (${count(Math.round(summary.rows_per_second))} rows/s)${summary.requests > 0 ? ` · ${trafficText(summary)}` : ''}`;
-  const lines = [heading(options.dryRun ? 'publish --dry-run' : 'publish', options.sources), '', status, '', ...(stop === undefined ? [] : [stop, '']), ...counts, '', timing, ''];
+  const lines = [heading(options.dryRun ? `publish ${name('dryRun')}` : 'publish', options.sources), '', status, '', ...(stop === undefined ? [] : [stop, '']), ...counts, '', timing, ''];
   const groups = errorGroupsMarkdown(errors);
   if (groups.length > 0) lines.push(...groups, '');
   if (summary.report.length > 0) lines.push(`Reports: ${summary.report.map(escapeMarkdown).join(', ')}`, '');

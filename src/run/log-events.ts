@@ -78,7 +78,7 @@ export interface RunLogOptions {
   note: (line: string) => void;
   /** Writes one NDJSON line (masked already). */
   writeJson: (line: string) => void;
-  /** Where the summary goes when asked for as a result (the CLI: stdout, `--json`). */
+  /** Where the summary goes when asked for as a result (the CLI: stdout, when asked for JSON). */
   writeResult: (line: string) => void;
   /** How a text names a setting (`maxErrors`): by its option name unless given; the CLI passes its flags. */
   name?: NameSetting;
