@@ -5,7 +5,8 @@ import type { RowOutcome } from '../publish/outcome.js';
 import type { MarketplaceCounts, RunSummary } from '../report/index.js';
 import { err, out, paint } from './output.js';
 import { count, duration } from './progress.js';
-import { inert } from './github-actions.js';
+import { inert } from '../printable.js';
+import { trafficText } from '../report/ci-summary.js';
 
 /** Row errors printed after a run; the rest are in the report. */
 export const ROW_ERRORS_SHOWN = 5;
@@ -76,13 +77,7 @@ export function marketplacesLine(byMarketplace: Record<string, MarketplaceCounts
 
 /** `2,043 requests, up to 96 at once; pushed back: 38 throttled (429), 2 overloaded (503)`. */
 export function trafficLine(summary: RunSummary): string {
-  const line = `${count(summary.requests)} ${summary.requests === 1 ? 'request' : 'requests'}, up to ${count(summary.peak_concurrency)} at once`;
-  const busy = [
-    summary.throttled > 0 ? `${count(summary.throttled)} throttled (429)` : '',
-    summary.overloaded > 0 ? `${count(summary.overloaded)} overloaded (503)` : '',
-    summary.timeouts > 0 ? `${count(summary.timeouts)} timed out` : '',
-  ].filter((part) => part !== '');
-  return paint.dim(busy.length === 0 ? line : `${line}; pushed back: ${busy.join(', ')}`);
+  return paint.dim(trafficText(summary));
 }
 
 /**

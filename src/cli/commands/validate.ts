@@ -11,7 +11,8 @@ import { EXIT, ExitError } from '../exit-codes.js';
 import { err, out, paint, workflowLine } from '../output.js';
 import { count } from '../progress.js';
 import { noticePrinter } from '../notices.js';
-import { githubActionsRun, inert } from '../github-actions.js';
+import { githubActionsRun } from '../github-actions.js';
+import { inert } from '../../printable.js';
 import { GROUP } from '../help.js';
 import { stringifyJson } from '../../json-number.js';
 
