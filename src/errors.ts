@@ -18,7 +18,7 @@ export type NameSetting = (key: string) => string;
 export type SettingText = (name: NameSetting) => string;
 
 /** The library's own wording: a setting by its option name. */
-const libraryName: NameSetting = (key) => key;
+export const libraryName: NameSetting = (key) => key;
 
 /** What a typed error may carry besides its message. */
 export interface ListingsErrorOptions {

@@ -17,3 +17,13 @@ export function printable(text: string, options: { lines?: boolean } = {}): stri
 const CONTROLS_BUT_LINES = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 // eslint-disable-next-line no-control-regex -- control characters are what these match
 const ALL_CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * Outside text (a SKU, a server's message, a catalog value) made inert for any log line: control characters and
+ * line breaks written as `\uXXXX` (so nothing can start a line of its own, where `::command::` would be obeyed), and
+ * GitHub's legacy `##[command]` marker, which the runner obeys anywhere in a line (actions/runner#4692), broken as
+ * `\u0023#[`.
+ */
+export function inert(text: string): string {
+  return printable(text, { lines: false }).replaceAll('##[', '\\u0023#[');
+}

@@ -91,7 +91,7 @@ export function err(line: string): void {
 
 /**
  * One of the tool's own GitHub workflow commands (`::error file=...::message`, `::group::title`), on stdout or stderr:
- * the only line that may start with `::`. Its parts were escaped by `workflowCommand` (src/cli/github-actions.ts).
+ * the only line that may start with `::`. Its parts were escaped by `workflowCommand` (src/report/annotations.ts).
  */
 export function workflowLine(stream: 'stdout' | 'stderr', line: string): void {
   if (stream === 'stdout') writeLine(process.stdout, line, paintOut.level > 0, false);

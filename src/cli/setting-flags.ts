@@ -10,16 +10,20 @@ export const FLAG_OF_SETTING: Readonly<Record<string, string>> = {
   mapping: '--mapping',
   preset: '--preset',
   sourceHeaders: '--source-header',
-  // The settings of a run that the report, publish and stream modules name.
+  // The settings of a run that the report, publish and stream modules name (the CI summary and annotations too).
   report: '--report',
   retryFailed: '--retry-failed',
   changedOnly: '--changed-only',
   shard: '--shard',
-} satisfies Record<CatalogSetting | 'report' | 'retryFailed' | 'changedOnly' | 'shard', string>;
+  maxErrors: '--max-errors',
+  // The settings of the client that the diagnosis (doctor, init) names.
+  allowInsecureHttp: '--allow-insecure-http',
+} satisfies Record<CatalogSetting | 'report' | 'retryFailed' | 'changedOnly' | 'shard' | 'maxErrors' | 'allowInsecureHttp', string>;
 
 /** The command line that does what a library function does, for hints that point at one. */
 const COMMAND_OF_FUNCTION: Readonly<Record<string, string>> = {
   streamListings: 'listings stream kafka://…/TOPIC --group NAME',
+  startSandbox: 'listings sandbox --port N',
 };
 
 /** How the CLI names what the core names by option or function name: as its flag, or its command. */

@@ -5,7 +5,7 @@ import type { RowOutcome } from '../publish/outcome.js';
 import type { MarketplaceCounts, RunSummary } from '../report/index.js';
 import { err, out, paint } from './output.js';
 import { count, duration } from './progress.js';
-import { inert } from './github-actions.js';
+import { inert } from '../printable.js';
 
 /** Row errors printed after a run; the rest are in the report. */
 export const ROW_ERRORS_SHOWN = 5;

@@ -1,6 +1,7 @@
 import type { Dispatcher, Pool } from 'undici';
-import { parseHeaders, PoolClass, undiciErrors } from './undici.js';
-import { proxyAgent, proxyError, proxyHopError } from './proxy.js';
+import { parseHeaders, undiciErrors } from './undici.js';
+import { proxyError, proxyHopError } from './proxy.js';
+import { MAX_LISTING_BODY, openDispatcher, post, type RawAnswer } from './transport.js';
 import { describeCode, errorCode, transportHint } from './transport-errors.js';
 import { ApiError, NetworkError, TimeoutError } from '../errors.js';
 import { contractSchemas, type ListingRequest, type ListingResponse } from '../contract/schemas.js';
@@ -48,10 +49,6 @@ export interface CreateListingResult {
   listing: ListingResponse;
 }
 
-/** The most of an error answer's body that is read: enough for any message; the rest is not downloaded. */
-const MAX_ERROR_BODY = 64 * 1024;
-/** A listing is a few hundred bytes: a 2xx answer larger than this is not one, and is not read to its end. */
-const MAX_LISTING_BODY = 1024 * 1024;
 /** The most of a redirect's Location shown in its message. */
 const MAX_LOCATION = 200;
 
@@ -81,7 +78,7 @@ export class ListingsClient {
       bodyTimeout: this.timeoutMs,
       connectTimeout: this.connectTimeoutMs,
     };
-    this.pool = this.proxy === undefined ? new PoolClass(this.endpoint.origin, poolOptions) : proxyAgent(this.proxy, poolOptions, this.connectTimeoutMs);
+    this.pool = openDispatcher(this.endpoint.origin, this.proxy, poolOptions, this.connectTimeoutMs);
     this.headers = [
       'authorization',
       `Bearer ${options.apiKey}`,
@@ -185,140 +182,6 @@ function isListing(value: unknown): value is ListingResponse {
   if (typeof sku !== 'string' || typeof status !== 'string' || typeof title !== 'string' || !Array.isArray(specifics)) return false;
   for (const item of specifics) if (typeof item !== 'string') return false;
   return true;
-}
-
-/**
- * A whole answer: status, raw headers, and the body as text: an error body only up to MAX_ERROR_BODY, a 2xx body
- * only up to MAX_LISTING_BODY (`cut` when it was longer: the rest was not read and the connection was closed).
- */
-interface RawAnswer {
-  statusCode: number;
-  rawHeaders: Buffer[];
-  text: string;
-  cut: boolean;
-}
-
-/**
- * One request through `pool.dispatch` with a handler that gathers the answer itself: no response stream, no
- * parsed header object per request (only an error answer's headers are parsed), one promise. At tens of thousands
- * of requests a second this is a large share of the client's cost.
- */
-function post(pool: Dispatcher, options: Dispatcher.DispatchOptions, timeoutMs: number, signal: AbortSignal | undefined): Promise<RawAnswer> {
-  return new Promise<RawAnswer>((resolve, reject) => {
-    pool.dispatch(options, new AnswerHandler(resolve, reject, timeoutMs, signal));
-  });
-}
-
-/** Why an answer's body was abandoned early: it was long enough (handled as a cut body, not as a failure). */
-class BodyCut extends Error {}
-
-class AnswerHandler implements Dispatcher.DispatchHandler {
-  #statusCode = 0;
-  #rawHeaders: Buffer[] = [];
-  #chunks: Buffer[] | undefined;
-  #size = 0;
-  #abort: ((error?: Error) => void) | undefined;
-  #reason: Error | undefined;
-  /** Only with a signal: most requests carry none and pay for no listener. */
-  #stopListening: (() => void) | undefined;
-  /** When the body must have ended (performance.now()), from the headers on. */
-  #deadline = 0;
-  /** Armed only when a body comes in more than one chunk: most answers are one chunk and pay for no timer. */
-  #timer: NodeJS.Timeout | undefined;
-  #cut = false;
-  #settled = false;
-
-  constructor(
-    private readonly resolve: (answer: RawAnswer) => void,
-    private readonly reject: (error: unknown) => void,
-    private readonly timeoutMs: number,
-    signal: AbortSignal | undefined,
-  ) {
-    if (signal === undefined) return;
-    const onAbort = (): void => {
-      this.#reason = signal.reason instanceof Error ? signal.reason : new undiciErrors.RequestAbortedError();
-      this.#abort?.(this.#reason);
-    };
-    if (signal.aborted) onAbort();
-    else {
-      signal.addEventListener('abort', onAbort, { once: true });
-      this.#stopListening = () => signal.removeEventListener('abort', onAbort);
-    }
-  }
-
-  onConnect(abort: (error?: Error) => void): void {
-    if (this.#reason !== undefined) abort(this.#reason);
-    else this.#abort = abort;
-  }
-
-  onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
-    // 1xx answers are informational; the final one follows.
-    if (statusCode < 200) return true;
-    this.#statusCode = statusCode;
-    this.#rawHeaders = rawHeaders;
-    this.#deadline = performance.now() + this.timeoutMs;
-    return true;
-  }
-
-  onData(chunk: Buffer): boolean {
-    if (this.#settled) return true;
-    // undici's bodyTimeout bounds the wait between two chunks only: a body that trickles a byte at a time would
-    // never end. The whole body gets --timeout from the headers on.
-    if (this.#chunks !== undefined && this.#timer === undefined) {
-      const left = this.#deadline - performance.now();
-      if (left <= 0) return this.#stop(new undiciErrors.BodyTimeoutError());
-      this.#timer = setTimeout(() => this.#stop(new undiciErrors.BodyTimeoutError()), left);
-      this.#timer.unref();
-    }
-    (this.#chunks ??= []).push(chunk);
-    this.#size += chunk.length;
-    const success = this.#statusCode >= 200 && this.#statusCode < 300;
-    // Enough read: the rest of a huge (or endless) body is not downloaded, the connection is closed instead.
-    if (this.#size > (success ? MAX_LISTING_BODY : MAX_ERROR_BODY)) {
-      this.#cut = true;
-      return this.#stop(new BodyCut());
-    }
-    return true;
-  }
-
-  onComplete(): void {
-    this.#finish();
-  }
-
-  onError(error: Error): void {
-    if (error instanceof BodyCut) this.#finish();
-    else this.#fail(error);
-  }
-
-  /** Abandon the answer: undici closes the connection and calls onError with `error`. */
-  #stop(error: Error): boolean {
-    if (this.#abort === undefined) this.#fail(error);
-    else this.#abort(error);
-    return false;
-  }
-
-  #finish(): void {
-    if (this.#settled) return;
-    this.#settled = true;
-    this.#cleanUp();
-    const chunks = this.#chunks ?? [];
-    const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
-    const success = this.#statusCode >= 200 && this.#statusCode < 300;
-    const text = (success ? body : body.subarray(0, MAX_ERROR_BODY)).toString('utf8');
-    this.resolve({ statusCode: this.#statusCode, rawHeaders: this.#rawHeaders, text, cut: this.#cut });
-  }
-
-  #fail(error: Error): void {
-    if (this.#settled) return;
-    this.#settled = true;
-    this.#cleanUp();
-    this.reject(error);
-  }
-
-  #cleanUp(): void {
-    this.#stopListening?.();
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-  }
 }
 
 function headerValue(value: string | string[] | undefined): string | undefined {

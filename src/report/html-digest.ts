@@ -1,5 +1,6 @@
 import { OUTCOMES, type OutcomeKind, type RowOutcome } from '../publish/outcome.js';
 import { lineOf, safeText } from './row.js';
+import { ErrorGroups, groupKey } from './error-groups.js';
 import { errorClass } from './summary.js';
 import { printable } from '../printable.js';
 
@@ -34,7 +35,7 @@ export interface ProblemRow {
   message: string;
 }
 
-/** Rows with the same outcome, status and message (numbers and quoted values aside). */
+/** Rows with the same outcome, status and message (numbers and quoted values aside: see groupKey). */
 export interface ErrorGroup {
   outcome: ProblemKind;
   status: string | undefined;
@@ -91,7 +92,8 @@ export class RunDigest {
   readonly problems: ProblemRow[] = [];
   /** Problem rows seen, by outcome: `problems` holds the first of them. */
   readonly problemCounts: Record<ProblemKind, number> = { failed: 0, invalid: 0, not_attempted: 0 };
-  readonly #groups = new Map<string, ErrorGroup>();
+  /** The errors grouped; the first row of each is kept with its outcome and status. */
+  readonly #errors: ErrorGroups<ErrorGroup['first'] & Pick<ErrorGroup, 'outcome' | 'status'>>;
   /** Rows of errors beyond `limits.groups` distinct ones, by outcome. */
   readonly ungrouped: Record<ProblemKind, number> = { failed: 0, invalid: 0, not_attempted: 0 };
   readonly sources: string[] = [];
@@ -101,6 +103,7 @@ export class RunDigest {
   constructor(limits: DigestLimits = DIGEST_LIMITS, bucketMs = 100) {
     this.limits = limits;
     this.bucketMs = bucketMs;
+    this.#errors = new ErrorGroups(limits.groups, groupKey);
   }
 
   /** Count one outcome, finished `atMs` after the report was opened. */
@@ -113,7 +116,7 @@ export class RunDigest {
 
   /** The error groups, largest first (ties in the order first seen). */
   groups(): ErrorGroup[] {
-    return [...this.#groups.values()].sort((a, b) => b.count - a.count);
+    return this.#errors.groups().map(({ message, varies, rows, first: { outcome, status, ...first } }) => ({ outcome, status, message, varies, count: rows, first }));
   }
 
   /**
@@ -194,16 +197,8 @@ export class RunDigest {
     const message = this.#messageOf(o, outcome);
     const sku = o.sku === undefined || o.sku === '' ? undefined : printable(o.sku, { lines: false });
     const line = lineOf(o.location);
-    const key = `${outcome}\u0000${status ?? ''}\u0000${groupKey(message)}`;
-    const group = this.#groups.get(key);
-    if (group !== undefined) {
-      group.count++;
-      if (!group.varies && group.message !== message) group.varies = true;
-    } else if (this.#groups.size < this.limits.groups) {
-      this.#groups.set(key, { outcome, status, message, varies: false, count: 1, first: { source: o.location.source, line, sku } });
-    } else {
-      this.ungrouped[outcome]++;
-    }
+    // The cause (status, else outcome) tells the outcomes apart too: only a failed row has a status but `invalid`.
+    if (!this.#errors.add(status ?? outcome, message, { outcome, status, source: o.location.source, line, sku })) this.ungrouped[outcome]++;
     if (this.problems.length < this.limits.detailRows) this.problems.push({ source: o.location.source, line, sku, outcome, status, message });
   }
 
@@ -226,12 +221,4 @@ function mergePairs(buckets: readonly number[][]): number[][] {
     merged.push(a.map((count, k) => count + (b[k] ?? 0)));
   }
   return merged;
-}
-
-/**
- * What makes two messages the same error: numbers and quoted values aside, so `"images/a.jpg" is not a URL` and
- * `"images/b.jpg" is not a URL` are one line with a count, as are `gave up after 3 attempts` and `... 5 attempts`.
- */
-export function groupKey(message: string): string {
-  return message.replace(/"(?:[^"\\]|\\.)*"/g, '"…"').replace(/\d+(?:\.\d+)?/g, '#');
 }

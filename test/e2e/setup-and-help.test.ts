@@ -153,7 +153,7 @@ describe('help: options grouped, examples at the end, no option a command ignore
     expect(result.code).toBe(0);
     const loaded = readFileSync(traced, 'utf8').split('\n');
     expect(loaded.some((path) => path.includes('/dist/cli/commands/doctor.js'))).toBe(true);
-    for (const lazy of ['doctor-action', 'service-checks', 'init-action', 'completion-script', '/undici/', 'readline', '/conf/']) {
+    for (const lazy of ['doctor-action', 'client/diagnose', 'init-action', 'completion-script', '/undici/', 'readline', '/conf/']) {
       expect(loaded.filter((path) => path.includes(lazy)), lazy).toEqual([]);
     }
   });

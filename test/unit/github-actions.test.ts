@@ -3,25 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  ANNOTATIONS_MAX,
-  GithubRun,
-  RowErrorCollector,
-  annotationFile,
-  annotationLine,
-  annotationLines,
-  escapeData,
-  escapeMarkdown,
-  escapeProperty,
-  githubActionsRun,
-  inert,
-  publishSummaryMarkdown,
-  rowErrorOf,
-  rowErrorOfPrepared,
-  validateSummaryMarkdown,
-  workflowCommand,
-  type RowError,
-} from '../../src/cli/github-actions.js';
+import { GithubRun, githubActionsRun } from '../../src/cli/github-actions.js';
+import { inert } from '../../src/printable.js';
+import { annotationFile, annotationLine, annotationLines, escapeData, escapeProperty, workflowCommand } from '../../src/report/annotations.js';
+import { escapeMarkdown, publishSummaryMarkdown, validateSummaryMarkdown } from '../../src/report/ci-summary.js';
+import { ANNOTATIONS_MAX, RowErrorCollector, rowErrorOf, rowErrorOfPrepared, type RowError } from '../../src/report/row-errors.js';
 import type { OutcomeKind, RowOutcome } from '../../src/publish/outcome.js';
 import { SummaryCounter } from '../../src/report/summary.js';
 import { publishVerdict } from '../../src/run/verdict.js';

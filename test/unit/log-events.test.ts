@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RunLog, jsonLine, LOG_EVENTS } from '../../src/cli/log-events.js';
+import { RunLog, jsonLine, LOG_EVENTS } from '../../src/run/log-events.js';
 import { registerSecret } from '../../src/secrets.js';
 import type { RowOutcome } from '../../src/publish/outcome.js';
 import type { RunSummary } from '../../src/report/summary.js';
@@ -16,6 +16,7 @@ function logOf(options: { format?: 'human' | 'json'; verbose?: boolean; debug?: 
     now: () => now,
     writeJson: (line) => lines.push(line),
     note: (line) => lines.push(line),
+    writeResult: (line) => lines.push(line),
     ...(options.maxLogged === undefined ? {} : { maxLogged: options.maxLogged }),
   });
   const parsed = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>);

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { diagnoseService, type Check } from '../../client/diagnose.js';
 import { isLoopbackHost, listingsEndpoint } from '../../client/endpoint.js';
 import { OPTION_BY_KEY } from '../../config/options.js';
 import { DEFAULT_PROFILE } from '../../config/store.js';
@@ -9,7 +10,7 @@ import { registerSecret } from '../../secrets.js';
 import { EXIT, ExitError } from '../exit-codes.js';
 import { err, out, paint, paintOut } from '../output.js';
 import { loadSettings, type LoadedSettings } from '../settings.js';
-import { checkService, type Check } from './service-checks.js';
+import { cliName } from '../setting-flags.js';
 
 /** The flags of `listings doctor`. */
 export interface DoctorFlags {
@@ -165,7 +166,7 @@ export async function runDoctor(flags: DoctorFlags & Record<string, unknown>, en
     checks.push(base, key);
     if (base.status !== 'fail' && loaded.settings.base_url !== undefined) {
       checks.push(
-        ...(await checkService({ baseUrl: loaded.settings.base_url, apiKey, apiKeyEnv: loaded.settings.api_key_env, allowInsecureHttp: loaded.allowInsecureHttp, timeoutMs: flags.timeout, env })),
+        ...(await diagnoseService({ baseUrl: loaded.settings.base_url, apiKey, apiKeyEnv: loaded.settings.api_key_env, allowInsecureHttp: loaded.allowInsecureHttp, timeoutMs: flags.timeout, env, name: cliName })),
       );
     }
   }

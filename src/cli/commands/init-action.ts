@@ -1,3 +1,4 @@
+import { diagnoseService } from '../../client/diagnose.js';
 import { listingsEndpoint } from '../../client/endpoint.js';
 import { isFlatMarketplace, toWrappedMarketplace } from '../../contract/marketplace.js';
 import { OPTION_BY_KEY, type SettingKey, type SettingValue } from '../../config/options.js';
@@ -9,7 +10,7 @@ import { EXIT, ExitError } from '../exit-codes.js';
 import { err, paint } from '../output.js';
 import { flagValues } from '../settings.js';
 import { exitCodeOf, printChecks } from './doctor-action.js';
-import { checkService } from './service-checks.js';
+import { cliName } from '../setting-flags.js';
 
 /** The flags of `listings init` besides the settings. */
 export interface InitFlags {
@@ -258,7 +259,7 @@ export async function runInit(flags: InitFlags & Record<string, unknown>, env: E
     return;
   }
   err('checking the base URL:');
-  const checks = await checkService({ baseUrl: String(answers.base_url), apiKey: key, apiKeyEnv: keyEnv, allowInsecureHttp: flags.allowInsecureHttp === true, timeoutMs: flags.timeout, env });
+  const checks = await diagnoseService({ baseUrl: String(answers.base_url), apiKey: key, apiKeyEnv: keyEnv, allowInsecureHttp: flags.allowInsecureHttp === true, timeoutMs: flags.timeout, env, name: cliName });
   printChecks(checks);
   const code = exitCodeOf(checks);
   if (code !== EXIT.ok) {

@@ -31,7 +31,7 @@ import type { PublishFlags } from './publish-flags.js';
 import { openPipeline } from '../../run/pipeline.js';
 import { RunOutputs, type OutputFailure } from '../../run/run-outputs.js';
 import { publishVerdict, type RunVerdict } from '../../run/verdict.js';
-import { RunLog, runStartOf } from '../log-events.js';
+import { openRunLog, runStartOf } from '../log-events.js';
 import { openEndpoint, type Endpoint } from './open-endpoint.js';
 
 /** What the flags say before anything is opened; every mistake here is a usage error (exit 2), nothing sent. */
@@ -136,7 +136,7 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
   const endpoint = dryRun ? undefined : await openEndpoint(flags, loaded, concurrency ?? maxConcurrency);
   let progress: ProgressDisplay | undefined;
   // --log-format json, --verbose, --debug: see log-events.ts. In json mode there is no progress line.
-  const log = new RunLog({ format: flags.logFormat ?? 'human', verbose: flags.verbose === true, debug: flags.debug === true, path: endpoint?.client.endpoint.path ?? '/v1/listings', note: (line) => (progress === undefined ? err(line) : progress.note(line)) });
+  const log = openRunLog({ format: flags.logFormat ?? 'human', verbose: flags.verbose === true, debug: flags.debug === true, path: endpoint?.client.endpoint.path ?? '/v1/listings', note: (line) => (progress === undefined ? err(line) : progress.note(line)) });
   const quiet = flags.quiet === true || log.json;
   log.start(runStartOf(sources, flags, loaded, endpoint?.client.endpoint.origin));
   log.settings(loaded.values, loaded.sources, dryRun || flags.sandbox ? undefined : loaded.apiKey());

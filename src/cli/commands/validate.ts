@@ -12,7 +12,8 @@ import { endingOfError, NO_ROWS, verdictOf } from '../../run/verdict.js';
 import { err, out, paint, workflowLine } from '../output.js';
 import { count } from '../progress.js';
 import { noticePrinter } from '../notices.js';
-import { githubActionsRun, inert } from '../github-actions.js';
+import { githubActionsRun } from '../github-actions.js';
+import { inert } from '../../printable.js';
 import { GROUP } from '../help.js';
 import { stringifyJson } from '../../json-number.js';
 

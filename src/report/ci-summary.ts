@@ -1,0 +1,165 @@
+import { formatLocation, libraryName, SourceError, type NameSetting } from '../errors.js';
+import type { PublishEnd } from '../publish/engine-types.js';
+import { inertText } from './annotations.js';
+import { count, duration } from './numbers.js';
+import type { RowErrorCollector } from './row-errors.js';
+import type { RunSummary } from './summary.js';
+
+/** The markdown summary of a `publish` or `validate` run, for GitHub Actions' `$GITHUB_STEP_SUMMARY`. */
+
+/** Kinds of error listed in the step summary, most frequent first. */
+export const ERROR_GROUPS_SHOWN = 10;
+
+/**
+ * The punctuation with a meaning inside a line of GitHub markdown: code, emphasis, links and images, table cells,
+ * strikethrough, math (`$`), emoji (`:name:`), issue references (`#12`), mentions, and the backslash itself. (Those
+ * that only mean something at the start of a line, like `-` or `1.`, never come first here.)
+ */
+const MARKDOWN_PUNCTUATION = /[\\`*_{}[\]()#!|~$:@]/g;
+
+/**
+ * Outside text for markdown, HTML included: `&`, `<`, `>` as entities (no tag, no comment, no entity of its own),
+ * markdown punctuation backslash-escaped (no emphasis, link, image or table cell break: GFM reads `\|` as a pipe
+ * inside a cell), line breaks and control characters written out by {@link inertText}.
+ */
+export function escapeMarkdown(text: string): string {
+  return inertText(text)
+    .replace(MARKDOWN_PUNCTUATION, (char) => `\\${char}`)
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;');
+}
+
+/** What `publish` adds to its summary. */
+export interface PublishSummaryOptions {
+  dryRun: boolean;
+  sources: readonly string[];
+  /** Why the run stopped, when it did not complete. */
+  end?: PublishEnd;
+  /** The run's verdict (src/run/verdict.ts): the exit code and why. */
+  verdict: Verdict;
+}
+
+/** A run's exit code and the one sentence that says why (`RunVerdict`). */
+export interface Verdict {
+  exitCode: number;
+  why: string;
+}
+
+/** The counts of a `validate` run. */
+export interface ValidateCounts {
+  rows: number;
+  valid: number;
+  invalid: number;
+  skipped: number;
+  /** False when a source could not be read to its end. */
+  complete: boolean;
+}
+
+function rowsText(n: number): string {
+  return `${count(n)} ${n === 1 ? 'row' : 'rows'}`;
+}
+
+/** `Exit code 1: 3 rows failed; 97 published.` */
+function verdictText(verdict: Verdict): string {
+  return `Exit code ${verdict.exitCode}: ${escapeMarkdown(verdict.why)}.`;
+}
+
+function heading(command: string, sources: readonly string[]): string {
+  const shownSources = sources.slice(0, 3).map(escapeMarkdown).join(', ');
+  const more = sources.length > 3 ? ` and ${count(sources.length - 3)} more` : '';
+  return `### listings ${command}${sources.length === 0 ? '' : ` · ${shownSources}${more}`}`;
+}
+
+function countsTable(rows: [label: string, value: number][], total: number): string[] {
+  return ['| outcome | rows |', '|---|---:|', ...rows.map(([label, value]) => `| ${label} | ${count(value)} |`), `| **total** | **${count(total)}** |`];
+}
+
+/** The kinds of error, most frequent first, as a table; nothing when no row failed. */
+export function errorGroupsMarkdown(errors: RowErrorCollector, shownGroups = ERROR_GROUPS_SHOWN): string[] {
+  if (errors.total === 0) return [];
+  const groups = errors.groups();
+  const top = groups.slice(0, shownGroups);
+  const lines = ['#### Top errors', '', '| rows | cause | error | first at |', '|---:|---|---|---|'];
+  for (const group of top) lines.push(`| ${count(group.rows)} | ${escapeMarkdown(group.cause)} | ${escapeMarkdown(group.message)} | ${escapeMarkdown(formatLocation(group.first))} |`);
+  const otherRows = groups.slice(shownGroups).reduce((sum, group) => sum + group.rows, 0) + errors.ungrouped;
+  if (otherRows > 0) {
+    const kinds = groups.length - top.length;
+    lines.push('', `… and ${rowsText(otherRows)} with ${kinds > 0 ? `${count(kinds)} other ${kinds === 1 ? 'kind' : 'kinds'} of error` : 'other errors'}${errors.ungrouped > 0 ? ' (and more kinds than were counted apart)' : ''}.`);
+  }
+  return lines;
+}
+
+/** `1,234 requests, up to 96 at once; pushed back: 38 throttled (429), 2 overloaded (503)`. */
+function trafficText(summary: RunSummary): string {
+  const line = `${count(summary.requests)} ${summary.requests === 1 ? 'request' : 'requests'}, up to ${count(summary.peak_concurrency)} at once`;
+  const busy = [
+    summary.throttled > 0 ? `${count(summary.throttled)} throttled (429)` : '',
+    summary.overloaded > 0 ? `${count(summary.overloaded)} overloaded (503)` : '',
+    summary.timeouts > 0 ? `${count(summary.timeouts)} timed out` : '',
+  ].filter((part) => part !== '');
+  return busy.length === 0 ? line : `${line}; pushed back: ${busy.join(', ')}`;
+}
+
+/** Why a run stopped early, for the summary; undefined when it completed. */
+function stopText(end: PublishEnd | undefined, summary: RunSummary, name: NameSetting): string | undefined {
+  const left = summary.not_attempted > 0 ? `; ${rowsText(summary.not_attempted)} not attempted` : '';
+  const unread = summary.complete ? '' : summary.total === null ? '; the rest of the source not read' : `; about ${rowsText(summary.total - summary.rows)} not read`;
+  switch (end?.kind) {
+    case 'systemic': {
+      const detail = (end.error as { message?: unknown } | undefined)?.message;
+      const cause = typeof detail === 'string' && !end.reason.includes(detail) ? `${detail}: ${end.reason}` : end.reason;
+      return `**Stopped**: the service could not be used: ${escapeMarkdown(cause)}${left}${unread}.`;
+    }
+    case 'max-errors':
+      return `**Stopped** after ${rowsText(end.failed)} failed (\`${name('maxErrors')}\`)${left}${unread}.`;
+    case 'interrupted':
+      return `**Interrupted**${left}${unread}.`;
+    case 'source': {
+      const at = end.error instanceof SourceError ? ` past ${escapeMarkdown(formatLocation(end.error.location))}` : '';
+      return `**Stopped**: the source could not be read${at}${left}${unread}.`;
+    }
+    default:
+      if (!summary.complete) return `**Stopped** before the end of the source${left}${unread}.`;
+      return summary.interrupted ? `**Interrupted**${left}.` : undefined;
+  }
+}
+
+/** The step summary of a `publish` run; `name` words the settings it names (the CLI passes its flags). */
+export function publishSummaryMarkdown(summary: RunSummary, errors: RowErrorCollector, options: PublishSummaryOptions, name: NameSetting = libraryName): string {
+  const done = options.dryRun ? summary.validated : summary.published;
+  const wrong = summary.failed + summary.invalid;
+  const ok = options.verdict.exitCode === 0;
+  const verb = options.dryRun ? 'validated' : 'published';
+  const status = ok
+    ? `**✅ ${rowsText(done)} ${verb}**${summary.skipped > 0 ? `, ${count(summary.skipped)} skipped` : ''}`
+    : `**❌ ${count(wrong)} of ${rowsText(summary.rows)} failed or invalid**${summary.not_attempted > 0 ? `, ${count(summary.not_attempted)} not attempted` : ''}`;
+  const counts = countsTable(
+    [
+      [verb, done],
+      ['failed', summary.failed],
+      ['invalid', summary.invalid],
+      ['skipped', summary.skipped],
+      ['not attempted', summary.not_attempted],
+    ],
+    summary.rows,
+  );
+  const stop = stopText(options.end, summary, name);
+  const timing = `${rowsText(summary.rows)} in ${duration(summary.duration_ms)} (${count(Math.round(summary.rows_per_second))} rows/s)${summary.requests > 0 ? ` · ${trafficText(summary)}` : ''}`;
+  const lines = [heading(options.dryRun ? 'publish --dry-run' : 'publish', options.sources), '', status, '', verdictText(options.verdict), '', ...(stop === undefined ? [] : [stop, '']), ...counts, '', timing, ''];
+  const groups = errorGroupsMarkdown(errors);
+  if (groups.length > 0) lines.push(...groups, '');
+  if (summary.report.length > 0) lines.push(`Reports: ${summary.report.map(escapeMarkdown).join(', ')}`, '');
+  return `${lines.join('\n')}\n`;
+}
+
+/** The step summary of a `validate` run. */
+export function validateSummaryMarkdown(counts: ValidateCounts, errors: RowErrorCollector, sources: readonly string[], verdict: Verdict): string {
+  const status = verdict.exitCode === 0 ? `**✅ ${rowsText(counts.valid)} valid**` : `**❌ ${count(counts.invalid)} of ${rowsText(counts.rows)} invalid**`;
+  const lines = [heading('validate', sources), '', status, '', verdictText(verdict), ''];
+  if (!counts.complete) lines.push('**Stopped**: a source could not be read to its end; the counts are of the rows read.', '');
+  lines.push(...countsTable([['valid', counts.valid], ['invalid', counts.invalid], ['skipped (not listings)', counts.skipped]], counts.rows), '');
+  const groups = errorGroupsMarkdown(errors);
+  if (groups.length > 0) lines.push(...groups, '');
+  return `${lines.join('\n')}\n`;
+}
