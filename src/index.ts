@@ -43,6 +43,7 @@ export { parseShard, inShard, type Shard } from './publish/shard.js';
 export { ListingState } from './publish/listing-state.js';
 export { publishCatalog, type PublishCatalogOptions } from './run/publish-catalog.js';
 export { RunOutputs, type RunOutputsPlan, type OutputFailure } from './run/run-outputs.js';
+export { publishVerdict, verdictOf, EXIT, type RunVerdict, type RunEnding, type RunKind, type VerdictCounts, type PublishVerdictInput, type ExitCode } from './run/verdict.js';
 export { runTarget, type RunTarget, type TargetSettings } from './publish/run-target.js';
 export type { JournalHeader } from './publish/journal.js';
 export { streamListings, StreamRun } from './stream/stream-listings.js';

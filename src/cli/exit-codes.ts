@@ -1,15 +1,7 @@
-/** The exit codes: the contract with CI (DESIGN.md). */
-export const EXIT = {
-  ok: 0,
-  rowsFailed: 1,
-  usage: 2,
-  service: 3,
-  source: 4,
-  /** An output (report, journal, state) could not be written mid-run: sending stopped (sysexits EX_IOERR). */
-  output: 74,
-  interrupted: 130,
-} as const;
-export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+import { EXIT, type ExitCode } from '../run/verdict.js';
+
+/** The exit codes: the contract with CI (README "Exit codes"), decided for a run by src/run/verdict.ts. */
+export { EXIT, type ExitCode };
 
 /** What each code means after `listings publish`, for its help: a code added to EXIT must be described here. */
 export const PUBLISH_EXITS: Record<ExitCode, string> = {

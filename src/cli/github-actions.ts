@@ -2,7 +2,7 @@ import { appendFileSync } from 'node:fs';
 import type { RowOutcome } from '../publish/outcome.js';
 import type { PreparedRow } from '../prepare/types.js';
 import { annotationLines, workflowCommand } from '../report/annotations.js';
-import { publishSummaryMarkdown, validateSummaryMarkdown, type PublishSummaryOptions, type ValidateCounts } from '../report/ci-summary.js';
+import { publishSummaryMarkdown, validateSummaryMarkdown, type PublishSummaryOptions, type ValidateCounts, type Verdict } from '../report/ci-summary.js';
 import { RowErrorCollector, rowErrorOf, rowErrorOfPrepared } from '../report/row-errors.js';
 import type { RunSummary } from '../report/summary.js';
 import { redact } from '../secrets.js';
@@ -89,9 +89,9 @@ export class GithubRun {
   }
 
   /** Annotations, then the step summary of a `validate` run. */
-  finishValidate(counts: ValidateCounts, sources: readonly string[]): void {
+  finishValidate(counts: ValidateCounts, sources: readonly string[], verdict: Verdict): void {
     this.#annotate([]);
-    this.#appendSummary(validateSummaryMarkdown(counts, this.errors, sources));
+    this.#appendSummary(validateSummaryMarkdown(counts, this.errors, sources, verdict));
   }
 
   #annotate(reports: readonly string[]): void {

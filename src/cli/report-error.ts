@@ -6,15 +6,7 @@ import { printable } from '../printable.js';
 import { cliName } from './setting-flags.js';
 import { MissingSettingsError } from '../prepare/missing-settings.js';
 import { wordMissingSettings } from './missing-settings-text.js';
-
-const CODE_OF_KIND: Record<ListingsError['kind'], number> = {
-  api: EXIT.service,
-  network: EXIT.service,
-  timeout: EXIT.service,
-  source: EXIT.source,
-  config: EXIT.usage,
-  usage: EXIT.usage,
-};
+import { exitCodeOfError } from '../run/verdict.js';
 
 /** The most of an internal error's message and stack shown: enough to report it, whatever it quotes. */
 const MAX_DETAIL = 8_000;
@@ -35,7 +27,7 @@ export function reportError(error: unknown): number {
     err(`${paint.red('error')} ${printable(message)}`);
     if (hint) err(`${paint.dim('hint')}  ${printable(hint)}`);
     if (debugging()) printDebugDetail(error);
-    return CODE_OF_KIND[error.kind];
+    return exitCodeOfError(error);
   }
   if (error instanceof Error && error.name === 'AbortError') return EXIT.interrupted;
   // A bug's message may quote anything (a server's answer, a cell, a key): escaped here, and masked by err().

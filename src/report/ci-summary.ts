@@ -36,6 +36,14 @@ export interface PublishSummaryOptions {
   sources: readonly string[];
   /** Why the run stopped, when it did not complete. */
   end?: PublishEnd;
+  /** The run's verdict (src/run/verdict.ts): the exit code and why. */
+  verdict: Verdict;
+}
+
+/** A run's exit code and the one sentence that says why (`RunVerdict`). */
+export interface Verdict {
+  exitCode: number;
+  why: string;
 }
 
 /** The counts of a `validate` run. */
@@ -50,6 +58,11 @@ export interface ValidateCounts {
 
 function rowsText(n: number): string {
   return `${count(n)} ${n === 1 ? 'row' : 'rows'}`;
+}
+
+/** `Exit code 1: 3 rows failed; 97 published.` */
+function verdictText(verdict: Verdict): string {
+  return `Exit code ${verdict.exitCode}: ${escapeMarkdown(verdict.why)}.`;
 }
 
 function heading(command: string, sources: readonly string[]): string {
@@ -116,7 +129,7 @@ function stopText(end: PublishEnd | undefined, summary: RunSummary, name: NameSe
 export function publishSummaryMarkdown(summary: RunSummary, errors: RowErrorCollector, options: PublishSummaryOptions, name: NameSetting = libraryName): string {
   const done = options.dryRun ? summary.validated : summary.published;
   const wrong = summary.failed + summary.invalid;
-  const ok = wrong + summary.not_attempted === 0 && summary.complete;
+  const ok = options.verdict.exitCode === 0;
   const verb = options.dryRun ? 'validated' : 'published';
   const status = ok
     ? `**✅ ${rowsText(done)} ${verb}**${summary.skipped > 0 ? `, ${count(summary.skipped)} skipped` : ''}`
@@ -133,7 +146,7 @@ export function publishSummaryMarkdown(summary: RunSummary, errors: RowErrorColl
   );
   const stop = stopText(options.end, summary, name);
   const timing = `${rowsText(summary.rows)} in ${duration(summary.duration_ms)} (${count(Math.round(summary.rows_per_second))} rows/s)${summary.requests > 0 ? ` · ${trafficText(summary)}` : ''}`;
-  const lines = [heading(options.dryRun ? `publish ${name('dryRun')}` : 'publish', options.sources), '', status, '', ...(stop === undefined ? [] : [stop, '']), ...counts, '', timing, ''];
+  const lines = [heading(options.dryRun ? `publish ${name('dryRun')}` : 'publish', options.sources), '', status, '', verdictText(options.verdict), '', ...(stop === undefined ? [] : [stop, '']), ...counts, '', timing, ''];
   const groups = errorGroupsMarkdown(errors);
   if (groups.length > 0) lines.push(...groups, '');
   if (summary.report.length > 0) lines.push(`Reports: ${summary.report.map(escapeMarkdown).join(', ')}`, '');
@@ -141,10 +154,9 @@ export function publishSummaryMarkdown(summary: RunSummary, errors: RowErrorColl
 }
 
 /** The step summary of a `validate` run. */
-export function validateSummaryMarkdown(counts: ValidateCounts, errors: RowErrorCollector, sources: readonly string[]): string {
-  const ok = counts.invalid === 0 && counts.complete;
-  const status = ok ? `**✅ ${rowsText(counts.valid)} valid**` : `**❌ ${count(counts.invalid)} of ${rowsText(counts.rows)} invalid**`;
-  const lines = [heading('validate', sources), '', status, ''];
+export function validateSummaryMarkdown(counts: ValidateCounts, errors: RowErrorCollector, sources: readonly string[], verdict: Verdict): string {
+  const status = verdict.exitCode === 0 ? `**✅ ${rowsText(counts.valid)} valid**` : `**❌ ${count(counts.invalid)} of ${rowsText(counts.rows)} invalid**`;
+  const lines = [heading('validate', sources), '', status, '', verdictText(verdict), ''];
   if (!counts.complete) lines.push('**Stopped**: a source could not be read to its end; the counts are of the rows read.', '');
   lines.push(...countsTable([['valid', counts.valid], ['invalid', counts.invalid], ['skipped (not listings)', counts.skipped]], counts.rows), '');
   const groups = errorGroupsMarkdown(errors);

@@ -25,17 +25,6 @@ const LABEL: Record<OutcomeKind | 'not_read', string> = {
   not_read: 'Not read',
 };
 
-/** What each exit code means (the README's table, which the CLI lives by; the report cannot import the CLI). */
-const EXIT_MEANING: Record<number, string> = {
-  0: 'every row published',
-  1: 'some rows failed or were invalid',
-  2: 'usage or configuration error',
-  3: 'the service could not be used',
-  4: 'the source could not be read',
-  74: 'an output could not be written',
-  130: 'interrupted',
-};
-
 /** Text from outside (a SKU, a message, a source name) made safe as HTML text or a quoted attribute value. */
 export function escapeHtml(text: string): string {
   let out = '';
@@ -306,7 +295,7 @@ function verdict(summary: RunSummary, meta: RunMeta): { tone: 'good' | 'bad' | '
   const rows = `${formatCount(summary.rows)} ${summary.rows === 1 ? 'row' : 'rows'}`;
   if (summary.interrupted) return { tone: 'warn', text: `Interrupted after ${rows}` };
   if (notDone > 0) return { tone: 'bad', text: `${formatCount(notDone)} of ${rows} did not ${meta.dryRun === true || summary.validated > 0 ? 'pass' : 'publish'}` };
-  if (meta.exitCode !== undefined && meta.exitCode !== 0) return { tone: 'bad', text: `The run failed: ${EXIT_MEANING[meta.exitCode] ?? `exit ${meta.exitCode}`}` };
+  if (meta.exitCode !== undefined && meta.exitCode !== 0) return { tone: 'bad', text: `The run failed: ${safeText(meta.why) ?? `exit ${meta.exitCode}`}` };
   if (!summary.complete) return { tone: 'warn', text: `The run stopped after ${rows}` };
   if (summary.rows === 0) return { tone: 'warn', text: 'No row was read' };
   const all = summary.rows === 1 ? 'The row' : `All ${rows}`;
@@ -332,8 +321,7 @@ function metaList(input: HtmlReportInput, single: boolean): string {
   items.push(['Duration', `${formatDuration(summary.duration_ms)} · ${formatCount(summary.rows_per_second)} rows/s`]);
   if (meta.toolVersion !== undefined) items.push(['Tool', `listings ${outside(meta.toolVersion)}`]);
   if (meta.exitCode !== undefined) {
-    const meaning = EXIT_MEANING[meta.exitCode];
-    items.push(['Exit code', `<span class="code" data-meta="exit-code">${meta.exitCode}</span>${meaning === undefined ? '' : ` ${escapeHtml(meaning)}`}`]);
+    items.push(['Exit code', `<span class="code" data-meta="exit-code">${meta.exitCode}</span>${meta.why === undefined ? '' : ` ${outside(meta.why)}`}`]);
   }
   const others = summary.report.filter((path) => !/\.html?$/i.test(path));
   if (others.length > 0) items.push(['Other reports', others.map((p) => `<span class="mono">${outside(p)}</span>`).join('<br>')]);

@@ -19,6 +19,8 @@ export interface RunMeta {
   toolVersion?: string | undefined;
   /** The exit code the run ends with (0, 1, 3, 4, 74, 130: see the README's table). */
   exitCode?: number | undefined;
+  /** Why it ends with that code, in one sentence (the run's verdict: `publishVerdict`). */
+  why?: string | undefined;
   /** A `--dry-run`: nothing was sent. */
   dryRun?: boolean | undefined;
 }

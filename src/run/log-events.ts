@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { EngineEvent, EngineObserver, PublishEnd } from '../publish/engine-types.js';
 import type { RowOutcome } from '../publish/outcome.js';
 import type { RunSummary } from '../report/summary.js';
+import type { RunVerdict } from './verdict.js';
 import { formatLocation, libraryName, type NameSetting } from '../errors.js';
 import { printable } from '../printable.js';
 import { maskSecret, redact } from '../secrets.js';
@@ -207,13 +208,16 @@ export class RunLog {
     this.#outputStop ??= { kind: 'output_failed', reason: code === 'ENOSPC' || code === 'EDQUOT' ? 'disk_full' : 'write_failed', output, path };
   }
 
-  /** The last event (json): the summary as it is printed as a result, why the run ended, and what was not logged. With `stdout`, the summary as the result too. */
-  summary(summary: RunSummary, end: PublishEnd, stdout: boolean): void {
+  /**
+   * The last event (json): the summary as it is printed as a result, why the run ended with its verdict (`exit_code`,
+   * `why`), and what was not logged. With `stdout`, the summary as the result too.
+   */
+  summary(summary: RunSummary, end: PublishEnd, stdout: boolean, verdict: RunVerdict): void {
     this.flush();
     if (this.json) {
       const output = end.kind === 'interrupted' ? this.#outputStop : undefined;
-      const why = output !== undefined ? output : end.kind === 'systemic' ? { kind: end.kind, reason: end.reason } : end.kind === 'max-errors' ? { kind: end.kind, failed: end.failed } : { kind: end.kind };
-      this.#emit('summary', { end: why, not_logged: { ...this.#notLogged }, summary });
+      const how = output !== undefined ? output : end.kind === 'systemic' ? { kind: end.kind, reason: end.reason } : end.kind === 'max-errors' ? { kind: end.kind, failed: end.failed } : { kind: end.kind };
+      this.#emit('summary', { end: { ...how, exit_code: verdict.exitCode, why: verdict.why }, not_logged: { ...this.#notLogged }, summary });
     }
     if (stdout) this.#options.writeResult(JSON.stringify(summary));
   }

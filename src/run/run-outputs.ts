@@ -48,11 +48,14 @@ export interface RunOutputsPlan {
  *     counter.add(outcome);
  *     await outputs.write(outcome);
  *   }
- *   await outputs.close(counter.summary(elapsedMs, ['run.csv']));
+ *   const summary = counter.summary(elapsedMs, ['run.csv']);
+ *   const verdict = publishVerdict({ end: run.end, summary, outputFailure: outputs.failure });
+ *   await outputs.close(summary, { exitCode: verdict.exitCode, why: verdict.why });
  * } finally {
  *   await outputs.abort();
  * }
- * // outputs.failure: the first write that failed, if one did.
+ * // outputs.failure: the first write that failed, if one did; the verdict the CLI gives once it has closed:
+ * // publishVerdict({ end: run.end, summary, outputFailure: outputs.failure }).
  * ```
  */
 export class RunOutputs {

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO_ROOT } from '../helpers/cli.js';
+import { REPO_ROOT, runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/tmp.js';
+import { csvRow, publishEnv, writeCatalog } from './publish-helpers.js';
 
 // The built package, imported by its own name through the `exports` map, as a user of the library would.
 const lib = await import('listings-cli');
@@ -39,6 +42,65 @@ describe('the library surface (built package)', () => {
       expect(String((error as Error).message)).not.toContain('wrong-key-123');
     } finally {
       await client.close();
+      await sandbox.close();
+    }
+  });
+});
+
+/** What `listings publish` does of a catalog, done from the library: journal, state, reports and the verdict. */
+async function publishFromLibrary(catalog: string, dir: string, url: string, apiKey: string) {
+  const client = new lib.ListingsClient({ baseUrl: url, apiKey });
+  const target = lib.runTarget({ baseUrl: url, apiKey, marketplace: undefined, shape: 'flat' });
+  const state = new lib.ListingState();
+  const stop = new AbortController();
+  const reports = [join(dir, 'lib.csv'), join(dir, 'lib.html')];
+  const paths = { journal: join(dir, 'lib.journal'), state: join(dir, 'lib.state') };
+  const outputs = await lib.RunOutputs.open({
+    reports,
+    journal: { path: paths.journal, header: { source: catalog, startedAt: new Date().toISOString(), target }, fresh: true },
+    state: { path: paths.state, target, state },
+    onFailure: () => stop.abort(),
+  });
+  try {
+    const run = await lib.publishCatalog(catalog, { sender: client, stop: stop.signal, changedOnly: state, ...(outputs.journal === undefined ? {} : { journal: outputs.journal }) });
+    const counter = new lib.SummaryCounter();
+    for await (const outcome of run) {
+      counter.add(outcome);
+      await outputs.write(outcome);
+    }
+    const summary = counter.summary(1, reports);
+    const verdict = lib.publishVerdict({ end: run.end, summary, outputFailure: outputs.failure });
+    await outputs.close(summary, { exitCode: verdict.exitCode, why: verdict.why });
+    return { verdict: lib.publishVerdict({ end: run.end, summary, outputFailure: outputs.failure }), paths, html: readFileSync(reports[1] ?? '', 'utf8') };
+  } finally {
+    await outputs.abort();
+    await client.close();
+  }
+}
+
+describe('one verdict for the library and the CLI', () => {
+  // Every fifth row has an image that is not a URL: invalid, never sent.
+  const invalidEvery5 = (i: number): string => (i % 5 === 0 ? csvRow(i).replace(`https://images.example.com/${i}/a.jpg`, 'images/a.jpg') : csvRow(i));
+  it.each([
+    ['some rows invalid', 'verdict-key', 1, '2 rows invalid; 8 published'],
+    ['the key rejected', 'a-wrong-key', 3, 'the service could not be used, so nothing more was sent'],
+  ])('%s: the library, with journal, state and reports, gets the exit code and why the CLI ends with', async (_name, key, code, why) => {
+    const sandbox = await lib.startSandbox({ port: 0, apiKey: 'verdict-key' });
+    try {
+      const dir = tempDir();
+      const catalog = writeCatalog(dir, 10, 'catalog.csv', invalidEvery5);
+      const library = await publishFromLibrary(catalog, dir, sandbox.url, key);
+      expect(library.verdict.exitCode).toBe(code);
+      expect(library.verdict.why).toContain(why);
+      expect(existsSync(library.paths.journal)).toBe(true);
+      expect(library.html).toContain(`data-meta="exit-code">${code}</span>`);
+
+      const cli = await runCli(['publish', catalog, '--changed-only', '--report', join(dir, 'cli.html'), '--log-format', 'json'], { cwd: dir, env: publishEnv(sandbox.url, key) });
+      expect(cli.code, cli.stderr).toBe(code);
+      const end = (JSON.parse(cli.stderr.trim().split('\n').at(-1) ?? '{}') as { end?: { exit_code?: number; why?: string } }).end;
+      expect(end).toMatchObject({ exit_code: library.verdict.exitCode, why: library.verdict.why });
+      expect(readFileSync(join(dir, 'cli.html'), 'utf8')).toContain(`data-meta="exit-code">${code}</span>`);
+    } finally {
       await sandbox.close();
     }
   });

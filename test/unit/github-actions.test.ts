@@ -10,6 +10,7 @@ import { escapeMarkdown, publishSummaryMarkdown, validateSummaryMarkdown } from 
 import { ANNOTATIONS_MAX, RowErrorCollector, rowErrorOf, rowErrorOfPrepared, type RowError } from '../../src/report/row-errors.js';
 import type { OutcomeKind, RowOutcome } from '../../src/publish/outcome.js';
 import { SummaryCounter } from '../../src/report/summary.js';
+import { publishVerdict } from '../../src/run/verdict.js';
 
 /**
  * The runner's side, after actions/runner src/Runner.Common/ActionCommand.cs: a `::` command is a line that starts
@@ -219,9 +220,10 @@ describe('markdown', () => {
     outcomes.push(outcome(42, 'invalid', { error: 'images_source[0]: not an absolute http(s) URL' }));
     const errors = new RowErrorCollector();
     for (const row of outcomes) errors.add(rowErrorOf(row));
-    const markdown = publishSummaryMarkdown(summaryOf(outcomes, ['results.csv', 'run.html']), errors, { dryRun: false, sources: ['s3://exports/nightly/'] });
+    const summary = summaryOf(outcomes, ['results.csv', 'run.html']);
+    const markdown = publishSummaryMarkdown(summary, errors, { dryRun: false, sources: ['s3://exports/nightly/'], verdict: publishVerdict({ end: { kind: 'completed' }, summary }) });
     expect(markdown).toContain('### listings publish · s3\\://exports/nightly/\n');
-    expect(markdown).toContain('**❌ 13 of 43 rows failed or invalid**');
+    expect(markdown).toContain('**❌ 13 of 43 rows failed or invalid**\n\nExit code 1: 12 rows failed, 1 invalid; 30 published.\n');
     expect(markdown).toContain('| published | 30 |\n| failed | 12 |\n| invalid | 1 |\n| skipped | 0 |\n| not attempted | 0 |\n| **total** | **43** |');
     expect(markdown).toContain('43 rows in 2.0s (22 rows/s) · 40 requests, up to 8 at once; pushed back: 3 throttled (429), 1 timed out');
     expect(markdown).toContain('| 12 | 400 | HTTP 400 Bad Request\\: price \\| &lt;b&gt;bad&lt;/b&gt; | catalog.csv\\:32 |');
@@ -231,21 +233,21 @@ describe('markdown', () => {
   });
 
   it('says a clean run in one line, and why a run stopped', () => {
-    const ok = publishSummaryMarkdown(summaryOf([outcome(0, 'published')]), new RowErrorCollector(), { dryRun: false, sources: ['catalog.csv'] });
-    expect(ok).toContain('**✅ 1 row published**');
+    const published = summaryOf([outcome(0, 'published')]);
+    const ok = publishSummaryMarkdown(published, new RowErrorCollector(), { dryRun: false, sources: ['catalog.csv'], verdict: publishVerdict({ end: { kind: 'completed' }, summary: published }) });
+    expect(ok).toContain('**✅ 1 row published**\n\nExit code 0: 1 row published.\n');
     expect(ok).not.toContain('Top errors');
-    const stopped = publishSummaryMarkdown(summaryOf([outcome(0, 'not_attempted')]), new RowErrorCollector(), {
-      dryRun: false,
-      sources: ['catalog.csv'],
-      end: { kind: 'systemic', error: new Error('HTTP 401 Unauthorized'), requests: 1, reason: 'the key was rejected' },
-    });
+    const end = { kind: 'systemic', error: new Error('HTTP 401 Unauthorized'), requests: 1, reason: 'the key was rejected' } as const;
+    const notSent = summaryOf([outcome(0, 'not_attempted')]);
+    const stopped = publishSummaryMarkdown(notSent, new RowErrorCollector(), { dryRun: false, sources: ['catalog.csv'], end, verdict: publishVerdict({ end, summary: notSent }) });
+    expect(stopped).toContain('Exit code 3: the service could not be used, so nothing more was sent\\: the key was rejected; 1 row not attempted.');
     expect(stopped).toContain('**Stopped**: the service could not be used: HTTP 401 Unauthorized\\: the key was rejected; 1 row not attempted.');
   });
 
   it('lists the ten biggest kinds of error and counts the others', () => {
     const errors = new RowErrorCollector();
     for (let i = 0; i < 14; i++) for (let n = 0; n <= i; n++) errors.add(rowErrorOf(failed(n, { error: `kind ${i}` })));
-    const markdown = validateSummaryMarkdown({ rows: 200, valid: 95, invalid: 105, skipped: 0, complete: true }, errors, ['a.csv']);
+    const markdown = validateSummaryMarkdown({ rows: 200, valid: 95, invalid: 105, skipped: 0, complete: true }, errors, ['a.csv'], { exitCode: 1, why: '105 rows invalid; 95 valid' });
     expect(markdown).toContain('**❌ 105 of 200 rows invalid**');
     expect(markdown.match(/^\| \d+ \| 400 \|/gm)).toHaveLength(10);
     expect(markdown).toContain('| 14 | 400 | kind 13 |');
@@ -273,7 +275,7 @@ describe('GithubRun', () => {
     print('a.csv:2: sku: is required');
     print('a.csv:3: sku: is required');
     run.addPrepared({ kind: 'invalid', location: { source: 'a.csv', line: 2 }, issues: [{ path: 'sku', message: 'is required' }] });
-    run.finishValidate({ rows: 2, valid: 1, invalid: 1, skipped: 0, complete: true }, ['a.csv']);
+    run.finishValidate({ rows: 2, valid: 1, invalid: 1, skipped: 0, complete: true }, ['a.csv'], { exitCode: 1, why: '1 row invalid; 1 valid' });
     expect(listed).toEqual(['::group::listings validate: errors', 'a.csv:2: sku: is required', 'a.csv:3: sku: is required', '::endgroup::']);
     expect(commands.map((line) => parseCommand(line)?.name)).toEqual(['group', 'error', 'endgroup']);
     const written = readFileSync(summaryPath, 'utf8');

@@ -52,13 +52,13 @@ describe('RunLog', () => {
     log.observer?.({ type: 'answer', index: 0, attempt: 1, status: 201, kind: 'ok', ms: 3 });
     for (let i = 0; i < 10; i++) log.observer?.({ type: 'retry', index: i, attempt: 2, delayMs: 100, reason: 'throttled (429)' });
     for (let i = 0; i < 10; i++) log.outcome(failed(i));
-    log.summary({ rows: 10 } as RunSummary, { kind: 'completed' }, false);
+    log.summary({ rows: 10 } as RunSummary, { kind: 'completed' }, false, { kind: 'rows-failed', exitCode: 1, why: '10 rows failed' });
     const events = parsed();
     expect(events.filter((e) => e.event === 'request')).toHaveLength(0);
     expect(events.filter((e) => e.event === 'retry')).toHaveLength(3);
     expect(events.filter((e) => e.event === 'row_failed')).toHaveLength(3);
     expect(events.filter((e) => e.event === 'capped').map((e) => e.of)).toEqual(['retry', 'row_failed']);
-    expect(events.at(-1)).toMatchObject({ event: 'summary', not_logged: { retry: 7, row_failed: 7 }, end: { kind: 'completed' } });
+    expect(events.at(-1)).toMatchObject({ event: 'summary', not_logged: { retry: 7, row_failed: 7 }, end: { kind: 'completed', exit_code: 1, why: '10 rows failed' } });
     expect(events[4]).toMatchObject({ event: 'row_failed', row: 1, location: 'c.csv:2', sku: 'S0', status: 500 });
   });
 
@@ -78,7 +78,7 @@ describe('RunLog', () => {
     log.observer?.({ type: 'breaker', state: 'open', previous: 'closed' });
     log.observer?.({ type: 'stopped', end: { kind: 'systemic', error: new Error('x'), requests: 3, reason: 'cannot connect', hint: 'check it' } });
     log.outcome(failed(0));
-    log.summary({ rows: 1 } as RunSummary, { kind: 'systemic', error: new Error('x'), requests: 3, reason: 'cannot connect' }, false);
+    log.summary({ rows: 1 } as RunSummary, { kind: 'systemic', error: new Error('x'), requests: 3, reason: 'cannot connect' }, false, { kind: 'service', exitCode: 3, why: 'the service could not be used' });
     for (const event of parsed()) {
       const name = event.event as keyof typeof LOG_EVENTS;
       expect(LOG_EVENTS[name], String(name)).toBeDefined();

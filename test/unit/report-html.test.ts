@@ -36,6 +36,7 @@ const META: RunMeta = {
   startedAt: new Date('2025-11-24T03:14:05Z'),
   toolVersion: '9.9.9',
   exitCode: 1,
+  why: '3 rows failed, 2 invalid; 2 published',
 };
 
 let dir: string;
@@ -110,7 +111,7 @@ describe('HTML report', () => {
     expect(html.startsWith('<!doctype html>')).toBe(true);
     expect(html).toMatch(/<tr data-outcome="failed"><td>2<\/td><td class="p-failed">Failed<\/td>/);
     expect(text).toContain('5 of 7 rows did not publish');
-    for (const shown of ['production', 'listings.example.com', 'EBAY_US', '2025-11-24 03:14:05 UTC', '4.3 s', 'listings 9.9.9', 'some rows failed or were invalid', 'run.csv']) {
+    for (const shown of ['production', 'listings.example.com', 'EBAY_US', '2025-11-24 03:14:05 UTC', '4.3 s', 'listings 9.9.9', 'Exit code 1 3 rows failed, 2 invalid; 2 published', 'run.csv']) {
       expect(text, shown).toContain(shown);
     }
     expect(html).toContain('<span class="code" data-meta="exit-code">1</span>');

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { estimateRowCount } from '../../catalog/count-rows.js';
 import { unreadOf } from '../../catalog/unread.js';
 import { checkFanOut, type FanOut } from '../../prepare/fan-out.js';
-import type { PublishEnd, PublishOptions } from '../../publish/engine-types.js';
+import type { PublishOptions } from '../../publish/engine-types.js';
 import { parseShard } from '../../publish/shard.js';
 import { RetryBudget } from '../../publish/retry-budget.js';
 import { DEFAULT_RETRY_POLICY } from '../../publish/retry-policy.js';
@@ -10,9 +10,9 @@ import { defaultJournalPath, readPublished, type JournalRead } from '../../publi
 import { defaultStatePath, loadState, STATE_RULES, type StateRead } from '../../publish/state-file.js';
 import { acquireRunLocks, type RunLocks } from '../../publish/run-lock.js';
 import { describeTarget, runTarget, sandboxTarget, type RunTarget } from '../../publish/run-target.js';
-import { RetrySelection, SummaryCounter, readRetryRows, reportFormatOf, reportRules, type RunMeta, type RunSummary } from '../../report/index.js';
+import { RetrySelection, SummaryCounter, readRetryRows, reportFormatOf, reportRules, type RunMeta } from '../../report/index.js';
 import type { RowOutcome } from '../../publish/outcome.js';
-import { ListingsError, UsageError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
 import { checkOutputs } from '../../fs/check-outputs.js';
 import { VERSION } from '../../version.js';
 import { redactSourceName } from '../../secret-url.js';
@@ -30,6 +30,7 @@ import { catalogOptionsFrom } from '../catalog-options.js';
 import type { PublishFlags } from './publish-flags.js';
 import { openPipeline } from '../../run/pipeline.js';
 import { RunOutputs, type OutputFailure } from '../../run/run-outputs.js';
+import { publishVerdict, type RunVerdict } from '../../run/verdict.js';
 import { openRunLog, runStartOf } from '../log-events.js';
 import { openEndpoint, type Endpoint } from './open-endpoint.js';
 
@@ -99,28 +100,10 @@ function printOutputFailure(failure: OutputFailure, journalPath: string | undefi
   else err(`${paint.dim('hint')}  the report was dropped (a cut report would read as complete), and no journal was kept: the summary above is the record`);
 }
 
-/**
- * The exit code of a run that reached its summary, decided before the reports close so that they can say it. An
- * output that then fails to close still turns it into 74 (the report saying otherwise is the one dropped, or
- * another one).
- */
-function exitCodeOf(end: PublishEnd, summary: RunSummary, sourceError: unknown, failure: OutputFailure | undefined): number {
-  if (failure !== undefined) return EXIT.output;
-  if (sourceError !== undefined) {
-    // As the top-level catch words it (report-error.ts): the catalog's own errors are source errors, exit 4.
-    const kind = sourceError instanceof ListingsError ? sourceError.kind : 'source';
-    return kind === 'usage' || kind === 'config' ? EXIT.usage : kind === 'source' ? EXIT.source : EXIT.service;
-  }
-  if (summary.interrupted) return EXIT.interrupted;
-  if (end.kind === 'systemic') return EXIT.service;
-  if (end.kind === 'max-errors' || summary.failed > 0 || summary.invalid > 0 || summary.not_attempted > 0) return EXIT.rowsFailed;
-  return EXIT.ok;
-}
-
 /** What the reports say about the run beyond its rows: sources with their credentials masked, the target a host (a base URL may carry credentials), never the key. */
-function runMetaOf(sources: string[], flags: PublishFlags, loaded: LoadedSettings, endpoint: Endpoint | undefined, startedAt: Date, exitCode: number): RunMeta {
+function runMetaOf(sources: string[], flags: PublishFlags, loaded: LoadedSettings, endpoint: Endpoint | undefined, startedAt: Date, verdict: RunVerdict): RunMeta {
   const target = endpoint === undefined ? undefined : endpoint.sandbox !== undefined ? 'sandbox (in-process)' : URL.parse(loaded.baseUrl())?.host;
-  return { sources: sources.map(redactSourceName), profile: loaded.profile, target, marketplace: loaded.settings.marketplace, startedAt, toolVersion: VERSION, exitCode, dryRun: flags.dryRun === true };
+  return { sources: sources.map(redactSourceName), profile: loaded.profile, target, marketplace: loaded.settings.marketplace, startedAt, toolVersion: VERSION, exitCode: verdict.exitCode, why: verdict.why, dryRun: flags.dryRun === true };
 }
 
 /** `listings publish SOURCE...`: the whole run, from flags to exit code. */
@@ -264,9 +247,12 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
     const notRead = !run.readToEnd && interrupted && sourceError === undefined ? await listingsNotRead(sources, catalogOptions, counter.rows, fanOut) : unread?.rows_estimate ?? undefined;
     const reading = { complete: run.readToEnd, interrupted, notRead, unread };
     const planned = counter.summary(Math.round(performance.now() - startedAt), flags.report, traffic, reading);
-    const exitCode = exitCodeOf(run.end, planned, sourceError, outputs.failure);
+    // Decided before the reports close, so that they can say it; an output that fails to close, or a signal while
+    // they close, still changes it (the report saying otherwise is the one dropped, or another one).
+    const verdict = publishVerdict({ end: run.end, summary: planned, outputFailure: outputs.failure, dryRun });
     const atClose = outputs.failure === undefined;
-    await outputs.close(planned, runMetaOf(sources, flags, loaded, endpoint, started, exitCode));
+    await outputs.close(planned, runMetaOf(sources, flags, loaded, endpoint, started, verdict));
+    const final = publishVerdict({ end: run.end, summary: { ...planned, interrupted: signals.received() !== undefined }, outputFailure: outputs.failure, dryRun });
     const failure = outputs.failure;
     // A report that could not be written is not listed as written: the error below names it.
     const written = outputs.reportsWritten;
@@ -274,18 +260,17 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
     // A catalog whose columns cannot work (no SKU column, say) read no row: the error is the whole story.
     if (sourceError instanceof UsageError && summary.rows === 0) throw sourceError;
     if (retry !== undefined) noticeRetry(retry, flags.retryFailed ?? '');
-    github?.finishPublish(summary, { dryRun, sources, end: run.end });
-    if (log.json) log.summary(summary, run.end, flags.json === true);
+    github?.finishPublish(summary, { dryRun, sources, end: run.end, verdict: final });
+    if (log.json) log.summary(summary, run.end, flags.json === true, final);
     else printSummary(summary, { json: flags.json === true, dryRun, rowErrors });
     if (failure !== undefined) {
       printOutputFailure(failure, journal === undefined || failure.role === 'journal' ? undefined : journalPath, atClose);
-      throw new ExitError(EXIT.output);
+      throw new ExitError(final.exitCode);
     }
     if (!log.json) printRunEnd(run.end, summary, flags.journal !== false && !dryRun);
+    // The error itself is the last line; the one catch gives it the verdict's code (report-error.ts).
     if (sourceError !== undefined) throw sourceError as Error;
-    // A signal while the outputs closed still ends the run as interrupted.
-    if (signals.received() !== undefined) throw new ExitError(EXIT.interrupted);
-    if (exitCode !== EXIT.ok) throw new ExitError(exitCode);
+    if (final.exitCode !== EXIT.ok) throw new ExitError(final.exitCode);
   } finally {
     progress?.stop();
     log.close();

@@ -4,13 +4,14 @@ import type { Ora } from 'ora';
 import { parseKafkaAddress, isKafkaAddress } from '../../stream/kafka-address.js';
 import { kafkaSecurityFromEnv } from '../../stream/kafka-security.js';
 import { streamListings, type StreamRun } from '../../stream/stream-listings.js';
-import type { StreamOutcome, StreamStats } from '../../stream/stream-types.js';
+import type { StreamEnd, StreamOutcome, StreamStats } from '../../stream/stream-types.js';
 import { DEFAULT_RETRY_POLICY } from '../../publish/retry-policy.js';
 import { defaultMarketplaces } from '../../prepare/fan-out.js';
 import { RetryBudget } from '../../publish/retry-budget.js';
 import { formatLocation, ListingsError, UsageError } from '../../errors.js';
 import { printable } from '../../printable.js';
 import { EXIT, ExitError } from '../exit-codes.js';
+import { NO_ROWS, verdictOf, type RunEnding } from '../../run/verdict.js';
 import { err, out, paint, terminalSafe } from '../output.js';
 import { count, duration, progressMode } from '../progress.js';
 import { trapSignals } from '../signals.js';
@@ -185,6 +186,7 @@ export async function runStream(source: string, flags: StreamFlags, load: () => 
   const stats = run.stats();
   const end = run.end;
   const elapsed = performance.now() - startedAt;
+  const verdict = verdictOf('stream', streamEnding(end), { ...NO_ROWS, rows: stats.received, published: stats.published, dead_lettered: stats.deadLettered });
   const summary = {
     received: stats.received,
     published: stats.published,
@@ -200,6 +202,7 @@ export async function runStream(source: string, flags: StreamFlags, load: () => 
     partitions: stats.partitions.map((partition) => ({ partition: partition.partition, committed: partition.committed ?? null, lag: partition.lag ?? null })),
     duration_ms: Math.round(elapsed),
     end: end.kind === 'stopped' ? (end.abandoned ? 'abandoned' : 'stopped') : end.kind,
+    verdict: { exit_code: verdict.exitCode, why: verdict.why },
   };
   if (flags.json === true) out(JSON.stringify(summary));
   if (json) event({ event: 'summary', ...summary });
@@ -209,17 +212,21 @@ export async function runStream(source: string, flags: StreamFlags, load: () => 
     if (summary.latency_ms.p50 !== undefined) err(`latency (message timestamp to published): p50 ${count(summary.latency_ms.p50)} ms · p95 ${count(summary.latency_ms.p95 ?? 0)} ms · p99 ${count(summary.latency_ms.p99 ?? 0)} ms`);
     err(`committed offsets: ${committed === '' ? 'none' : committed} (${count(stats.commits)} ${stats.commits === 1 ? 'commit' : 'commits'})`);
   }
-  if (end.kind === 'systemic') {
-    if (!json) {
-      err(`${paint.red('error')} the service is unusable: ${end.reason}; stopped after committing what was done`);
-      if (end.hint !== undefined) err(`${paint.dim('hint')}  ${end.hint}`);
-    }
-    throw new ExitError(EXIT.service);
+  if (!json && end.kind === 'systemic') {
+    err(`${paint.red('error')} the service is unusable: ${end.reason}; stopped after committing what was done`);
+    if (end.hint !== undefined) err(`${paint.dim('hint')}  ${end.hint}`);
   }
-  if (end.kind === 'source') {
+  if (!json && end.kind === 'source') {
     const message = end.error instanceof ListingsError ? wordError(end.error).message : ((end.error as Error).message ?? String(end.error));
-    if (!json) err(`${paint.red('error')} Kafka: ${printable(message)}`);
-    throw new ExitError(EXIT.source);
+    err(`${paint.red('error')} Kafka: ${printable(message)}`);
   }
-  if (end.kind === 'stopped' && end.abandoned) throw new ExitError(EXIT.interrupted);
+  if (verdict.exitCode !== EXIT.ok) throw new ExitError(verdict.exitCode);
+}
+
+/** How a stream ended, for its verdict: a stop when asked is its clean end; Kafka failing for good is its source's. */
+function streamEnding(end: StreamEnd): RunEnding {
+  if (end.kind === 'systemic') return { kind: 'service', reason: end.reason };
+  if (end.kind === 'source') return { kind: 'source', reason: end.error instanceof Error ? end.error.message : String(end.error) };
+  if (end.kind === 'stopped' && end.abandoned) return { kind: 'interrupted', abandoned: true };
+  return { kind: 'complete' };
 }

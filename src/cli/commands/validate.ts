@@ -8,6 +8,7 @@ import { openOutput } from '../../fs/output-target.js';
 import { addSettingsOptions, loadSettings } from '../settings.js';
 import { addCatalogOptions, catalogOptionsFrom, type CatalogFlags } from '../catalog-options.js';
 import { EXIT, ExitError } from '../exit-codes.js';
+import { endingOfError, NO_ROWS, verdictOf } from '../../run/verdict.js';
 import { err, out, paint, workflowLine } from '../output.js';
 import { count } from '../progress.js';
 import { noticePrinter } from '../notices.js';
@@ -190,17 +191,20 @@ async function validate(sources: string[], flags: ValidateFlags, command: Comman
     github?.endGroup();
   }
   const unread = cut === undefined ? undefined : await unreadOf(cut, progress(), tally.inputRows);
+  const verdict = verdictOf('validate', cut === undefined ? { kind: 'complete' } : endingOfError(cut), { ...NO_ROWS, rows: tally.rows, validated: tally.valid, invalid: tally.invalid, skipped: tally.skipped });
   if (flags.json) {
     const counts = { rows: tally.rows, input_rows: tally.inputRows, valid: tally.valid, invalid: tally.invalid, skipped: tally.skipped, errors: tally.errors, errors_not_shown: tally.notShown, complete: cut === undefined };
-    out(JSON.stringify(unread === undefined ? counts : { ...counts, unread }));
+    const json = { ...counts, ...(unread === undefined ? {} : { unread }), verdict: { exit_code: verdict.exitCode, why: verdict.why } };
+    out(JSON.stringify(json));
   } else if (tally.notShown > 0) {
     out(`... and ${count(tally.notShown)} more errors`);
   }
-  github?.finishValidate({ rows: tally.rows, valid: tally.valid, invalid: tally.invalid, skipped: tally.skipped, complete: cut === undefined }, sources);
+  github?.finishValidate({ rows: tally.rows, valid: tally.valid, invalid: tally.invalid, skipped: tally.skipped, complete: cut === undefined }, sources, verdict);
   err(tally.summary());
   if (unread !== undefined) err(`stopped: ${unreadText(unread)}`);
+  // The error itself is the last line; the one catch gives it the verdict's code (report-error.ts).
   if (cut !== undefined) throw cut;
-  if (tally.invalid > 0) throw new ExitError(EXIT.rowsFailed);
+  if (verdict.exitCode !== EXIT.ok) throw new ExitError(verdict.exitCode);
 }
 
 export function registerValidate(program: Command): void {
