@@ -13,7 +13,7 @@ import { csvRow, filesBelow, HEADER, writeCatalog } from './publish-helpers.js';
  * the key in a profile or named by api_key_env, create, validate, doctor, every report format, the journal, the
  * state, an S3 store and a pre-signed URL that answer 403/404) and appear nowhere: not on stdout, not on stderr, in
  * no file under the working directory or the config directory, except the config file the key was stored in on
- * purpose, which is 0600. (The crash report's masking is proven at unit level: test/unit/secrets-crash.test.ts.)
+ * purpose, which is 0600. (The crash report's masking is proven at unit level: test/unit/secrets/secrets-crash.test.ts.)
  *
  * Each case has its own directory and services, so the file runs them concurrently.
  */
