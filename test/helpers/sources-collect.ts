@@ -1,11 +1,11 @@
 import { Readable } from 'node:stream';
 import { isRecordError, type RecordItem } from '../../src/catalog/read-records.js';
 
-/** Every item of a record stream, in order. */
-export async function collect(records: AsyncIterable<RecordItem>): Promise<RecordItem[]> {
-  const items: RecordItem[] = [];
-  for await (const item of records) items.push(item);
-  return items;
+/** Every item of an async iterable (records, drafts, outcomes), in order. */
+export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
 }
 
 /** A byte stream of the text, cut into chunks of `chunkSize` bytes (to cross every boundary when small). */

@@ -8,12 +8,6 @@ import type { Draft } from '../../../src/catalog/types.js';
 import { SourceError } from '../../../src/errors.js';
 import { brief, bytes, collect, collectUntilError } from '../../helpers/sources-collect.js';
 
-async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const item of items) out.push(item);
-  return out;
-}
-
 /** The same records without the batches, as another reader would give them. */
 async function* oneByOne(records: AsyncIterable<RecordItem>): AsyncIterable<RecordItem> {
   yield* records;
@@ -23,7 +17,7 @@ const TEXT = ['sku,title,images_source', ...Array.from({ length: 3000 }, (_, i) 
 
 describe('CSV records in batches', () => {
   it('gives the same records in chunk-sized arrays as one by one', async () => {
-    const batches = await all(csvRecords(bytes(TEXT, 4096), { source: 'c.csv', delimiter: ',' }).batches());
+    const batches = await collect(csvRecords(bytes(TEXT, 4096), { source: 'c.csv', delimiter: ',' }).batches());
     expect(batches.length).toBeGreaterThan(10);
     expect(batches.every((batch) => batch.length > 0)).toBe(true);
     const single = await collect(csvRecords(bytes(TEXT, 4096), { source: 'c.csv', delimiter: ',' }));
@@ -47,10 +41,10 @@ describe('CSV records in batches', () => {
   it('maps batched records to the same drafts as records read one by one', async () => {
     const records = csvRecords(bytes(TEXT, 1000), { source: 'c.csv', delimiter: ',' });
     expect(hasBatches(records)).toBe(true);
-    const batched: Draft[] = await all(mapRecords(records, { fixedColumns: true }));
+    const batched: Draft[] = await collect(mapRecords(records, { fixedColumns: true }));
     const plain = oneByOne(csvRecords(bytes(TEXT, 1000), { source: 'c.csv', delimiter: ',' }));
     expect(hasBatches(plain)).toBe(false);
-    expect(batched).toEqual(await all(mapRecords(plain, { fixedColumns: true })));
+    expect(batched).toEqual(await collect(mapRecords(plain, { fixedColumns: true })));
     // The bad row is one draft, and csv-parse reads the row after it as part of it.
     expect(batched).toHaveLength(2999);
   });
@@ -61,13 +55,13 @@ describe('NDJSON records in batches', () => {
   const text = `${lines.join('\n')}\n{"sku": "last"}`;
 
   it('gives the same records, and the same drafts, in batches as one by one', async () => {
-    const batches = await all(ndjsonRecords(bytes(text, 3000), { source: 'c.ndjson' }).batches());
+    const batches = await collect(ndjsonRecords(bytes(text, 3000), { source: 'c.ndjson' }).batches());
     expect(batches.length).toBeGreaterThan(10);
     const single = await collect(ndjsonRecords(bytes(text, 3000), { source: 'c.ndjson' }));
     expect(brief(batches.flat())).toEqual(brief(single));
     expect(single).toHaveLength(2000);
-    const batched = await all(mapRecords(ndjsonRecords(bytes(text, 3000), { source: 'c.ndjson' })));
-    expect(batched).toEqual(await all(mapRecords(oneByOne(ndjsonRecords(bytes(text, 3000), { source: 'c.ndjson' })))));
+    const batched = await collect(mapRecords(ndjsonRecords(bytes(text, 3000), { source: 'c.ndjson' })));
+    expect(batched).toEqual(await collect(mapRecords(oneByOne(ndjsonRecords(bytes(text, 3000), { source: 'c.ndjson' })))));
     expect(batched.at(-1)?.values).toEqual({ sku: 'last' });
   });
 });

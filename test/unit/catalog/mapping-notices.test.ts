@@ -10,18 +10,13 @@ import { noticeLine, noticeMatters, noticePrinter } from '../../../src/cli/notic
 import type { ListingDefaults } from '../../../src/prepare/types.js';
 import { UsageError } from '../../../src/errors.js';
 import { REPO_ROOT } from '../../helpers/cli.js';
+import { collect } from '../../helpers/sources-collect.js';
 import { tempDir } from '../../helpers/tmp.js';
 
 const rec = (fields: Record<string, unknown>, line = 2): CatalogRecord => ({ location: { source: 'c.csv', line }, fields });
 
 async function* feed(items: RecordItem[]): AsyncIterable<RecordItem> {
   for (const item of items) yield await Promise.resolve(item);
-}
-
-async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const item of items) out.push(item);
-  return out;
 }
 
 function caught(fn: () => unknown): UsageError {

@@ -3,20 +3,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openCatalog, openCatalogs } from '../../../src/catalog/open-catalog.js';
 import { UsageError, SourceError } from '../../../src/errors.js';
-import type { Catalog, Draft } from '../../../src/catalog/types.js';
 import { REPO_ROOT } from '../../helpers/cli.js';
+import { collect } from '../../helpers/sources-collect.js';
 
 const fixture = (name: string) => join(REPO_ROOT, 'fixtures', name);
 
-async function all(catalog: Catalog): Promise<Draft[]> {
-  const out: Draft[] = [];
-  for await (const draft of catalog.drafts) out.push(draft);
-  return out;
-}
-
 describe('openCatalog', () => {
   it('maps each fixture format to the same drafts', async () => {
-    const [csv, json, ndjson, gz] = await Promise.all(['catalog.csv', 'catalog.json', 'catalog.ndjson', 'catalog.csv.gz'].map(async (name) => all(await openCatalog(fixture(name)))));
+    const [csv, json, ndjson, gz] = await Promise.all(['catalog.csv', 'catalog.json', 'catalog.ndjson', 'catalog.csv.gz'].map(async (name) => collect((await openCatalog(fixture(name))).drafts)));
     expect(csv).toHaveLength(20);
     for (const other of [json, ndjson, gz]) expect(other!.map((d) => d.values)).toEqual(csv!.map((d) => d.values));
     expect(csv![0]!.values).toEqual({
@@ -43,7 +37,7 @@ describe('openCatalog', () => {
 describe('openCatalogs', () => {
   it('reads several sources as one catalog, summing their progress', async () => {
     const catalog = await openCatalogs([fixture('catalog.csv'), fixture('catalog.ndjson')]);
-    const drafts = await all(catalog);
+    const drafts = await collect(catalog.drafts);
     expect(drafts).toHaveLength(40);
     expect(drafts[20]!.location).toEqual({ source: fixture('catalog.ndjson'), line: 1 });
     const sizes = statSync(fixture('catalog.csv')).size + statSync(fixture('catalog.ndjson')).size;
@@ -53,7 +47,7 @@ describe('openCatalogs', () => {
   it('opens the first source at once and later ones when reached', async () => {
     await expect(openCatalogs([fixture('missing.csv'), fixture('catalog.csv')])).rejects.toThrow(SourceError);
     const catalog = await openCatalogs([fixture('catalog.csv'), fixture('missing.csv')]);
-    await expect(all(catalog)).rejects.toThrow(/missing\.csv/);
+    await expect(collect(catalog.drafts)).rejects.toThrow(/missing\.csv/);
     await expect(openCatalogs([])).rejects.toThrow(UsageError);
   });
 });

@@ -5,6 +5,7 @@ import { checkHeader } from '../../../src/catalog/mapping/header.js';
 import type { CatalogRecord } from '../../../src/catalog/types.js';
 import type { RecordItem } from '../../../src/catalog/read-records.js';
 import { UsageError } from '../../../src/errors.js';
+import { collect } from '../../helpers/sources-collect.js';
 
 const at = (line: number) => ({ source: 'catalog.csv', line });
 const rec = (fields: Record<string, unknown>, line = 2): CatalogRecord => ({ location: at(line), fields });
@@ -19,11 +20,6 @@ function caught(fn: () => unknown): UsageError {
   throw new Error('expected a UsageError');
 }
 
-async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const item of items) out.push(item);
-  return out;
-}
 async function* feed(items: RecordItem[]): AsyncIterable<RecordItem> {
   for (const item of items) yield await Promise.resolve(item);
 }

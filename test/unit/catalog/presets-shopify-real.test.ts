@@ -5,6 +5,7 @@ import { openCatalog } from '../../../src/catalog/open-catalog.js';
 import { createPreparer } from '../../../src/prepare/preparer.js';
 import type { Draft } from '../../../src/catalog/types.js';
 import { REPO_ROOT } from '../../helpers/cli.js';
+import { collect } from '../../helpers/sources-collect.js';
 
 // Shopify's own sample exports (../shared/testdata/README.md); never copied into the repository.
 const DIR = join(REPO_ROOT, '..', 'shared', 'testdata', 'catalogs', 'shopify');
@@ -13,9 +14,7 @@ const title = present ? 'real Shopify exports' : `real Shopify exports (skipped:
 
 async function drafts(file: string): Promise<Draft[]> {
   const catalog = await openCatalog(join(DIR, file), { preset: 'shopify' });
-  const out: Draft[] = [];
-  for await (const draft of catalog.drafts) out.push(draft);
-  return out;
+  return collect(catalog.drafts);
 }
 
 describe.skipIf(!present)(title, () => {

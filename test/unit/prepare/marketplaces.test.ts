@@ -18,6 +18,7 @@ import type { RowOutcome } from '../../../src/publish/outcome.js';
 import { SummaryCounter } from '../../../src/report/summary.js';
 import { openReport } from '../../../src/report/report-writer.js';
 import { RetrySelection, readRetryRows } from '../../../src/report/retry-rows.js';
+import { collect } from '../../helpers/sources-collect.js';
 import { tempDir } from '../../helpers/tmp.js';
 
 const POLICIES = { merchant_location_key: 'wh', fulfillment_policy_id: 'F', payment_policy_id: 'P', return_policy_id: 'R' } as const;
@@ -37,12 +38,6 @@ async function* source(drafts: Draft[], seen: { closed: boolean } = { closed: fa
   } finally {
     seen.closed = true;
   }
-}
-
-async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const item of iterable) out.push(item);
-  return out;
 }
 
 describe('SkuRegistry: a listing is (marketplace, SKU)', () => {

@@ -4,6 +4,7 @@ import { wordError } from '../../../src/cli/report-error.js';
 import { UsageError } from '../../../src/errors.js';
 import type { Draft, DraftValues } from '../../../src/catalog/types.js';
 import type { ListingDefaults } from '../../../src/prepare/types.js';
+import { collect } from '../../helpers/sources-collect.js';
 
 const POLICIES = { merchant_location_key: 'wh', fulfillment_policy_id: 'f', payment_policy_id: 'p', return_policy_id: 'r' } as const;
 const FLAT: ListingDefaults = { shape: 'flat', saved_defaults: false };
@@ -35,12 +36,6 @@ function source(items: Draft[], failAt?: number) {
     }
   }
   return { drafts: generate(), seen };
-}
-
-async function collect(iterable: AsyncIterable<Draft>): Promise<Draft[]> {
-  const out: Draft[] = [];
-  for await (const item of iterable) out.push(item);
-  return out;
 }
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {

@@ -11,6 +11,7 @@ import { contentHash } from '../../../src/publish/idempotency.js';
 import { ApiError } from '../../../src/errors.js';
 import { inShard } from '../../../src/publish/shard.js';
 import { ListingState } from '../../../src/publish/listing-state.js';
+import { collect } from '../../helpers/sources-collect.js';
 
 /** What the test server answers to one request: a status, optional headers, and a delay; or 'hang'. */
 type Answer = { status: number; headers?: Record<string, string>; delayMs?: number } | 'hang';
@@ -73,12 +74,6 @@ function readyRow(i: number, extra = ''): PreparedRow {
 
 async function* rowsOf(count: number, make: (i: number) => PreparedRow = (i) => readyRow(i)): AsyncGenerator<PreparedRow> {
   for (let i = 0; i < count; i++) yield await Promise.resolve(make(i));
-}
-
-async function collect(iterable: AsyncIterable<RowOutcome>): Promise<RowOutcome[]> {
-  const outcomes: RowOutcome[] = [];
-  for await (const outcome of iterable) outcomes.push(outcome);
-  return outcomes;
 }
 
 function countBy(outcomes: RowOutcome[]): Record<string, number> {
