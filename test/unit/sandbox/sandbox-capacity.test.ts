@@ -1,7 +1,8 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { Admission } from '../../../src/sandbox/admission.js';
-import { startSandbox, type Sandbox, type SandboxOptions } from '../../../src/sandbox/index.js';
+import type { Sandbox } from '../../../src/sandbox/index.js';
+import { sandboxStarter } from '../../helpers/sandbox-in-process.js';
 
 const KEY = 'sk_sandbox_capacity_0123456789';
 const AUTH = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
@@ -24,15 +25,7 @@ async function post(sandbox: Sandbox, sku: string, signal?: AbortSignal): Promis
 
 const concurrently = (sandbox: Sandbox, count: number, prefix: string) => Promise.all(Array.from({ length: count }, (_, i) => post(sandbox, `${prefix}-${i}`)));
 
-const open: Sandbox[] = [];
-async function sandboxWith(options: SandboxOptions): Promise<Sandbox> {
-  const sandbox = await startSandbox({ port: 0, apiKey: KEY, ...options });
-  open.push(sandbox);
-  return sandbox;
-}
-afterAll(async () => {
-  await Promise.all(open.map((sandbox) => sandbox.close()));
-});
+const sandboxWith = sandboxStarter({ apiKey: KEY });
 
 describe('Admission', () => {
   it('serves up to capacity, queues up to the queue (FIFO), refuses the rest and tracks the peaks', () => {

@@ -1,9 +1,10 @@
 import { Readable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { requestSchemaFor } from '../../../src/contract/index.js';
 import { ConfigError } from '../../../src/errors.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../../src/sandbox/index.js';
+import { sandboxStarter } from '../../helpers/sandbox-in-process.js';
 
 const KEY = 'sk_sandbox_unit_0123456789';
 const AUTH = { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' };
@@ -37,15 +38,7 @@ async function call(url: string, options: { method?: 'GET' | 'POST' | 'PUT'; pat
 
 const post = (sandbox: Sandbox, body: unknown, headers: Record<string, string> = AUTH) => call(sandbox.url, { body, headers });
 
-const open: Sandbox[] = [];
-async function sandboxWith(options: SandboxOptions = {}): Promise<Sandbox> {
-  const sandbox = await startSandbox({ port: 0, apiKey: KEY, ...options });
-  open.push(sandbox);
-  return sandbox;
-}
-afterAll(async () => {
-  await Promise.all(open.map((sandbox) => sandbox.close()));
-});
+const sandboxWith = sandboxStarter({ apiKey: KEY });
 
 describe('the contract', () => {
   let sandbox: Sandbox;
