@@ -7,7 +7,7 @@ import { hasOpenssl, selfSignedCertificate, startScriptedService, startScriptedT
 import { tempDir } from '../helpers/tmp.js';
 import { printable } from '../../src/printable.js';
 import { xmlEscape } from '../../src/report/xml.js';
-import { csvRow, filesBelow, publishEnv, readCsvReport, writeCatalog } from './publish-helpers.js';
+import { csvRow, filesBelow, publishEnv, readCsvReport, writeCatalog } from '../helpers/publish.js';
 
 /**
  * Hostile servers: a service (or something pretending to be one) that answers with escape sequences, huge or broken

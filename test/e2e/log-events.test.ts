@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { runCli } from '../helpers/cli.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox-process.js';
 import { tempDir } from '../helpers/tmp.js';
-import { publishEnv, writeCatalog } from './publish-helpers.js';
+import { publishEnv, writeCatalog } from '../helpers/publish.js';
 
 /**
  * `--log-format json`, `--verbose` and `--debug` of the built binary against a sandbox that throttles (50 requests/s)

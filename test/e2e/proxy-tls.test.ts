@@ -9,7 +9,7 @@ import { REPO_ROOT, runCli, type CliResult } from '../helpers/cli.js';
 import { hasOpenssl, selfSignedCertificate } from '../helpers/fake-services.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox-process.js';
 import { tempDir } from '../helpers/tmp.js';
-import { writeCatalog } from './publish-helpers.js';
+import { writeCatalog } from '../helpers/publish.js';
 
 /**
  * Transport, end to end through the built binary: HTTP_PROXY / HTTPS_PROXY / NO_PROXY are honoured (a CONNECT proxy

@@ -6,7 +6,7 @@ import { freePort, hasOpenssl, selfSignedCertificate, startHungService, startSta
 import { startSandboxProcess } from '../helpers/sandbox-process.js';
 import { tempDir } from '../helpers/tmp.js';
 import type { RunSummary } from '../../src/report/summary.js';
-import { publishEnv, writeCatalog } from './publish-helpers.js';
+import { publishEnv, writeCatalog } from '../helpers/publish.js';
 
 /**
  * Busy is not down: `listings publish` slows down for a busy service (429, 503, latency) and never gives up on it

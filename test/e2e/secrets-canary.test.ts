@@ -5,7 +5,7 @@ import { describe, it, type ExpectStatic } from 'vitest';
 import { expectNoCanary as expectNone, publishArgs, REPORTS, workspace as canaryWorkspace, type CanaryScan, type Workspace } from '../helpers/canaries.js';
 import { freePort, hasOpenssl, selfSignedCertificate, startScriptedService, startScriptedTlsService, type SeenRequest } from '../helpers/fake-services.js';
 import { tempDir } from '../helpers/tmp.js';
-import { csvRow, filesBelow, HEADER, writeCatalog } from './publish-helpers.js';
+import { csvRow, filesBelow, HEADER, writeCatalog } from '../helpers/publish.js';
 
 /**
  * Secrets, proven with canaries: an API key, AWS credentials and the signing values of a pre-signed URL go through

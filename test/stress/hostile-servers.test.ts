@@ -5,7 +5,7 @@ import { describe, it, type ExpectStatic } from 'vitest';
 import { spawnCli } from '../helpers/cli.js';
 import { startScriptedService } from '../helpers/fake-services.js';
 import { tempDir } from '../helpers/tmp.js';
-import { filesBelow, publishEnv, readCsvReport, writeCatalog } from '../e2e/publish-helpers.js';
+import { filesBelow, publishEnv, readCsvReport, writeCatalog } from '../helpers/publish.js';
 import { memoryOf } from './chaos-helpers.js';
 
 /**

@@ -2,7 +2,7 @@ import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { parse } from 'csv-parse/sync';
-import { spawnCli } from '../helpers/cli.js';
+import { spawnCli } from './cli.js';
 
 export const HEADER = 'sku,title,marketplace,images_source,merchant_location_key,fulfillment_policy_id,payment_policy_id,return_policy_id,overrides.condition';
 
