@@ -2,12 +2,12 @@ import { readFileSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { join, relative } from 'node:path';
 import { describe, it, type ExpectStatic } from 'vitest';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import type { CliResult } from '../helpers/cli.js';
 import { hasOpenssl, selfSignedCertificate, startScriptedService, startScriptedTlsService, type ScriptedService } from '../helpers/fake-services.js';
 import { tempDir } from '../helpers/tmp.js';
 import { printable } from '../../src/printable.js';
 import { xmlEscape } from '../../src/report/xml.js';
-import { csvRow, filesBelow, publishEnv, readCsvReport, writeCatalog } from '../helpers/publish.js';
+import { csvRow, filesBelow, publishCatalog, publishEnv, readCsvReport, writeCatalog } from '../helpers/publish.js';
 
 /**
  * Hostile servers: a service (or something pretending to be one) that answers with escape sequences, huge or broken
@@ -40,16 +40,13 @@ interface Run {
 }
 
 async function publish(url: string, options: { rows?: number; catalog?: (dir: string) => string; extra?: string[]; env?: Record<string, string> } = {}): Promise<Run> {
-  const dir = tempDir('listings-hostile-');
-  const catalog = options.catalog?.(dir) ?? writeCatalog(dir, options.rows ?? 3);
-  const reports = REPORTS.flatMap((name) => ['--report', join(dir, name)]);
-  const started = Date.now();
-  const result = await runCli(['publish', catalog, '--json', '--max-attempts', '1', '--timeout', '1000', ...reports, ...(options.extra ?? [])], {
-    cwd: dir,
+  const args = (dir: string) => ['--json', '--max-attempts', '1', '--timeout', '1000', ...REPORTS.flatMap((name) => ['--report', join(dir, name)]), ...(options.extra ?? [])];
+  const { result, dir, catalog, ms } = await publishCatalog(options.rows ?? 3, args, {
     env: { ...publishEnv(url, KEY), ...options.env },
     timeoutMs: 20_000,
+    dirPrefix: 'listings-hostile-',
+    ...(options.catalog === undefined ? {} : { catalog: options.catalog }),
   });
-  const ms = Date.now() - started;
   const files = new Map<string, Buffer>();
   for (const path of filesBelow(dir)) if (path !== catalog) files.set(relative(dir, path), readFileSync(path));
   return { result, dir, files, ms };

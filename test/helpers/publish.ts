@@ -2,7 +2,8 @@ import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { parse } from 'csv-parse/sync';
-import { spawnCli } from './cli.js';
+import { runCli, spawnCli, type CliResult } from './cli.js';
+import { tempDir } from './tmp.js';
 
 export const HEADER = 'sku,title,marketplace,images_source,merchant_location_key,fulfillment_policy_id,payment_policy_id,return_policy_id,overrides.condition';
 
@@ -43,6 +44,38 @@ export function filesBelow(dir: string): string[] {
 /** The environment of a publish against a sandbox process. */
 export function publishEnv(url: string, key = 'sandbox-key'): Record<string, string> {
   return { LISTINGS_BASE_URL: url, LISTINGS_API_KEY: key };
+}
+
+export interface CatalogRun {
+  result: CliResult;
+  /** The fresh folder the run ran in, holding its catalog. */
+  dir: string;
+  catalog: string;
+  /** Wall time of the CLI, spawn to exit, in ms. */
+  ms: number;
+}
+
+export interface CatalogRunOptions {
+  /** Added to the clean environment (`undefined` removes a variable). */
+  env?: Record<string, string | undefined>;
+  timeoutMs?: number;
+  /** The catalog written in the run's folder; default: `rows` generated rows. */
+  catalog?: (dir: string) => string;
+  /** The prefix of the run's temporary folder. */
+  dirPrefix?: string;
+}
+
+/** `listings publish <catalog> ...args` in a fresh folder, with a catalog of `rows` generated rows; `args` may name files in the folder. */
+export async function publishCatalog(rows: number, args: string[] | ((dir: string) => string[]), options: CatalogRunOptions = {}): Promise<CatalogRun> {
+  const dir = tempDir(options.dirPrefix);
+  const catalog = options.catalog?.(dir) ?? writeCatalog(dir, rows);
+  const started = Date.now();
+  const result = await runCli(['publish', catalog, ...(typeof args === 'function' ? args(dir) : args)], {
+    cwd: dir,
+    ...(options.env === undefined ? {} : { env: options.env }),
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+  });
+  return { result, dir, catalog, ms: Date.now() - started };
 }
 
 /** Start a publish, wait until the sandbox has created some listings, then send `signal`; resolves with the exit. */
