@@ -10,6 +10,7 @@ import { noticeLine, noticeMatters, noticePrinter } from '../../../src/cli/notic
 import type { ListingDefaults } from '../../../src/prepare/types.js';
 import { UsageError } from '../../../src/errors.js';
 import { REPO_ROOT } from '../../helpers/cli.js';
+import { thrown } from '../../helpers/errors.js';
 import { collect } from '../../helpers/sources-collect.js';
 import { tempDir } from '../../helpers/tmp.js';
 
@@ -17,16 +18,6 @@ const rec = (fields: Record<string, unknown>, line = 2): CatalogRecord => ({ loc
 
 async function* feed(items: RecordItem[]): AsyncIterable<RecordItem> {
   for (const item of items) yield await Promise.resolve(item);
-}
-
-function caught(fn: () => unknown): UsageError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(UsageError);
-    return error as UsageError;
-  }
-  throw new Error('expected a UsageError');
 }
 
 describe('mapHeader: names matched loosely', () => {
@@ -42,19 +33,19 @@ describe('mapHeader: names matched loosely', () => {
 
   it('prefers an exact name, and refuses two loose ones', () => {
     expect(mapHeader(['SKU', 'sku'], {}, 'c.csv')).toEqual({ map: {}, loose: [] });
-    expect(caught(() => mapHeader(['Sku', 'SKU '], {}, 'c.csv')).message).toBe('c.csv: columns "Sku" and "SKU " all match sku when case and spaces are ignored');
+    expect(thrown(UsageError, () => mapHeader(['Sku', 'SKU '], {}, 'c.csv')).message).toBe('c.csv: columns "Sku" and "SKU " all match sku when case and spaces are ignored');
   });
 
   it('matches a rename ignoring spaces (a --map value is trimmed) but not case: a wrong case is a typo', () => {
     expect(mapHeader(['Variant SKU ', 'x'], { sku: 'Variant  SKU' }, 'c.csv').map).toEqual({ sku: 'Variant SKU ' });
-    const error = caught(() => mapHeader(['Variant Sku'], { sku: 'Variant SKU' }, 'c.csv'));
+    const error = thrown(UsageError, () => mapHeader(['Variant Sku'], { sku: 'Variant SKU' }, 'c.csv'));
     expect(error.message).toBe('map sku=Variant SKU: c.csv has no column "Variant SKU"');
     expect(error.hint).toBe('did you mean "Variant Sku"?');
   });
 
   it('names the rename as it was given', () => {
     const from = { key: 'mapping', value: 'm.json (title)' };
-    const error = caught(() => mapHeader(['sku', 'Name'], { title: 'Nmae' }, 'c.csv', { title: from }));
+    const error = thrown(UsageError, () => mapHeader(['sku', 'Name'], { title: 'Nmae' }, 'c.csv', { title: from }));
     expect(error.message).toBe('mapping m.json (title): c.csv has no column "Nmae"');
     expect(error.setting).toEqual(from);
     expect(error.hint).toBe('did you mean "Name"?');

@@ -5,20 +5,11 @@ import { checkHeader } from '../../../src/catalog/mapping/header.js';
 import type { CatalogRecord } from '../../../src/catalog/types.js';
 import type { RecordItem } from '../../../src/catalog/read-records.js';
 import { UsageError } from '../../../src/errors.js';
+import { thrown } from '../../helpers/errors.js';
 import { collect } from '../../helpers/sources-collect.js';
 
 const at = (line: number) => ({ source: 'catalog.csv', line });
 const rec = (fields: Record<string, unknown>, line = 2): CatalogRecord => ({ location: at(line), fields });
-
-function caught(fn: () => unknown): UsageError {
-  try {
-    fn();
-  } catch (error) {
-    expect(error).toBeInstanceOf(UsageError);
-    return error as UsageError;
-  }
-  throw new Error('expected a UsageError');
-}
 
 async function* feed(items: RecordItem[]): AsyncIterable<RecordItem> {
   for (const item of items) yield await Promise.resolve(item);
@@ -99,7 +90,7 @@ describe('renames (--map, --mapping)', () => {
   });
 
   it('rejects an unknown target field before reading, with a did-you-mean', () => {
-    const error = caught(() => parseMapFlags(['skuu=SKU']));
+    const error = thrown(UsageError, () => parseMapFlags(['skuu=SKU']));
     expect(error.message).toBe('map skuu=SKU: "skuu" is not a listing field');
     expect(error.setting).toEqual({ key: 'map', value: 'skuu=SKU' });
     expect(error.hint).toContain('did you mean sku?');
@@ -126,7 +117,7 @@ describe('header check (CSV, TSV)', () => {
 
   it('asks for a mapping when no column gives the SKU, suggesting a likely one', () => {
     expect(() => checkHeader(['Item SKU', 'Name'], {}, 'c.csv')).toThrow(expect.objectContaining({ message: 'c.csv has no sku column' }));
-    const error = caught(() => checkHeader(['Handle', 'Title', 'Variant SKU'], {}, 'c.csv'));
+    const error = thrown(UsageError, () => checkHeader(['Handle', 'Title', 'Variant SKU'], {}, 'c.csv'));
     expect(error.hint).toContain('with map sku="Variant SKU"');
     expect(error.hint).toContain('try preset shopify');
   });
