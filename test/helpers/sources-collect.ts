@@ -1,5 +1,7 @@
 import { Readable } from 'node:stream';
+import { expect } from 'vitest';
 import { isRecordError, type RecordItem } from '../../src/catalog/read-records.js';
+import { SourceError } from '../../src/errors.js';
 
 /** Every item of an async iterable (records, drafts, outcomes), in order. */
 export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
@@ -30,4 +32,11 @@ export async function collectUntilError(records: AsyncIterable<RecordItem>): Pro
     return { items, error: error as Error };
   }
   return { items, error: undefined };
+}
+
+/** A record stream read until it ends or stops, in the {@link brief} form; a stop must be a `SourceError` (its message kept). */
+export async function stopped(records: AsyncIterable<RecordItem>): Promise<{ items: ReturnType<typeof brief>; error: string | undefined }> {
+  const { items, error } = await collectUntilError(records);
+  if (error !== undefined) expect(error).toBeInstanceOf(SourceError);
+  return { items: brief(items), error: error?.message };
 }

@@ -10,7 +10,7 @@ import { endsInsideJson, ndjsonRecords } from '../../../src/catalog/formats/ndjs
 import { peek } from '../../../src/catalog/formats/peek.js';
 import { isRecordError, openRecords, type RecordItem } from '../../../src/catalog/read-records.js';
 import { SourceError } from '../../../src/errors.js';
-import { brief, bytes, collectUntilError } from '../../helpers/sources-collect.js';
+import { brief, bytes, collectUntilError, stopped } from '../../helpers/sources-collect.js';
 
 /** Input that gives `text` and then fails, as a reset connection or a file that went away does. */
 function failingAfter(text: string): Readable {
@@ -21,12 +21,6 @@ function failingAfter(text: string): Readable {
     })(),
     { objectMode: false },
   );
-}
-
-async function stopped(records: AsyncIterable<RecordItem>) {
-  const { items, error } = await collectUntilError(records);
-  if (error !== undefined) expect(error).toBeInstanceOf(SourceError);
-  return { items: brief(items), error: error?.message };
 }
 
 describe('NDJSON: a torn last line is a cut input', () => {

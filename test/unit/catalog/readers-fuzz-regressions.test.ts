@@ -11,16 +11,9 @@ import { csvRecords } from '../../../src/catalog/formats/csv.js';
 import { jsonRecords } from '../../../src/catalog/formats/json.js';
 import { jsonHasReplacement } from '../../../src/catalog/formats/json-values.js';
 import { openCatalog } from '../../../src/catalog/open-catalog.js';
-import type { RecordItem } from '../../../src/catalog/read-records.js';
 import { SourceError } from '../../../src/errors.js';
-import { brief, bytes, collectUntilError } from '../../helpers/sources-collect.js';
+import { bytes, stopped, type brief } from '../../helpers/sources-collect.js';
 import { tempDir } from '../../helpers/tmp.js';
-
-async function stopped(records: AsyncIterable<RecordItem>): Promise<{ items: ReturnType<typeof brief>; error: string | undefined }> {
-  const { items, error } = await collectUntilError(records);
-  if (error !== undefined) expect(error).toBeInstanceOf(SourceError);
-  return { items: brief(items), error: error?.message };
-}
 
 function csv(text: string | Buffer, delimiter = ',', chunkSize?: number): Promise<{ items: ReturnType<typeof brief>; error: string | undefined }> {
   return stopped(csvRecords(bytes(text, chunkSize), { source: 'c.csv', delimiter }));
