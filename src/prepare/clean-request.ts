@@ -5,7 +5,7 @@ import { isFlatMarketplace, isWrappedMarketplace } from '../contract/marketplace
  * Hand-written checks for the preparer's hot path. Each answers "certainly clean": the contract's schema accepts the
  * body AND its output is the body itself (same values, same key order), so the schema's parse can be skipped. Any
  * doubt answers false and the caller parses with the schema as before, which also writes the messages; so these
- * checks may reject more than the schema does, never accept more (test/unit/clean-request.test.ts compares them
+ * checks may reject more than the schema does, never accept more (test/unit/prepare/clean-request.test.ts compares them
  * with requestSchemaFor over a table of bodies).
  */
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { commandsIn } from '../helpers/workflow-commands.js';
-import { HEADER, csvRow } from './publish-helpers.js';
+import { HEADER, csvRow } from '../helpers/publish.js';
 
 /**
  * GitHub Actions output (GITHUB_ACTIONS=true): failed and invalid rows as `::error` annotations on stderr (capped,

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, runCli } from '../helpers/cli.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox-process.js';
 import { tempDir } from '../helpers/tmp.js';
-import { publishEnv } from './publish-helpers.js';
+import { publishEnv } from '../helpers/publish.js';
 
 // bench's tracer records every module resolved, ESM and CommonJS; record-loads.js adds the CommonJS cache and Node's own.
 const PRELOADS = ['bench/lib/trace-loads.js', 'test/helpers/record-loads.js'].map((path) => `--import=${pathToFileURL(join(REPO_ROOT, path)).href}`);

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
-import { csvRow, publishEnv, writeCatalog } from './publish-helpers.js';
+import { csvRow, publishEnv, writeCatalog } from '../helpers/publish.js';
 
 // The built package, imported by its own name through the `exports` map, as a user of the library would.
 const lib = await import('listings-cli');

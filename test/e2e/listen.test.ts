@@ -6,7 +6,7 @@ import { REPO_ROOT, runCli } from '../helpers/cli.js';
 import { ndjsonLines as lines, post, startListen, until } from '../helpers/listen-process.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox-process.js';
 import { tempDir } from '../helpers/tmp.js';
-import { publishEnv, writeCatalog } from './publish-helpers.js';
+import { publishEnv, writeCatalog } from '../helpers/publish.js';
 
 async function publish500(sandbox: SandboxProcess): Promise<void> {
   const dir = tempDir();

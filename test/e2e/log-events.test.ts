@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { runCli } from '../helpers/cli.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox-process.js';
 import { tempDir } from '../helpers/tmp.js';
-import { publishEnv, writeCatalog } from './publish-helpers.js';
+import { publishCatalog, publishEnv, writeCatalog } from '../helpers/publish.js';
 
 /**
  * `--log-format json`, `--verbose` and `--debug` of the built binary against a sandbox that throttles (50 requests/s)
@@ -79,9 +79,7 @@ afterAll(async () => {
 });
 
 async function publish(rows: number, extra: string[]) {
-  const dir = tempDir();
-  const catalog = writeCatalog(dir, rows);
-  return runCli(['publish', catalog, '--no-journal', ...extra], { cwd: dir, env: publishEnv(sandbox.url, KEY), timeoutMs: 20_000 });
+  return (await publishCatalog(rows, ['--no-journal', ...extra], { env: publishEnv(sandbox.url, KEY), timeoutMs: 20_000 })).result;
 }
 
 describe('--log-format json', () => {

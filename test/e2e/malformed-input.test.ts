@@ -4,7 +4,7 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
-import { HEADER, csvRow, readCsvReport, skuOf } from './publish-helpers.js';
+import { HEADER, csvRow, readCsvReport, skuOf } from '../helpers/publish.js';
 
 /**
  * Input that cannot be read to its end (issue 11, item 6): every row before the place is counted and in the report

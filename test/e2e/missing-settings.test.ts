@@ -5,7 +5,7 @@ import { runCli, type CliResult } from '../helpers/cli.js';
 import { startSandboxProcess } from '../helpers/sandbox-process.js';
 import { tempDir } from '../helpers/tmp.js';
 import type { RunSummary } from '../../src/report/summary.js';
-import { publishEnv } from './publish-helpers.js';
+import { publishEnv } from '../helpers/publish.js';
 
 /**
  * Issue 11 item 4: a setting that no flag, env or profile gives and that no row gives is one error up front (exit 2)

@@ -5,11 +5,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { REPO_ROOT, runCli, type CliResult } from '../helpers/cli.js';
+import { REPO_ROOT, type CliResult } from '../helpers/cli.js';
 import { hasOpenssl, selfSignedCertificate } from '../helpers/fake-services.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox-process.js';
 import { tempDir } from '../helpers/tmp.js';
-import { writeCatalog } from './publish-helpers.js';
+import { publishCatalog } from '../helpers/publish.js';
 
 /**
  * Transport, end to end through the built binary: HTTP_PROXY / HTTPS_PROXY / NO_PROXY are honoured (a CONNECT proxy
@@ -141,10 +141,8 @@ async function startTlsService(key: string, cert: string): Promise<TlsService> {
 
 /** `listings publish catalog.csv --json` of `rows` rows to `baseUrl`, with `env` added (no proxy variable unless given). */
 async function publish(baseUrl: string, rows: number, env: Record<string, string | undefined>, extra: string[] = []): Promise<CliResult & { summary?: Record<string, unknown> }> {
-  const dir = tempDir();
-  const catalog = writeCatalog(dir, rows);
   const noProxyVars = { HTTP_PROXY: undefined, HTTPS_PROXY: undefined, NO_PROXY: undefined, http_proxy: undefined, https_proxy: undefined, no_proxy: undefined };
-  const result = await runCli(['publish', catalog, '--json', '--base-url', baseUrl, ...extra], { cwd: dir, env: { ...noProxyVars, LISTINGS_API_KEY: KEY, ...env }, timeoutMs: 20_000 });
+  const { result } = await publishCatalog(rows, ['--json', '--base-url', baseUrl, ...extra], { env: { ...noProxyVars, LISTINGS_API_KEY: KEY, ...env }, timeoutMs: 20_000 });
   let summary: Record<string, unknown> | undefined;
   try {
     summary = JSON.parse(result.stdout) as Record<string, unknown>;

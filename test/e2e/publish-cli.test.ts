@@ -5,7 +5,7 @@ import { REPO_ROOT, runCli } from '../helpers/cli.js';
 import { startSandboxProcess } from '../helpers/sandbox-process.js';
 import { tempDir } from '../helpers/tmp.js';
 import type { RunSummary } from '../../src/report/summary.js';
-import { csvRow, publishEnv, readCsvReport, writeCatalog } from './publish-helpers.js';
+import { csvRow, publishEnv, readCsvReport, writeCatalog } from '../helpers/publish.js';
 
 describe('listings publish: the command line', () => {
   it('runs the README quick start against the embedded sandbox, with no account', async () => {

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { spawnCli } from '../helpers/cli.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox-process.js';
 import { tempDir } from '../helpers/tmp.js';
-import { publishEnv, writeCatalog } from './publish-helpers.js';
+import { publishEnv, writeCatalog } from '../helpers/publish.js';
 
 const ROWS = 200;
 const RUNS = 6;

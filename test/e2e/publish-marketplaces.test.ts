@@ -5,7 +5,7 @@ import { runCli } from '../helpers/cli.js';
 import { startSandboxProcess } from '../helpers/sandbox-process.js';
 import { startScriptedService, type SeenRequest } from '../helpers/fake-services.js';
 import { tempDir } from '../helpers/tmp.js';
-import { interrupted, publishEnv, readCsvReport } from './publish-helpers.js';
+import { interrupted, publishEnv, readCsvReport } from '../helpers/publish.js';
 
 /** The location key and policy ids as flags: given on the command line, they apply to every marketplace. */
 const POLICY_FLAGS = ['--merchant-location-key', 'warehouse-1', '--fulfillment-policy-id', 'FULFILL-1', '--payment-policy-id', 'PAY-1', '--return-policy-id', 'RETURN-1'];

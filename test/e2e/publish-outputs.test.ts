@@ -5,7 +5,7 @@ import { runCli } from '../helpers/cli.js';
 import { startSandboxProcess } from '../helpers/sandbox-process.js';
 import { tempDir } from '../helpers/tmp.js';
 import { withTinyDisk } from '../helpers/tiny-disk.js';
-import { publishEnv, writeCatalog } from './publish-helpers.js';
+import { publishEnv, writeCatalog } from '../helpers/publish.js';
 
 /**
  * Every output of a run (reports, journal, state) is checked before the first request: a path that cannot be

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli, spawnCli } from '../helpers/cli.js';
 import { startSandboxProcess } from '../helpers/sandbox-process.js';
 import { tempDir } from '../helpers/tmp.js';
-import { csvRow, interrupted, publishEnv, readCsvReport, writeCatalog } from './publish-helpers.js';
+import { csvRow, interrupted, publishEnv, readCsvReport, writeCatalog } from '../helpers/publish.js';
 
 describe('interrupt and resume', () => {
   for (const signal of ['SIGINT', 'SIGKILL'] as const) {

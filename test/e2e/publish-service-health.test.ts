@@ -1,12 +1,12 @@
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it, type ExpectStatic } from 'vitest';
-import { runCli, type CliResult } from '../helpers/cli.js';
+import type { CliResult } from '../helpers/cli.js';
 import { freePort, hasOpenssl, selfSignedCertificate, startHungService, startStatusService, startTlsService } from '../helpers/fake-services.js';
 import { startSandboxProcess } from '../helpers/sandbox-process.js';
 import { tempDir } from '../helpers/tmp.js';
 import type { RunSummary } from '../../src/report/summary.js';
-import { publishEnv, writeCatalog } from './publish-helpers.js';
+import { publishCatalog, publishEnv } from '../helpers/publish.js';
 
 /**
  * Busy is not down: `listings publish` slows down for a busy service (429, 503, latency) and never gives up on it
@@ -34,11 +34,7 @@ interface Run {
 
 /** `listings publish catalog.csv --json ...extra` with `rows` rows against `url`. */
 async function publish(url: string, rows: number, extra: string[] = [], timeoutMs = 30_000): Promise<Run> {
-  const dir = tempDir();
-  const catalog = writeCatalog(dir, rows);
-  const started = Date.now();
-  const result = await runCli(['publish', catalog, '--json', ...extra], { cwd: dir, env: publishEnv(url, KEY), timeoutMs });
-  const ms = Date.now() - started;
+  const { result, ms } = await publishCatalog(rows, ['--json', ...extra], { env: publishEnv(url, KEY), timeoutMs });
   let summary: RunSummary;
   try {
     summary = JSON.parse(result.stdout) as RunSummary;

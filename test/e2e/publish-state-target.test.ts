@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, runCli } from '../helpers/cli.js';
 import { startSandboxProcess } from '../helpers/sandbox-process.js';
 import { tempDir } from '../helpers/tmp.js';
-import { publishEnv, writeCatalog } from './publish-helpers.js';
+import { publishEnv, writeCatalog } from '../helpers/publish.js';
 
 const ROWS = 30;
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { startSandboxProcess } from '../helpers/sandbox-process.js';
 import { tempDir } from '../helpers/tmp.js';
-import { HEADER, interrupted, publishEnv, readCsvReport, writeCatalog } from './publish-helpers.js';
+import { HEADER, interrupted, publishEnv, readCsvReport, writeCatalog } from '../helpers/publish.js';
 
 const ROWS = 400;
 

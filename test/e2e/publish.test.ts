@@ -5,7 +5,7 @@ import { runCli } from '../helpers/cli.js';
 import { startSandboxProcess } from '../helpers/sandbox-process.js';
 import { tempDir } from '../helpers/tmp.js';
 import type { RunSummary } from '../../src/report/summary.js';
-import { filesBelow, publishEnv, readCsvReport, skuOf, writeCatalog } from './publish-helpers.js';
+import { filesBelow, publishEnv, readCsvReport, skuOf, writeCatalog } from '../helpers/publish.js';
 
 type Summary = RunSummary;
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, runCli } from '../helpers/cli.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox-process.js';
 import { tempDir } from '../helpers/tmp.js';
-import { HEADER, csvRow, publishEnv, readCsvReport } from './publish-helpers.js';
+import { HEADER, csvRow, publishEnv, readCsvReport } from '../helpers/publish.js';
 
 /** Debian's chromium (`apt-get install chromium`); playwright-core drives it, no browser is downloaded. */
 const CHROMIUM = process.env.LISTINGS_TEST_CHROMIUM ?? '/usr/bin/chromium';

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox-process.js';
 import { tempDir } from '../helpers/tmp.js';
-import { publishEnv, writeCatalog } from './publish-helpers.js';
+import { publishEnv, writeCatalog } from '../helpers/publish.js';
 
 /** Requests in flight, and the sandbox's time per request: the service can answer at most 4 x 1000 / 10 = 400 rows/s. */
 const CONCURRENCY = 4;

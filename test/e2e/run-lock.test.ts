@@ -8,7 +8,7 @@ import { describe, it } from 'vitest';
 import { runCli, spawnCli } from '../helpers/cli.js';
 import { startSandboxProcess } from '../helpers/sandbox-process.js';
 import { tempDir } from '../helpers/tmp.js';
-import { publishEnv, writeCatalog } from './publish-helpers.js';
+import { publishEnv, writeCatalog } from '../helpers/publish.js';
 
 /**
  * One run at a time per journal and state file: a second `publish` on the same files is refused (exit 2, naming the

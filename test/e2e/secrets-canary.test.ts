@@ -5,7 +5,7 @@ import { describe, it, type ExpectStatic } from 'vitest';
 import { expectNoCanary as expectNone, publishArgs, REPORTS, workspace as canaryWorkspace, type CanaryScan, type Workspace } from '../helpers/canaries.js';
 import { freePort, hasOpenssl, selfSignedCertificate, startScriptedService, startScriptedTlsService, type SeenRequest } from '../helpers/fake-services.js';
 import { tempDir } from '../helpers/tmp.js';
-import { csvRow, filesBelow, HEADER, writeCatalog } from './publish-helpers.js';
+import { csvRow, filesBelow, HEADER, writeCatalog } from '../helpers/publish.js';
 
 /**
  * Secrets, proven with canaries: an API key, AWS credentials and the signing values of a pre-signed URL go through
@@ -13,7 +13,7 @@ import { csvRow, filesBelow, HEADER, writeCatalog } from './publish-helpers.js';
  * the key in a profile or named by api_key_env, create, validate, doctor, every report format, the journal, the
  * state, an S3 store and a pre-signed URL that answer 403/404) and appear nowhere: not on stdout, not on stderr, in
  * no file under the working directory or the config directory, except the config file the key was stored in on
- * purpose, which is 0600. (The crash report's masking is proven at unit level: test/unit/secrets-crash.test.ts.)
+ * purpose, which is 0600. (The crash report's masking is proven at unit level: test/unit/secrets/secrets-crash.test.ts.)
  *
  * Each case has its own directory and services, so the file runs them concurrently.
  */

@@ -7,7 +7,7 @@ import { spawnCli } from '../helpers/cli.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox-process.js';
 import { committedOffsets, hasKcat, NO_KCAT, produce, startKafkaMock, topicEnds, type KafkaMock } from '../helpers/kafka-mock.js';
 import { tempDir } from '../helpers/tmp.js';
-import { publishEnv } from './publish-helpers.js';
+import { publishEnv } from '../helpers/publish.js';
 
 const kcat = hasKcat();
 if (!kcat) console.warn(NO_KCAT);

@@ -3,7 +3,7 @@ import { join, relative } from 'node:path';
 import type { ExpectStatic } from 'vitest';
 import { runCli, type CliResult } from './cli.js';
 import { tempDir } from './tmp.js';
-import { filesBelow } from '../e2e/publish-helpers.js';
+import { filesBelow } from './publish.js';
 
 /**
  * Canary secrets, for "this secret is shown nowhere" tests: a working directory whose runs are all kept, then every

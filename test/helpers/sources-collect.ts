@@ -1,11 +1,13 @@
 import { Readable } from 'node:stream';
+import { expect } from 'vitest';
 import { isRecordError, type RecordItem } from '../../src/catalog/read-records.js';
+import { SourceError } from '../../src/errors.js';
 
-/** Every item of a record stream, in order. */
-export async function collect(records: AsyncIterable<RecordItem>): Promise<RecordItem[]> {
-  const items: RecordItem[] = [];
-  for await (const item of records) items.push(item);
-  return items;
+/** Every item of an async iterable (records, drafts, outcomes), in order. */
+export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
 }
 
 /** A byte stream of the text, cut into chunks of `chunkSize` bytes (to cross every boundary when small). */
@@ -30,4 +32,11 @@ export async function collectUntilError(records: AsyncIterable<RecordItem>): Pro
     return { items, error: error as Error };
   }
   return { items, error: undefined };
+}
+
+/** A record stream read until it ends or stops, in the {@link brief} form; a stop must be a `SourceError` (its message kept). */
+export async function stopped(records: AsyncIterable<RecordItem>): Promise<{ items: ReturnType<typeof brief>; error: string | undefined }> {
+  const { items, error } = await collectUntilError(records);
+  if (error !== undefined) expect(error).toBeInstanceOf(SourceError);
+  return { items: brief(items), error: error?.message };
 }

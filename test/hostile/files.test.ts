@@ -7,7 +7,7 @@ import { BIN, cliEnv, runCli, type CliResult } from '../helpers/cli.js';
 import { startSandboxProcess } from '../helpers/sandbox-process.js';
 import { tempDir } from '../helpers/tmp.js';
 import { withTinyDisk } from '../helpers/tiny-disk.js';
-import { publishEnv, writeCatalog } from '../e2e/publish-helpers.js';
+import { publishEnv, writeCatalog } from '../helpers/publish.js';
 
 /**
  * Hostile corpus: the files the tool writes. A link planted where it writes, a device, a pipe or a folder where a

@@ -7,7 +7,7 @@ import { startScriptedService, type SeenRequest } from '../helpers/fake-services
 import { hasKcat, NO_KCAT, produce, startKafkaMock, waitForCommitted } from '../helpers/kafka-mock.js';
 import { startSandboxProcess } from '../helpers/sandbox-process.js';
 import { tempDir } from '../helpers/tmp.js';
-import { csvRow, filesBelow, publishEnv, writeCatalog } from '../e2e/publish-helpers.js';
+import { csvRow, filesBelow, publishEnv, writeCatalog } from '../helpers/publish.js';
 
 /*
  * The remote surfaces as an attacker's (issue 21, "inputs of this kind that are not in your corpus will be tried

@@ -7,7 +7,7 @@ import { BIN, cliEnv, runCli, spawnCli, type CliResult } from '../helpers/cli.js
 import { startStatusService } from '../helpers/fake-services.js';
 import { tempDir } from '../helpers/tmp.js';
 import { commandOf } from '../helpers/workflow-commands.js';
-import { HEADER, csvRow } from '../e2e/publish-helpers.js';
+import { HEADER, csvRow } from '../helpers/publish.js';
 
 /**
  * Hostile input against the two things that read the tool's output as instructions: a CI runner (GitHub workflow

@@ -7,7 +7,7 @@ import { freePort, startScriptedService, type ScriptedService } from '../helpers
 import { startListen } from '../helpers/listen-process.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox-process.js';
 import { startS3Server, type S3TestServer } from '../helpers/s3-server.js';
-import { csvRow, filesBelow, HEADER } from '../e2e/publish-helpers.js';
+import { csvRow, filesBelow, HEADER } from '../helpers/publish.js';
 
 /**
  * A source URL that carries credentials (issue 21, item 6): userinfo, `?token=`, `access_token`, `api_key`, `sig`,

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { runCli } from '../helpers/cli.js';
 import { startSandboxProcess } from '../helpers/sandbox-process.js';
 import { tempDir } from '../helpers/tmp.js';
-import { publishEnv } from '../e2e/publish-helpers.js';
+import { publishEnv } from '../helpers/publish.js';
 
 const HEADER = 'sku,title,marketplace,merchant_location_key,fulfillment_policy_id,payment_policy_id,return_policy_id';
 const SETTINGS = ['--condition', 'NEW'];

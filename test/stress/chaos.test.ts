@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { idempotencyKeyForHash } from '../../src/publish/idempotency.js';
 import { tempDir } from '../helpers/tmp.js';
-import { HEADER, csvRow, skuOf } from '../e2e/publish-helpers.js';
+import { HEADER, csvRow, skuOf } from '../helpers/publish.js';
 import {
   OUTCOMES,
   RestartableSandbox,

@@ -4,8 +4,9 @@ import { join } from 'node:path';
 import { describe, it, type ExpectStatic } from 'vitest';
 import { spawnCli } from '../helpers/cli.js';
 import { startScriptedService } from '../helpers/fake-services.js';
+import { expectInert } from '../helpers/inert-output.js';
 import { tempDir } from '../helpers/tmp.js';
-import { filesBelow, publishEnv, readCsvReport, writeCatalog } from '../e2e/publish-helpers.js';
+import { filesBelow, publishEnv, readCsvReport, writeCatalog } from '../helpers/publish.js';
 import { memoryOf } from './chaos-helpers.js';
 
 /**
@@ -45,10 +46,8 @@ async function watched(args: string[], cwd: string, url: string): Promise<Watche
 }
 
 function expectClean(expect: ExpectStatic, dir: string, run: Watched): void {
-  for (const [name, text] of [['stdout', run.stdout], ['stderr', run.stderr], ...filesBelow(dir).filter((path) => !path.endsWith('catalog.csv')).map((path) => [path, readFileSync(path, 'utf8')])] as [string, string][]) {
-    expect(['\u0007', '\u001b', '\u009b'].some((char) => text.includes(char)), `${name} holds a control character`).toBe(false);
-    expect(text, `${name} holds the key`).not.toContain(KEY);
-  }
+  const written = filesBelow(dir).filter((path) => !path.endsWith('catalog.csv')).map((path): [string, string] => [path, readFileSync(path, 'utf8')]);
+  expectInert(expect, [['stdout', run.stdout], ['stderr', run.stderr], ...written], KEY);
   for (const line of run.stderr.split('\n')) expect(line.length).toBeLessThan(600);
 }
 

@@ -1,8 +1,9 @@
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/errors.js';
-import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
+import { startSandbox } from '../../src/sandbox/index.js';
+import { sandboxStarter } from '../helpers/sandbox-in-process.js';
 import { startSandboxProcess } from '../helpers/sandbox-process.js';
 import { tempDir } from '../helpers/tmp.js';
 import { freePort, seededRandom, sleep } from './chaos-helpers.js';
@@ -18,15 +19,7 @@ async function post(sandbox: { url: string }, sku: string, key: string, title?: 
   return { status: response.status, replayed: response.headers.get('idempotent-replayed') === 'true' };
 }
 
-const open: Sandbox[] = [];
-async function sandboxWith(options: SandboxOptions): Promise<Sandbox> {
-  const sandbox = await startSandbox({ port: 0, ...options });
-  open.push(sandbox);
-  return sandbox;
-}
-afterAll(async () => {
-  await Promise.all(open.map((sandbox) => sandbox.close()));
-});
+const sandboxWith = sandboxStarter();
 
 describe('sandbox --data', () => {
   it('a sandbox started again on the same file keeps its listings and keys: a repeat is a replay, another key a duplicate', async () => {

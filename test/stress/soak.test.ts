@@ -2,7 +2,7 @@ import { closeSync, openSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/tmp.js';
-import { HEADER, csvRow, skuOf } from '../e2e/publish-helpers.js';
+import { HEADER, csvRow, skuOf } from '../helpers/publish.js';
 import { OUTCOMES, RestartableSandbox, freePort, memoryOf, readNdjsonReport, seededRandom, sleep, watchedRun, type ReportSummary } from './chaos-helpers.js';
 
 const ROWS = Number(process.env.SOAK_ROWS ?? 1_000_000);

@@ -1,0 +1,255 @@
+import { describe, expect, it } from 'vitest';
+import { Readable } from 'node:stream';
+import { csvRecords } from '../../../src/catalog/formats/csv.js';
+import { isRecordError } from '../../../src/catalog/read-records.js';
+import { SourceError } from '../../../src/errors.js';
+import { readStopOf } from '../../../src/catalog/sources/read-failure.js';
+import { brief, bytes, collect, collectUntilError, stopped } from '../../helpers/sources-collect.js';
+
+function read(text: string | Buffer, delimiter = ',', chunkSize?: number) {
+  return collect(csvRecords(bytes(text, chunkSize), { source: 'c.csv', delimiter })).then(brief);
+}
+
+/** The items read, then the SourceError that stopped the reading (its message), for input that cannot be read to its end. */
+function readStopped(text: string | Buffer, chunkSize?: number): Promise<{ items: ReturnType<typeof brief>; error: string | undefined }> {
+  return stopped(csvRecords(bytes(text, chunkSize), { source: 'c.csv', delimiter: ',' }));
+}
+
+describe('csv: values and quoting', () => {
+  it('keys records by the header and keeps every value a string', async () => {
+    expect(await read('sku,qty,price,code\nA,007,1e3,TRUE\n')).toEqual([[2, { sku: 'A', qty: '007', price: '1e3', code: 'TRUE' }]]);
+  });
+
+  it('reads quoted values holding delimiters, doubled quotes and line breaks', async () => {
+    const text = 'a,b\n"x, y","say ""hi"""\n"line 1\nline 2",z\n';
+    expect(await read(text)).toEqual([
+      [2, { a: 'x, y', b: 'say "hi"' }],
+      [3, { a: 'line 1\nline 2', b: 'z' }],
+    ]);
+  });
+
+  it('strips the byte order mark from the first column name', async () => {
+    expect(await read('\uFEFFsku,title\nA,T\n')).toEqual([[2, { sku: 'A', title: 'T' }]]);
+  });
+
+  it.each([
+    ['LF', '\n'],
+    ['CRLF', '\r\n'],
+    ['CR', '\r'],
+  ])('reads %s line ends, locating each record at its physical line', async (_name, eol) => {
+    const text = ['a,b', '1,2', `"multi${eol}line",3`, '4,5', ''].join(eol);
+    expect(await read(text)).toEqual([
+      [2, { a: '1', b: '2' }],
+      [3, { a: `multi${eol}line`, b: '3' }],
+      [5, { a: '4', b: '5' }],
+    ]);
+  });
+
+  it('ends a record at every CRLF, LF or bare CR, whichever the first line has; a CR inside quotes stays data', async () => {
+    const text = 'a,b\r\n1,2\r3,4\n"5\r6",7\r\n8,9\r';
+    for (const chunkSize of [undefined, 1, 2]) {
+      expect(await read(text, ',', chunkSize)).toEqual([
+        [2, { a: '1', b: '2' }],
+        [3, { a: '3', b: '4' }],
+        [4, { a: '5\r6', b: '7' }],
+        [6, { a: '8', b: '9' }],
+      ]);
+    }
+    // One column: a bare CR is no part of a value (it published "A-2\rA-3" as one SKU).
+    expect(await read('sku\r\nA-1\r\nA-2\rA-3\r\n')).toEqual([
+      [2, { sku: 'A-1' }],
+      [3, { sku: 'A-2' }],
+      [4, { sku: 'A-3' }],
+    ]);
+  });
+
+  it('keeps line numbers exact after CRLF inside quoted values (csv-parse counts those twice)', async () => {
+    const text = 'a,b\r\n"1\r\n2\r\n3",x\r\nq,"4\r\n5"\r\nlast,y\r\n';
+    expect(await read(text)).toEqual([
+      [2, { a: '1\r\n2\r\n3', b: 'x' }],
+      [5, { a: 'q', b: '4\r\n5' }],
+      [7, { a: 'last', b: 'y' }],
+    ]);
+  });
+
+  it('reads the same whatever the chunk boundaries', async () => {
+    const text = '\uFEFFa;b\r\n"x;\r\n""y""";é😎\r\n3;4';
+    expect(await read(text, ';', 1)).toEqual(await read(text, ';'));
+    expect(await read(text, ';', 1)).toEqual([
+      [2, { a: 'x;\r\n"y"', b: 'é😎' }],
+      [4, { a: '3', b: '4' }],
+    ]);
+  });
+
+  it('reads with the delimiter it is given', async () => {
+    expect(await read('a\tb|c\n1\t2|3\n', '\t')).toEqual([[2, { a: '1', 'b|c': '2|3' }]]);
+  });
+
+  it('skips blank lines and rows of empty cells, counting their lines', async () => {
+    expect(await read('a,b\n\n1,2\n,\n\n3,4\n\n')).toEqual([
+      [3, { a: '1', b: '2' }],
+      [6, { a: '3', b: '4' }],
+    ]);
+  });
+
+  it('reads an empty line of a one-column file as an empty value', async () => {
+    expect(await read('sku\nA\n\nB\n')).toEqual([
+      [2, { sku: 'A' }],
+      [3, { sku: '' }],
+      [4, { sku: 'B' }],
+    ]);
+  });
+
+  it('gives a header without rows no records and no error', async () => {
+    expect(await read('sku,title')).toEqual([]);
+  });
+});
+
+describe('csv: bad input', () => {
+  it('reports an unclosed quote at the line where its record starts, after the records before it, then stops: the rest is not read', async () => {
+    const text = 'sku,title\nA,ok\nB,"never closed\nC,more\nD,end\n';
+    for (const chunkSize of [undefined, 3]) {
+      expect(await readStopped(text, chunkSize)).toEqual({
+        items: [
+          [2, { sku: 'A', title: 'ok' }],
+          [3, 'error: a quoted value (column "title") opens in this row and is never closed: the file ends inside it, so nothing after it could be read'],
+        ],
+        error: 'c.csv:3: not read to its end: a quoted value (column "title") opens on this line and is never closed, so the rest of the file is taken as part of it',
+      });
+    }
+  });
+
+  it('reports a row with more fields than the header and goes on', async () => {
+    expect(await read('a,b\n1,2\n1,2,3\n4,5\n')).toEqual([
+      [2, { a: '1', b: '2' }],
+      [3, 'error: the row has 3 fields but the header has 2: a value holding the delimiter must be quoted'],
+      [4, { a: '4', b: '5' }],
+    ]);
+  });
+
+  it('reports a row with fewer fields than the header and goes on', async () => {
+    expect(await read('a,b,c\n1,2\n4,5,6\n')).toEqual([
+      [2, 'error: the row has 2 fields but the header has 3'],
+      [3, { a: '4', b: '5', c: '6' }],
+    ]);
+  });
+
+  it('reports a stray quote once per record, at its line, and goes on', async () => {
+    const text = 'a,b\n1,This "quote" is bare\n2,"closed" early "again"\n3,fine\n';
+    expect(await read(text)).toEqual([
+      [2, 'error: a quote inside the unquoted value (column "b"): quote the whole value and double the quote ("")'],
+      [3, 'error: a quote inside the quoted value (column "b") must be doubled ("")'],
+      [4, { a: '3', b: 'fine' }],
+    ]);
+  });
+
+  it('reports a stray quote that leaves a quoted value open to the end once, at its line, then stops: the rest is not read', async () => {
+    // csv-parse stays inside the quoted value, so the rows after it are part of this broken record.
+    expect(await readStopped('a,b\n1,ok\n2,"closed" early\n3,fine\n')).toEqual({
+      items: [
+        [2, { a: '1', b: 'ok' }],
+        [3, 'error: a quote inside the quoted value (column "b") must be doubled ("")'],
+      ],
+      error: 'c.csv:3: not read to its end: a quoted value (column "b") opens on this line and is never closed, so the rest of the file is taken as part of it',
+    });
+  });
+
+  it('reports invalid UTF-8 at the row that holds it and reads the rows around it', async () => {
+    const text = Buffer.concat([Buffer.from('sku,title\nA,café\nB,caf'), Buffer.from([0xe9]), Buffer.from('\nC,ok\n')]);
+    expect(await read(text, ',', 7)).toEqual([
+      [2, { sku: 'A', title: 'café' }],
+      [3, 'error: the row is not valid UTF-8 text (save the file as UTF-8; is it Latin-1 or Windows-1252?)'],
+      [4, { sku: 'C', title: 'ok' }],
+    ]);
+  });
+
+  it('keeps a genuine U+FFFD in a valid file', async () => {
+    expect(await read('a\nx \uFFFD y\n')).toEqual([[2, { a: 'x \uFFFD y' }]]);
+  });
+
+  it('stops at a header with duplicate and empty column names, naming the columns: a header is not a row, so no item', async () => {
+    expect(await readStopped('sku,title,,sku,title\n1,2,3,4,5\n')).toEqual({
+      items: [],
+      error: 'c.csv:1: the header row column 3 has no name; columns 1, 4 are all named "sku"; columns 2, 5 are all named "title"',
+    });
+  });
+
+  it('stops at an empty first line: a missing header', async () => {
+    expect(await readStopped('\nsku\nA\n')).toEqual({ items: [], error: 'c.csv:1: the header row is empty; the first line should name the columns' });
+  });
+
+  it('stops at an empty source, at line 1, with no item (an empty file holds no row)', async () => {
+    expect(await readStopped('')).toEqual({ items: [], error: 'c.csv:1: the file is empty; its first line should name the columns' });
+  });
+
+  it.each([
+    [
+      'a quoted one, as a quote left open',
+      'B,"',
+      'error: a quoted value (column "title") opens in this row and is not closed within 1 MiB; reading stopped here',
+      'c.csv:3: not read to its end: a quoted value (column "title") opens on this line and is not closed within 1 MiB: is its closing quote missing?',
+      'unclosed_quote',
+    ],
+    [
+      // It was blamed on "an unclosed quote".
+      'an unquoted one, as an over-long row',
+      'B,',
+      'error: the row is larger than 1 MiB without a quote open (the value (column "title") runs on); reading stopped here',
+      'c.csv:3: not read to its end: the row on this line is larger than 1 MiB without a quote open: a value (column "title") runs on for over 1 MiB (a binary or damaged file, or a missing line break?)',
+      'row_too_large',
+    ],
+  ])('reports a field over 1 MiB, %s, without holding the rest, after the rows before it', async (_name, start, row, message, reason) => {
+    let sent = 0;
+    const total = 64 * 1024 * 1024;
+    const huge = new Readable({
+      read() {
+        if (sent === 0) this.push(`sku,title\nA,small\n${start}`);
+        else if (sent >= total) this.push(null);
+        else this.push(Buffer.alloc(64 * 1024, 0x78));
+        sent += 64 * 1024;
+      },
+    });
+    const { items, error } = await collectUntilError(csvRecords(huge, { source: 'c.csv', delimiter: ',' }));
+    expect(brief(items)).toEqual([
+      [2, { sku: 'A', title: 'small' }],
+      [3, row],
+    ]);
+    expect(error).toBeInstanceOf(SourceError);
+    expect(error?.message).toBe(message);
+    // The rows not read start where the row that stopped the reading starts.
+    expect(readStopOf(error)).toEqual({ reason, offset: 'sku,title\nA,small\n'.length });
+    // Reading stopped at the error rather than at the end of the 64 MiB stream.
+    expect(sent).toBeLessThan(8 * 1024 * 1024);
+  });
+
+  it('stops pulling input while the consumer does not ask for records (bounded buffering)', async () => {
+    let produced = 0;
+    const endless = new Readable({
+      read() {
+        const chunk = produced === 0 ? 'sku,title\n' : 'A,some title\n'.repeat(1000);
+        produced += chunk.length;
+        this.push(chunk);
+      },
+    });
+    const records = csvRecords(endless, { source: 'c.csv', delimiter: ',' })[Symbol.asyncIterator]();
+    expect((await records.next()).done).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const afterPause = produced;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(produced).toBe(afterPause);
+    expect(produced).toBeLessThan(2 * 1024 * 1024);
+    await records.return?.(undefined);
+    expect(endless.destroyed).toBe(true);
+  });
+
+  it('yields records as they are parsed, before the input ends', async () => {
+    const input = new Readable({ read() {} });
+    const records = csvRecords(input, { source: 'c.csv', delimiter: ',' })[Symbol.asyncIterator]();
+    input.push('a\n1\n2\n');
+    const first = await records.next();
+    expect(first.done).toBe(false);
+    expect(isRecordError(first.value as never)).toBe(false);
+    input.push(null);
+    await records.return?.(undefined);
+  });
+});

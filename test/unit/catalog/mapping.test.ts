@@ -1,0 +1,153 @@
+import { describe, expect, it } from 'vitest';
+import { createRecordMapper, mapRecords } from '../../../src/catalog/mapping/index.js';
+import { parseMapFlags, parseMappingJson } from '../../../src/catalog/mapping/fields.js';
+import { checkHeader } from '../../../src/catalog/mapping/header.js';
+import type { CatalogRecord } from '../../../src/catalog/types.js';
+import type { RecordItem } from '../../../src/catalog/read-records.js';
+import { UsageError } from '../../../src/errors.js';
+import { thrown } from '../../helpers/errors.js';
+import { collect } from '../../helpers/sources-collect.js';
+
+const at = (line: number) => ({ source: 'catalog.csv', line });
+const rec = (fields: Record<string, unknown>, line = 2): CatalogRecord => ({ location: at(line), fields });
+
+async function* feed(items: RecordItem[]): AsyncIterable<RecordItem> {
+  for (const item of items) yield await Promise.resolve(item);
+}
+
+describe('default mapping', () => {
+  const map = createRecordMapper();
+
+  it('takes columns named as the API fields, and ignores unknown columns', () => {
+    const draft = map(rec({ sku: 'A1', title: 'Mug', marketplace: 'EBAY_US', merchant_location_key: 'wh', fulfillment_policy_id: 'f', payment_policy_id: 'p', return_policy_id: 'r', colour: 'red' }));
+    expect(draft).toEqual({
+      location: at(2),
+      values: { sku: 'A1', title: 'Mug', marketplace: 'EBAY_US', merchant_location_key: 'wh', fulfillment_policy_id: 'f', payment_policy_id: 'p', return_policy_id: 'r' },
+      issues: [],
+    });
+  });
+
+  it('treats empty and blank cells as absent, and trims values', () => {
+    expect(map(rec({ sku: '  A1 ', title: '', marketplace: '   ', images_source: '' })).values).toEqual({ sku: 'A1' });
+  });
+
+  it('nests dotted headers under overrides', () => {
+    expect(map(rec({ sku: 'A', 'overrides.condition': 'NEW', 'overrides.colour': 'red', 'overrides.size': '' })).values).toEqual({
+      sku: 'A',
+      overrides: { condition: 'NEW', colour: 'red' },
+    });
+  });
+
+  it('splits one list cell on | (or the given separator)', () => {
+    expect(map(rec({ sku: 'A', images_source: 'https://x/1.jpg| https://x/2.jpg ||' })).values.images_source).toEqual(['https://x/1.jpg', 'https://x/2.jpg']);
+    const semi = createRecordMapper({ listSeparator: ';' });
+    expect(semi(rec({ sku: 'A', images_source: 'a;b' })).values.images_source).toEqual(['a', 'b']);
+  });
+
+  it('gathers numbered list columns in number order, not column order', () => {
+    const draft = map(rec({ sku: 'A', 'images_source.10': 'j', 'images_source.2': 'b', 'images_source.1': 'a', 'images_source.3': '' }));
+    expect(draft.values.images_source).toEqual(['a', 'b', 'j']);
+  });
+
+  it('reads JSON records in the API nesting: arrays, overrides objects, numbers as text', () => {
+    const draft = map(rec({ sku: 1234, images_source: ['https://x/1.jpg', ' '], overrides: { condition: 'NEW', count: 3, empty: '' }, title: null }));
+    expect(draft.values).toEqual({ sku: '1234', images_source: ['https://x/1.jpg'], overrides: { condition: 'NEW', count: 3 } });
+    expect(draft.issues).toEqual([]);
+  });
+
+  it('accepts a string list in JSON too', () => {
+    expect(map(rec({ sku: 'A', images_source: 'https://x/1.jpg|https://x/2.jpg' })).values.images_source).toHaveLength(2);
+  });
+
+  it('reports values of the wrong kind as field issues', () => {
+    const draft = map(rec({ sku: { id: 1 }, title: true, images_source: ['ok', 5, { url: 'x' }], overrides: 'NEW' }));
+    expect(draft.issues).toEqual([
+      { path: 'sku', message: 'must be text, not an object' },
+      { path: 'title', message: 'must be text, not a boolean' },
+      { path: 'images_source[2]', message: 'must be text, not an object' },
+      { path: 'overrides', message: 'must be an object of override values, e.g. {"condition": "NEW"}' },
+    ]);
+    expect(draft.values.images_source).toEqual(['ok', '5']);
+  });
+});
+
+describe('renames (--map, --mapping)', () => {
+  it('takes a mapped field from its column and no longer from the default one', () => {
+    const map = createRecordMapper({ map: parseMapFlags(['sku=Variant SKU', 'title=Name', 'overrides.condition=Cond']) });
+    const draft = map(rec({ 'Variant SKU': 'V1', sku: 'ignored', Name: 'Mug', Cond: 'USED', 'overrides.condition': 'NEW' }));
+    expect(draft.values).toEqual({ sku: 'V1', title: 'Mug', overrides: { condition: 'USED' } });
+  });
+
+  it('maps a list field to one cell or to numbered columns of the mapped name', () => {
+    const map = createRecordMapper({ map: { images_source: 'Image' } });
+    expect(map(rec({ sku: 'A', Image: 'a|b' })).values.images_source).toEqual(['a', 'b']);
+    expect(map(rec({ sku: 'A', 'Image.2': 'b', 'Image.1': 'a' })).values.images_source).toEqual(['a', 'b']);
+  });
+
+  it('follows a dotted path into nested JSON objects', () => {
+    const map = createRecordMapper({ map: { sku: 'meta.barcode', images_source: 'images' } });
+    expect(map(rec({ meta: { barcode: '0123' }, images: ['https://x/a.jpg'] })).values).toEqual({ sku: '0123', images_source: ['https://x/a.jpg'] });
+  });
+
+  it('rejects an unknown target field before reading, with a did-you-mean', () => {
+    const error = thrown(UsageError, () => parseMapFlags(['skuu=SKU']));
+    expect(error.message).toBe('map skuu=SKU: "skuu" is not a listing field');
+    expect(error.setting).toEqual({ key: 'map', value: 'skuu=SKU' });
+    expect(error.hint).toContain('did you mean sku?');
+    expect(() => parseMapFlags(['sku'])).toThrow(/expected field=Column/);
+    expect(() => parseMapFlags(['overrides.=X'])).toThrow(UsageError);
+    expect(parseMapFlags(['overrides.colour=Colour'])).toEqual({ 'overrides.colour': 'Colour' });
+  });
+
+  it('reads a mapping file of field -> column and checks it the same way', () => {
+    expect(parseMappingJson('{"sku": "Variant SKU", "images_source": "Image Src"}', 'm.json')).toEqual({ sku: 'Variant SKU', images_source: 'Image Src' });
+    expect(() => parseMappingJson('{"sku": 3}', 'm.json')).toThrow(/column for sku must be a non-empty string/);
+    expect(() => parseMappingJson('[1]', 'm.json')).toThrow(/expected a JSON object/);
+    expect(() => parseMappingJson('{', 'm.json')).toThrow(/not valid JSON/);
+    expect(() => parseMappingJson('{"titel": "Name"}', 'm.json')).toThrow(/"titel" is not a listing field/);
+  });
+});
+
+describe('header check (CSV, TSV)', () => {
+  it('reports a mapped column missing from the header once, clearly', () => {
+    expect(() => checkHeader(['Handle', 'Variant Sku'], { sku: 'Variant SKU' }, 'shop.csv')).toThrow(
+      expect.objectContaining({ message: 'map sku=Variant SKU: shop.csv has no column "Variant SKU"', hint: 'did you mean "Variant Sku"?', setting: { key: 'map', value: 'sku=Variant SKU' } }),
+    );
+  });
+
+  it('asks for a mapping when no column gives the SKU, suggesting a likely one', () => {
+    expect(() => checkHeader(['Item SKU', 'Name'], {}, 'c.csv')).toThrow(expect.objectContaining({ message: 'c.csv has no sku column' }));
+    const error = thrown(UsageError, () => checkHeader(['Handle', 'Title', 'Variant SKU'], {}, 'c.csv'));
+    expect(error.hint).toContain('with map sku="Variant SKU"');
+    expect(error.hint).toContain('try preset shopify');
+  });
+
+  it('accepts numbered columns for a mapped list field', () => {
+    expect(() => checkHeader(['sku', 'Image.1'], { images_source: 'Image' }, 'c.csv')).not.toThrow();
+  });
+
+  it('runs on the first readable record of a CSV, failing the stream before any draft', async () => {
+    const items: RecordItem[] = [rec({ 'Item Code': 'A' })];
+    await expect(collect(mapRecords(feed(items), { fixedColumns: true }))).rejects.toThrow(/has no sku column/);
+    // JSON records may differ from each other: no header check.
+    expect(await collect(mapRecords(feed(items)))).toHaveLength(1);
+  });
+});
+
+describe('mapRecords', () => {
+  it('turns a parser error into a draft with a (record) issue, keeping order', async () => {
+    const items: RecordItem[] = [rec({ sku: 'A' }, 2), { location: at(3), error: 'unclosed quote' }, rec({ sku: 'B' }, 5)];
+    const drafts = await collect(mapRecords(feed(items), { fixedColumns: true }));
+    expect(drafts.map((d) => [d.location.line, d.values.sku, d.issues])).toEqual([
+      [2, 'A', []],
+      [3, undefined, [{ path: '(record)', message: 'unclosed quote' }]],
+      [5, 'B', []],
+    ]);
+  });
+
+  it('makes the column plan once for CSV and per record for JSON', async () => {
+    const json: RecordItem[] = [rec({ sku: 'A', images_source: ['a'] }), rec({ sku: 'B', 'images_source.1': 'b' })];
+    const drafts = await collect(mapRecords(feed(json)));
+    expect(drafts.map((d) => d.values.images_source)).toEqual([['a'], ['b']]);
+  });
+});

@@ -1,0 +1,152 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
+import { openRecords } from '../../../src/catalog/read-records.js';
+import { SourceError, UsageError } from '../../../src/errors.js';
+import { redact } from '../../../src/secrets.js';
+import { brief, collect } from '../../helpers/sources-collect.js';
+
+const CSV = 'sku,title\nA,Alpha\nB,Beta\n';
+const ROWS = [
+  [2, { sku: 'A', title: 'Alpha' }],
+  [3, { sku: 'B', title: 'Beta' }],
+];
+const TOKEN = 'export-token-1234';
+
+interface Seen {
+  url: string;
+  headers: IncomingHttpHeaders;
+}
+
+/** A server on 127.0.0.1:0 that answers from a table of routes and records what it received. */
+async function start(routes: (url: string, base: () => string) => { status: number; headers?: Record<string, string | number>; body?: string | Buffer }) {
+  const seen: Seen[] = [];
+  const server: Server = createServer((req, res) => {
+    seen.push({ url: req.url ?? '', headers: req.headers });
+    const answer = routes(req.url ?? '', () => base);
+    res.writeHead(answer.status, answer.headers);
+    res.end(answer.body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return { server, seen, base };
+}
+
+let other: Awaited<ReturnType<typeof start>>;
+let main: Awaited<ReturnType<typeof start>>;
+
+beforeAll(async () => {
+  other = await start((url) => (url === '/catalog.csv' ? { status: 200, headers: { 'content-type': 'text/csv' }, body: CSV } : { status: 404 }));
+  main = await start((url, base) => {
+    switch (url) {
+      case '/catalog.csv':
+        return { status: 200, headers: { 'content-type': 'text/plain', 'content-length': CSV.length }, body: CSV };
+      case '/export':
+        return { status: 200, headers: { 'content-type': 'application/x-ndjson; charset=utf-8' }, body: '{"sku":"A"}\n' };
+      case '/api/products':
+        return { status: 200, headers: { 'content-type': 'application/json' }, body: '{"products":[{"sku":"A"}]}' };
+      case '/compressed':
+        return { status: 200, headers: { 'content-type': 'text/csv', 'content-encoding': 'gzip' }, body: gzipSync(CSV) };
+      case '/double.csv.gz':
+        return { status: 200, headers: { 'content-encoding': 'gzip' }, body: gzipSync(gzipSync(CSV)) };
+      case '/same-origin':
+        return { status: 302, headers: { location: '/catalog.csv' } };
+      case '/elsewhere':
+        return { status: 301, headers: { location: `${other.base}/catalog.csv` } };
+      case '/loop':
+        return { status: 307, headers: { location: `${base()}/loop` } };
+      case '/private':
+        return { status: 401 };
+      default:
+        return { status: 404 };
+    }
+  });
+});
+
+afterAll(() => {
+  main.server.close();
+  other.server.close();
+});
+
+function lastSeen(server: { seen: Seen[] }): Seen {
+  return server.seen[server.seen.length - 1]!;
+}
+
+describe('http(s) sources', () => {
+  it('streams a URL, with the extension telling the format and Content-Length the total', async () => {
+    const url = `${main.base}/catalog.csv`;
+    const stream = await openRecords(url, {});
+    expect(stream).toMatchObject({ name: url, format: 'csv' });
+    const items = await collect(stream.records);
+    expect(brief(items)).toEqual(ROWS);
+    expect(items[0]?.location.source).toBe(url);
+    expect(stream.progress()).toEqual({ bytesRead: CSV.length, totalBytes: CSV.length });
+  });
+
+  it('tells the format from Content-Type when the URL has no extension', async () => {
+    expect((await openRecords(`${main.base}/export`, {})).format).toBe('ndjson');
+    const json = await openRecords(`${main.base}/api/products`, { jsonPath: 'products' });
+    expect(brief(await collect(json.records))).toEqual([[1, { sku: 'A' }]]);
+  });
+
+  it('decompresses a gzip Content-Encoding, and a .gz body sent with one', async () => {
+    expect(brief(await collect((await openRecords(`${main.base}/compressed`, {})).records))).toEqual(ROWS);
+    expect(brief(await collect((await openRecords(`${main.base}/double.csv.gz`, {})).records))).toEqual(ROWS);
+  });
+
+  it('sends the source headers to the URL and follows a same-origin redirect with them', async () => {
+    const stream = await openRecords(`${main.base}/same-origin`, { sourceHeaders: [`Authorization: Bearer ${TOKEN}`, 'X-Shop: one'] });
+    expect(brief(await collect(stream.records))).toEqual(ROWS);
+    const [redirect, target] = main.seen.slice(-2);
+    expect(redirect?.headers).toMatchObject({ authorization: `Bearer ${TOKEN}`, 'x-shop': 'one' });
+    expect(target).toMatchObject({ url: '/catalog.csv', headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(redact(`token ${TOKEN}`)).toBe('token ****');
+  });
+
+  it('follows a redirect to another origin without the source headers', async () => {
+    const stream = await openRecords(`${main.base}/elsewhere`, { sourceHeaders: [`Authorization: Bearer ${TOKEN}`, 'X-Shop: one'] });
+    expect(brief(await collect(stream.records))).toEqual(ROWS);
+    expect(lastSeen(main).headers.authorization).toBe(`Bearer ${TOKEN}`);
+    const received = lastSeen(other);
+    expect(received.url).toBe('/catalog.csv');
+    expect(received.headers.authorization).toBeUndefined();
+    expect(received.headers['x-shop']).toBeUndefined();
+  });
+
+  it("sends a URL's userinfo as Basic credentials to its own origin only, and names the source without it", async () => {
+    const withUserinfo = (path: string) => main.base.replace('://', '://shop%40example.com:p%3Ass@') + path;
+    const stream = await openRecords(withUserinfo('/elsewhere'));
+    expect(brief(await collect(stream.records))).toEqual(ROWS);
+    expect(stream.name).toBe(`${main.base.replace('://', '://****@')}/elsewhere`);
+    expect(lastSeen(main).headers.authorization).toBe(`Basic ${Buffer.from('shop@example.com:p:ss').toString('base64')}`);
+    expect(lastSeen(other).headers.authorization, 'not sent to the origin the redirect leads to').toBeUndefined();
+    // A --source-header Authorization is the one sent when both are given.
+    await collect((await openRecords(withUserinfo('/catalog.csv'), { sourceHeaders: [`Authorization: Bearer ${TOKEN}`] })).records);
+    expect(lastSeen(main).headers.authorization).toBe(`Bearer ${TOKEN}`);
+  });
+
+  it('throws SourceError with the status for a 404 or 401, naming the URL', async () => {
+    const url = `${main.base}/missing.csv`;
+    await expect(openRecords(url, {})).rejects.toThrow(new SourceError({ source: url }, 'the server answered HTTP 404'));
+    await expect(openRecords(`${main.base}/private`, {})).rejects.toThrow(/HTTP 401$/);
+    await expect(openRecords(`${main.base}/elsewhere-missing`, {})).rejects.toThrow(SourceError);
+  });
+
+  it('gives up after five redirects', async () => {
+    const before = main.seen.length;
+    await expect(openRecords(`${main.base}/loop`, {})).rejects.toThrow('more than 5 redirects');
+    expect(main.seen.length - before).toBe(6);
+  });
+
+  it('throws SourceError when nothing listens', async () => {
+    const closed = await start(() => ({ status: 200 }));
+    closed.server.close();
+    await expect(openRecords(`${closed.base}/c.csv`, {})).rejects.toThrow(/cannot fetch: .*ECONNREFUSED/);
+  });
+
+  it('refuses a source header that is not Name: value', async () => {
+    await expect(openRecords(`${main.base}/catalog.csv`, { sourceHeaders: ['no colon here'] })).rejects.toThrow(UsageError);
+    await expect(openRecords(`${main.base}/catalog.csv`, { sourceHeaders: ['Bad Name: x'] })).rejects.toThrow(UsageError);
+  });
+});

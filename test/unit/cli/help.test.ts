@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import type { Command } from 'commander';
+import { buildProgram } from '../../../src/cli/main.js';
+import { commandPath, EXAMPLES } from '../../../src/cli/help.js';
+
+function allCommands(command: Command): Command[] {
+  return [command, ...command.commands.flatMap(allCommands)];
+}
+
+describe('help of every command', () => {
+  const commands = allCommands(buildProgram());
+
+  it('has examples', () => {
+    const missing = commands.map(commandPath).filter((path) => EXAMPLES[path] === undefined);
+    expect(missing).toEqual([]);
+  });
+
+  it('examples name only commands and long flags that exist', () => {
+    const root = commands[0] as Command;
+    for (const examples of Object.values(EXAMPLES)) {
+      for (const [line] of examples) {
+        const words = line.replace(/^.*?\blistings /, 'listings ').split(/\s+/);
+        if (words[0] !== 'listings') continue;
+        // The command an example runs: the longest run of subcommand names after `listings`.
+        let command = root;
+        for (const word of words.slice(1)) {
+          const sub = command.commands.find((c) => c.name() === word);
+          if (sub === undefined) break;
+          command = sub;
+        }
+        const known = new Set(command.options.map((option) => option.long));
+        for (const flag of line.match(/(?<=\s)--[a-z0-9-]+/g) ?? []) expect(known.has(flag), `${line}: ${flag}`).toBe(true);
+      }
+    }
+  });
+});

@@ -1,0 +1,306 @@
+import { describe, expect, it } from 'vitest';
+import { AdaptiveLimit } from '../../../src/publish/flow/adaptive-limit.js';
+import { Breaker } from '../../../src/publish/flow/breaker.js';
+import { FixedLimit } from '../../../src/publish/flow/concurrency-limit.js';
+import { FlowControl } from '../../../src/publish/flow/flow-control.js';
+import { Pacer } from '../../../src/publish/flow/pacer.js';
+import { simulate, type ServiceModel } from '../../helpers/simulated-service.js';
+
+/** The defaults `publish` runs with. */
+const defaultFlow = (): FlowControl => new FlowControl(new AdaptiveLimit(), new Pacer(), new Breaker(0));
+
+function ideal(model: ServiceModel): number {
+  const mean = (model.latencyMs[0] + model.latencyMs[1]) / 2;
+  return Math.min(model.rateLimit ?? Infinity, (model.capacity ?? 512) / (mean / 1000));
+}
+
+describe('flow control with default settings on simulated services (deterministic clock)', () => {
+  const models: [string, ServiceModel, number][] = [
+    ['rate-limited 400/s, 50-150 ms', { latencyMs: [50, 150], rateLimit: 400, retryAfterS: 1 }, 20_000],
+    ['capacity 128 with a queue, 200-300 ms', { latencyMs: [200, 300], capacity: 128 }, 20_000],
+    ['capacity 8, queue 8, 503 past it, 20-50 ms', { latencyMs: [20, 50], capacity: 8, queue: 8 }, 10_000],
+    ['2 s a request, capacity 400', { latencyMs: [1800, 2200], capacity: 400 }, 40_000],
+    ['noisy: 50-1000 ms, capacity 200 with a queue', { latencyMs: [50, 1000], capacity: 200 }, 20_000],
+    ['a fast rate limit: 5,000/s, 5-10 ms', { latencyMs: [5, 10], rateLimit: 5000, retryAfterS: 1 }, 100_000],
+  ];
+  it.each(models)('%s: goodput >= 0.9 of ideal, <= 2%% rejected', (_name, model, rows) => {
+    const result = simulate(model, [defaultFlow()], rows);
+    expect(result.accepted).toBe(rows);
+    const goodput = result.accepted / (result.durationMs / 1000) / ideal(model);
+    expect(goodput).toBeGreaterThanOrEqual(0.9);
+    expect(result.rejected / result.requests).toBeLessThanOrEqual(0.02);
+    expect(result.verdict).toBeUndefined();
+  });
+
+  it('latency only (80-120 ms, no limit): grows to the ceiling of 512 within a few round trips', () => {
+    const flow = defaultFlow();
+    const result = simulate({ latencyMs: [80, 120] }, [flow], 20_000);
+    expect(flow.peakLimit).toBe(512);
+    // Ideal: 512 in flight / 0.1 s.
+    expect(result.accepted / (result.durationMs / 1000)).toBeGreaterThan(0.8 * 5120);
+  });
+
+  it('4 processes sharing one rate-limited service (400/s) together reach >= 0.9 of it, <= 3% rejected', () => {
+    const flows = [defaultFlow(), defaultFlow(), defaultFlow(), defaultFlow()];
+    const result = simulate({ latencyMs: [50, 150], rateLimit: 400, retryAfterS: 1 }, flows, 20_000);
+    expect(result.accepted).toBe(20_000);
+    expect(result.accepted / (result.durationMs / 1000) / 400).toBeGreaterThanOrEqual(0.9);
+    expect(result.rejected / result.requests).toBeLessThanOrEqual(0.03);
+  });
+
+  it('a fixed limit stays fixed whatever the service says', () => {
+    const flow = new FlowControl(new FixedLimit(8), new Pacer(), new Breaker(0));
+    const result = simulate({ latencyMs: [20, 50], capacity: 2, queue: 2 }, [flow], 500);
+    expect(flow.limit.limit).toBe(8);
+    expect(result.accepted).toBe(500);
+    expect(result.rejected).toBeGreaterThan(100);
+  });
+
+  it('a hung service: the breaker gives up after 3 timeouts with nothing accepted, at the first timeout', () => {
+    const flow = defaultFlow();
+    const result = simulate({ latencyMs: [1, 1], hang: true }, [flow], 100);
+    expect(result.verdict).toBe('no answer to 3 requests in a row, and no request was accepted');
+    expect(result.durationMs).toBe(30_000);
+    expect(result.requests).toBe(4);
+  });
+});
+
+describe('AdaptiveLimit', () => {
+  /**
+   * A closed loop, as the engine runs it: a full window in flight; each round trip, every answer is followed at once
+   * by as many new requests as the limit then allows. `latency(n)` is the round trip with n in flight.
+   */
+  function rounds(limit: AdaptiveLimit, count: number, latency: (inFlight: number) => number): number[] {
+    const seen: number[] = [];
+    let now = 0;
+    let inFlight = Array.from({ length: limit.limit }, () => limit.onSend(now));
+    for (let round = 0; round < count; round++) {
+      now += latency(inFlight.length);
+      const next: typeof inFlight = [];
+      for (const ticket of inFlight) {
+        limit.onAnswer(ticket, now, 'ok');
+        while (next.length < limit.limit) next.push(limit.onSend(now));
+      }
+      inFlight = next;
+      seen.push(limit.limit);
+    }
+    return seen;
+  }
+
+  it('starts at 4 and doubles each round trip while latency stays flat, up to its max', () => {
+    const limit = new AdaptiveLimit({ max: 100 });
+    expect(limit.limit).toBe(4);
+    // The first four leave one by one (1, 2, 3, 4 in flight): three of them count as a full window.
+    expect(rounds(limit, 7, () => 50)).toEqual([7, 14, 28, 56, 100, 100, 100]);
+  });
+
+  it('settles near the knee of a queueing service: latency = 100 ms x max(1, inFlight / 40)', () => {
+    const limit = new AdaptiveLimit();
+    const seen = rounds(limit, 60, (n) => 100 * Math.max(1, n / 40));
+    const last = seen.slice(-20);
+    // Within tolerance (1.5 x no-load) of the knee, and stable.
+    expect(Math.min(...last)).toBeGreaterThanOrEqual(40);
+    expect(Math.max(...last)).toBeLessThanOrEqual(70);
+    expect(limit.noLoadMs).toBe(100);
+  });
+
+  it('cuts on overload once per round trip: the answers of requests already in flight do not cut again', () => {
+    const limit = new AdaptiveLimit({ initial: 20 });
+    const tickets = Array.from({ length: 20 }, () => limit.onSend(0));
+    for (const ticket of tickets) limit.onAnswer(ticket, 10, 'overloaded');
+    expect(limit.limit).toBe(14);
+    const next = limit.onSend(10);
+    limit.onAnswer(next, 20, 'overloaded');
+    expect(limit.limit).toBe(9);
+  });
+
+  it('a 429 ends slow start without a cut', () => {
+    const limit = new AdaptiveLimit({ initial: 10 });
+    const tickets = Array.from({ length: 10 }, () => limit.onSend(0));
+    limit.onAnswer(tickets[0]!, 10, 'throttled');
+    expect(limit.slowStart).toBe(false);
+    expect(limit.limit).toBe(10);
+  });
+
+  it('a service that gets slower for everyone is learned again, not taken for a queue (no cut down to 1)', () => {
+    const limit = new AdaptiveLimit();
+    rounds(limit, 10, () => 50);
+    const before = limit.limit;
+    // From now on every answer takes 200 ms, whatever the load.
+    const after = rounds(limit, 30, () => 200);
+    // Cut to an eighth at most (three round trips for a queue of ours to drain), then learned again and grown back.
+    expect(Math.min(...after)).toBeGreaterThanOrEqual(before / 16);
+    expect(after.at(-1)).toBeGreaterThan(Math.min(...after));
+    expect(limit.noLoadMs).toBe(200);
+  });
+
+  it('does not grow while it is not used (a run held back by its pace or its input)', () => {
+    const limit = new AdaptiveLimit({ initial: 10 });
+    let now = 0;
+    for (let i = 0; i < 100; i++) {
+      const ticket = limit.onSend(now);
+      now += 20;
+      limit.onAnswer(ticket, now, 'ok');
+    }
+    expect(limit.limit).toBe(10);
+  });
+});
+
+describe('Pacer', () => {
+  it('after a burst the service allowed, the pace follows what it accepts while it throttles, not the burst', () => {
+    const pacer = new Pacer();
+    // A burst of 1,000 accepted in 100 ms, then the service lets 100/s through while answering 429.
+    for (let t = 0; t < 100; t += 0.1) pacer.onAccepted(t);
+    pacer.onPushback(100, 1, 1000, true, 1000);
+    const first = pacer.rate(100)!;
+    for (let t = 100, seq = 1001; t < 600; t += 10, seq++) {
+      pacer.onAccepted(t);
+      pacer.onPushback(t + 1, seq, seq, true, 1000);
+    }
+    expect(first).toBeGreaterThan(1000);
+    expect(pacer.rate(600)).toBeLessThan(110);
+  });
+
+  it('a cut leaves no credit: the next request waits one interval of the new pace', () => {
+    const pacer = new Pacer();
+    for (let t = 0; t < 1000; t += 1) pacer.onAccepted(t);
+    pacer.onPushback(1000, 1, 1, true, undefined);
+    const rate = pacer.rate(1000)!;
+    expect(pacer.nextSendAt(1000)).toBeCloseTo(1000 + 1000 / rate, 3);
+  });
+
+  it('paces nothing until a 429, then sends just under the rate accepted lately, growing back along a cubic', () => {
+    const pacer = new Pacer();
+    expect(pacer.rate(0)).toBeUndefined();
+    for (let t = 0; t < 1000; t += 2) pacer.onAccepted(t);
+    pacer.onPushback(1000, 1, 10, true, 1000);
+    // 500/s accepted lately (its last 100 ms bucket); the pace drops to 0.9 x that.
+    expect(pacer.rate(1000)).toBeCloseTo(450, 0);
+    // Regrowth: back to 500 after K = cbrt(500 x 0.1 / 0.4) = 5 s, if it is used meanwhile, then above it.
+    const acceptUntil = (from: number, to: number): void => {
+      for (let t = from; t < to; t += 2) pacer.onAccepted(t);
+    };
+    acceptUntil(1000, 3000);
+    expect(pacer.rate(3000)).toBeGreaterThan(480);
+    acceptUntil(3000, 6000);
+    expect(pacer.rate(6000)).toBeCloseTo(500, 0);
+    acceptUntil(6000, 9000);
+    expect(pacer.rate(9000)).toBeGreaterThan(505);
+  });
+
+  it('a 429 for a request sent before the last cut does not cut again', () => {
+    const pacer = new Pacer();
+    for (let t = 0; t < 1000; t += 10) pacer.onAccepted(t);
+    pacer.onPushback(1000, 5, 50, true, undefined);
+    const once = pacer.rate(1000);
+    pacer.onPushback(1001, 40, 60, true, undefined);
+    expect(pacer.rate(1001)).toBeCloseTo(once!, 0);
+    pacer.onPushback(1002, 51, 60, true, undefined);
+    expect(pacer.rate(1002)).toBeLessThan(once!);
+  });
+
+  it('holds every send for the Retry-After while nothing is accepted; doubling 1 s without one', () => {
+    const pacer = new Pacer();
+    pacer.onPushback(0, 1, 1, false, undefined);
+    expect(pacer.nextSendAt(0)).toBe(1000);
+    pacer.onPushback(1000, 2, 2, false, undefined);
+    expect(pacer.nextSendAt(1000)).toBe(3000);
+    pacer.onPushback(3000, 3, 3, true, 5000);
+    expect(pacer.nextSendAt(3000)).toBe(8000);
+    pacer.onAccepted(8100);
+    pacer.onPushback(8200, 4, 4, false, undefined);
+    // Something was accepted: a 503 then is the concurrency limit's business, not a hold.
+    expect(pacer.nextSendAt(8200)).toBe(8200);
+  });
+
+  it('keeps to the user ceiling (--rate) with a burst of a tenth of a second', () => {
+    const pacer = new Pacer({ ceiling: 50 });
+    let sent = 0;
+    for (let now = 0; now < 1000; now++) {
+      while (pacer.nextSendAt(now) <= now) {
+        pacer.onSend(now);
+        sent++;
+      }
+    }
+    expect(sent).toBeGreaterThanOrEqual(50);
+    expect(sent).toBeLessThanOrEqual(55);
+  });
+});
+
+describe('Breaker', () => {
+  const refused = new Error('connection refused');
+
+  it('gives up at once when the service cannot be reached before anything was accepted', () => {
+    const breaker = new Breaker(0);
+    breaker.onFailure(10, 1, 'unreachable', refused);
+    expect(breaker.verdict).toEqual({ error: refused, reason: 'cannot connect, and no request was accepted' });
+  });
+
+  it('after rows were accepted: opens, probes after 1 s, 2 s, 4 s..., closes on an accepted probe', () => {
+    const breaker = new Breaker(0);
+    breaker.onAccepted(100);
+    breaker.onFailure(200, 5, 'unreachable', refused);
+    expect(breaker.state).toBe('open');
+    expect(breaker.nextSendAt(200)).toBe(1200);
+    breaker.onSend(1200, 9);
+    expect(breaker.state).toBe('half-open');
+    expect(breaker.nextSendAt(1200)).toBe(Infinity);
+    breaker.onFailure(1210, 9, 'unreachable', refused);
+    expect(breaker.nextSendAt(1210)).toBe(3210);
+    breaker.onSend(3210, 10);
+    breaker.onAccepted(3220);
+    expect(breaker.state).toBe('closed');
+    expect(breaker.verdict).toBeUndefined();
+  });
+
+  it('every answer to the probe ends the half-open state: pushback, a 5xx or a 4xx close it, a timeout opens it again', () => {
+    // A service back from a restart that answers the probe 503 (or 429, 500, 400) is up: with the breaker left
+    // half-open nothing was sent again, and with nothing in flight the run hung (the process exited 13).
+    for (const kind of ['overloaded', 'throttled', 'transient', 'row'] as const) {
+      const breaker = new Breaker(0);
+      breaker.onAccepted(100);
+      breaker.onFailure(200, 5, 'unreachable', refused);
+      breaker.onSend(1200, 9);
+      expect(breaker.nextSendAt(1200)).toBe(Infinity);
+      // An answer to a request sent before the probe changes nothing.
+      breaker.onFailure(1205, 8, kind, new Error(kind));
+      expect(breaker.state, kind).toBe('half-open');
+      breaker.onFailure(1210, 9, kind, new Error(kind));
+      expect(breaker.state, kind).toBe('closed');
+      expect(breaker.nextSendAt(1210), kind).toBe(1210);
+      expect(breaker.verdict, kind).toBeUndefined();
+    }
+    const breaker = new Breaker(0);
+    breaker.onAccepted(100);
+    breaker.onFailure(200, 5, 'unreachable', refused);
+    breaker.onSend(1200, 9);
+    breaker.onFailure(2200, 9, 'timeout', new Error('timed out'));
+    expect(breaker.state).toBe('open');
+    expect(breaker.nextSendAt(2200)).toBe(4200);
+  });
+
+  it('gives up once nothing was accepted for giveUpAfterMs, probing meanwhile', () => {
+    const breaker = new Breaker(0, { giveUpAfterMs: 10_000 });
+    breaker.onAccepted(0);
+    let now = 100;
+    let seq = 1;
+    breaker.onFailure(now, seq, 'unreachable', refused);
+    while (breaker.verdict === undefined) {
+      now = breaker.nextSendAt(now);
+      breaker.onSend(now, ++seq);
+      breaker.onFailure(now + 5, seq, 'unreachable', refused);
+    }
+    expect(now).toBeGreaterThanOrEqual(10_000 - 5);
+    expect(breaker.verdict.reason).toMatch(/^nothing accepted for 1\d s$/);
+  });
+
+  it('pushback never opens it: a busy service that accepts now and then is never given up on', () => {
+    const breaker = new Breaker(0, { giveUpAfterMs: 5_000 });
+    for (let now = 0; now < 600_000; now += 100) {
+      breaker.onFailure(now, now, now % 1000 === 0 ? 'overloaded' : 'throttled', new Error('busy'));
+      if (now % 4000 === 0) breaker.onAccepted(now);
+    }
+    expect(breaker.state).toBe('closed');
+    expect(breaker.verdict).toBeUndefined();
+  });
+});
