@@ -63,6 +63,7 @@ describe('hostile local surfaces: the config file, edited by hand', () => {
     const results = await Promise.all([['config', 'list'], ['config', 'get', 'condition'], ['config', 'profiles']].map((args) => runCli(args, { env })));
     for (const result of results) {
       expect(result.code, result.stderr).toBe(0);
+      // eslint-disable-next-line no-control-regex -- the raw ESC and BEL are what must not reach the terminal
       expect(result.stdout + result.stderr).not.toMatch(/\u001b|\u0007|^\s*::/m);
     }
   });
