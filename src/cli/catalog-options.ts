@@ -2,6 +2,9 @@ import { Option, type Command } from 'commander';
 import { FORMATS, PRESETS, type CatalogOptions, type Format, type Preset } from '../catalog/types.js';
 import { UsageError, type Setting } from '../errors.js';
 
+/** A mapping file names a few dozen columns: one this large (or /dev/zero) is refused before it is held. */
+const MAX_MAPPING_BYTES = 1024 * 1024;
+
 /** The catalog-reading flags, as commander collects them (shared by every command that reads a catalog). */
 export interface CatalogFlags {
   format?: Format;
@@ -40,10 +43,10 @@ export async function catalogOptionsFrom(flags: CatalogFlags): Promise<CatalogOp
   let map: Record<string, string> = {};
   const mapFrom: Record<string, Setting> = {};
   if (flags.mapping !== undefined) {
-    const { readFile } = await import('node:fs/promises');
+    const { readSmallText } = await import('../fs/small-text.js');
     let text: string;
     try {
-      text = await readFile(flags.mapping, 'utf8');
+      text = await readSmallText(flags.mapping, MAX_MAPPING_BYTES);
     } catch (error) {
       throw new UsageError(`--mapping ${flags.mapping}: cannot read it (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
     }

@@ -1,9 +1,10 @@
-import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import envPaths from 'env-paths';
 import type Conf from 'conf';
 import { ConfigError } from '../errors.js';
 import { makeDirs } from '../fs/output-target.js';
+import { readSmallText } from '../fs/small-text.js';
+import { MAX_JSON_DEPTH, TOO_DEEP, scanJsonText } from '../json-text.js';
 import { sectionName, type MarketplaceSettingKey, type SettingKey, type SettingValue } from './options.js';
 import type { MarketplaceSections } from './marketplace-settings.js';
 
@@ -20,6 +21,8 @@ export const DEFAULT_PROFILE = 'default';
 const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const PROJECT = 'listings';
 const FILE = 'config.json';
+/** A config file holds a few profiles of a dozen short settings: one this large was not written by this tool. */
+const MAX_CONFIG_BYTES = 1024 * 1024;
 
 /** The directory of the config file: LISTINGS_CONFIG_DIR, else the user's config directory (as conf places it). */
 function configDir(env: Record<string, string | undefined>): string {
@@ -44,18 +47,21 @@ export class ProfileStore {
     const path = join(configDir(env), FILE);
     let text: string;
     try {
-      text = await readFile(path, 'utf8');
+      text = await readSmallText(path, MAX_CONFIG_BYTES);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new ProfileStore(path, { profiles: {} });
       throw new ConfigError(`cannot read the config file ${path}: ${(error as Error).message}`, { cause: error });
     }
+    // Refused before it is parsed: what parses it again (conf, at the next `config set`) would run out of stack.
+    if (scanJsonText(text).depth > MAX_JSON_DEPTH) throw new ConfigError(`the config file ${path} ${TOO_DEEP}`, { hint: 'fix it by hand, or remove it to start afresh' });
     let data: unknown;
     try {
       data = text.trim() === '' ? {} : JSON.parse(text);
     } catch (error) {
       throw new ConfigError(`the config file ${path} is not valid JSON`, { cause: error, hint: 'fix it, or remove it to start afresh' });
     }
-    if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new ConfigError(`the config file ${path} does not hold an object`);
+    const wrong = shapeProblem(data);
+    if (wrong !== undefined) throw new ConfigError(`the config file ${path}: ${wrong}`, { hint: 'fix it by hand, or remove it to start afresh' });
     const record = data as Partial<StoreData>;
     return new ProfileStore(path, { ...record, profiles: record.profiles ?? {} });
   }
@@ -179,4 +185,50 @@ export class ProfileStore {
 export function checkProfileName(name: string, from?: string, hint = 'use letters, digits, - _ .'): string {
   if (PROFILE_NAME.test(name)) return name;
   throw new ConfigError(`not a valid profile name${from === undefined ? '' : ` (${from})`}: ${JSON.stringify(name)}`, { hint });
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isScalar(value: unknown): boolean {
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+/**
+ * What in a config file (edited by hand) is not of the shape this tool reads and writes, or undefined: an object;
+ * `current_profile` a string; `profiles` an object of profiles, each an object of setting -> string, number or
+ * boolean, and its `marketplaces` an object of sections, each an object of the same. Anything else would be read as
+ * nothing, or as a value it is not (`[4]` as 4), or crash or be lost at the next `config set`.
+ */
+function shapeProblem(data: unknown): string | undefined {
+  if (!isObject(data)) return `it holds ${describe(data)}, not an object`;
+  if (data.current_profile !== undefined && typeof data.current_profile !== 'string') return `current_profile is ${describe(data.current_profile)}, not a profile name`;
+  const { profiles } = data;
+  if (profiles === undefined) return undefined;
+  if (!isObject(profiles)) return `profiles is ${describe(profiles)}, not an object of profiles`;
+  for (const [name, profile] of Object.entries(profiles)) {
+    const at = `profiles[${JSON.stringify(name)}]`;
+    if (!isObject(profile)) return `${at} is ${describe(profile)}, not an object of settings`;
+    for (const [key, value] of Object.entries(profile)) {
+      if (key === 'marketplaces') {
+        if (!isObject(value)) return `${at}.marketplaces is ${describe(value)}, not an object of marketplace sections`;
+        for (const [section, values] of Object.entries(value)) {
+          if (!isObject(values)) return `${at}.marketplaces[${JSON.stringify(section)}] is ${describe(values)}, not an object of settings`;
+          for (const [setting, scalar] of Object.entries(values)) {
+            if (!isScalar(scalar)) return `${at}.marketplaces[${JSON.stringify(section)}].${setting} is ${describe(scalar)}, not a string, number or boolean`;
+          }
+        }
+      } else if (!isScalar(value)) {
+        return `${at}.${key} is ${describe(value)}, not a string, number or boolean`;
+      }
+    }
+  }
+  return undefined;
 }

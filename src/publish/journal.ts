@@ -30,6 +30,9 @@ export interface JournalEntry {
   status?: number;
 }
 
+/** The longest journal line read back: far longer than any this tool writes (a header names every source). */
+const MAX_JOURNAL_LINE_BYTES = 16 * 1024 * 1024;
+
 /** Past this many pending characters a write is issued at once instead of waiting for the timer. */
 const FLUSH_AT = 64 * 1024;
 /** Lines wait at most this long before they are handed to the OS. */
@@ -179,54 +182,48 @@ export interface JournalRead {
  */
 export async function readPublished(path: string, target: RunTarget): Promise<JournalRead> {
   const read: JournalRead = { published: new Set(), found: false, foreignRuns: 0, foreignTarget: undefined };
-  // Only a resumed run reads a journal: readline is not loaded for the others.
-  const { createInterface } = await import('node:readline');
-  let stream;
+  let handle;
   try {
-    const handle = await open(path, 'r');
-    stream = handle.createReadStream({ encoding: 'utf8' });
+    handle = await open(path, 'r');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return read;
     throw error;
   }
+  // A device (/dev/null) holds no rows to read back, and one such as /dev/zero would never end.
+  if ((await handle.stat()).isCharacterDevice()) {
+    await handle.close();
+    return read;
+  }
   read.found = true;
+  // Read as the catalog's NDJSON is (loaded only by a resumed run): each line bounded, so a planted line of any
+  // length costs no more memory than the limit; a torn or unreadable line is an error item, ignored.
+  const { ndjsonRecords } = await import('../catalog/formats/ndjson.js');
   // Rows before any header (a journal cut at its start) belong to no known target.
   let ours = false;
-  for await (const line of createInterface({ input: stream, crlfDelay: Infinity })) {
-    if (line.startsWith('{"journal":')) {
-      const runTarget = headerTarget(line);
-      ours = runTarget !== undefined && sameTarget(runTarget, target);
-      if (!ours) {
-        read.foreignRuns++;
-        read.foreignTarget ??= runTarget;
+  const { readStopOf } = await import('../catalog/sources/read-failure.js');
+  try {
+    for await (const batch of ndjsonRecords(handle.createReadStream(), { source: path, maxLineBytes: MAX_JOURNAL_LINE_BYTES }).batches()) {
+      for (const item of batch) {
+        if ('error' in item) continue;
+        const line = item.fields;
+        if ('journal' in line) {
+          const runTarget = parseTarget(line.target);
+          ours = runTarget !== undefined && sameTarget(runTarget, target);
+          if (!ours) {
+            read.foreignRuns++;
+            read.foreignTarget ??= runTarget;
+          }
+          continue;
+        }
+        const { sku, hash, outcome } = line;
+        if (ours && outcome === 'published' && typeof sku === 'string' && typeof hash === 'string') read.published.add(publishedKey(sku, hash));
       }
-      continue;
     }
-    // Cheap pre-filter: most lines of a resumed run's journal are published rows, the rest need no parsing.
-    if (!ours || !line.includes('"outcome":"published"')) continue;
-    const entry = parseLine(line);
-    if (entry) read.published.add(publishedKey(entry.sku, entry.hash));
+  } catch (error) {
+    // A last line cut inside its JSON (a kill -9 mid-write) is a torn line like any other: the rows before it stand.
+    if (readStopOf(error)?.reason !== 'unreadable') throw error;
   }
   return read;
-}
-
-function headerTarget(line: string): RunTarget | undefined {
-  try {
-    return parseTarget((JSON.parse(line) as { target?: unknown }).target);
-  } catch {
-    return undefined;
-  }
-}
-
-function parseLine(line: string): { sku: string; hash: string } | undefined {
-  try {
-    const value: unknown = JSON.parse(line);
-    if (typeof value !== 'object' || value === null) return undefined;
-    const { sku, hash, outcome } = value as Record<string, unknown>;
-    return typeof sku === 'string' && typeof hash === 'string' && outcome === 'published' ? { sku, hash } : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Sources joined by newlines, each as {@link redactSourceName} shows it. */

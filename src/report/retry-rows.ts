@@ -1,12 +1,11 @@
 import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { createRequire } from 'node:module';
-import type Pick from 'stream-json/filters/Pick.js';
-import type StreamArray from 'stream-json/streamers/StreamArray.js';
 import { pipeline } from 'node:stream/promises';
 import { parse } from 'csv-parse';
-import { ConfigError, UsageError, type Location } from '../errors.js';
+import { ConfigError, UsageError, formatLocation, type Location } from '../errors.js';
 import { reportFormatOf } from './report-writer.js';
+import { MAX_RECORD_BYTES } from '../catalog/formats/limits.js';
+import type { RecordItem } from '../catalog/types.js';
 
 /** What `--retry-failed` learns from a report, per source as the report names it. */
 export interface RetryReport {
@@ -155,7 +154,7 @@ function unneutralise(value: string): string {
 }
 
 async function readCsv(path: string, take: (row: unknown) => void): Promise<void> {
-  await pipeline(createReadStream(path), parse({ columns: true, relax_column_count: true }), async (rows: AsyncIterable<Record<string, string>>) => {
+  await pipeline(createReadStream(path), parse({ columns: true, relax_column_count: true, max_record_size: MAX_RECORD_BYTES }), async (rows: AsyncIterable<Record<string, string>>) => {
     for await (const row of rows) {
       const marketplace = row.marketplace === undefined ? {} : { marketplace: unneutralise(row.marketplace) };
       take({ outcome: row.outcome, source: unneutralise(row.source ?? ''), line: row.line, sku: unneutralise(row.sku ?? ''), ...marketplace });
@@ -163,27 +162,20 @@ async function readCsv(path: string, take: (row: unknown) => void): Promise<void
   });
 }
 
+/** A row the report reader could not read: the report is not one this tool wrote. */
+function rowOf(item: RecordItem): Record<string, unknown> {
+  if ('error' in item) throw new Error(`${formatLocation(item.location)}: ${item.error}`);
+  return item.fields;
+}
+
+// Both read by the catalog's readers (loaded only when such a report is read): every line or record bounded in size
+// and depth, so an edited report, or one linked to /dev/zero, is refused as it streams, never held whole.
 async function readNdjson(path: string, take: (row: unknown) => void): Promise<void> {
-  // Loaded here: only --retry-failed with an NDJSON report reads one.
-  const { createInterface } = await import('node:readline');
-  let lineNumber = 0;
-  for await (const line of createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity })) {
-    lineNumber++;
-    if (line.trim() === '') continue;
-    try {
-      take(JSON.parse(line));
-    } catch {
-      throw new Error(`line ${lineNumber} is not JSON`);
-    }
-  }
+  const { ndjsonRecords } = await import('../catalog/formats/ndjson.js');
+  for await (const item of ndjsonRecords(createReadStream(path), { source: path })) take(rowOf(item));
 }
 
 async function readJson(path: string, take: (row: unknown) => void): Promise<void> {
-  // Streamed: a million-row report is never held whole. stream-json is loaded only when a JSON report is read.
-  const require = createRequire(import.meta.url);
-  const { withParser } = require('stream-json/filters/Pick.js') as typeof Pick;
-  const { streamArray } = require('stream-json/streamers/StreamArray.js') as typeof StreamArray;
-  await pipeline(createReadStream(path), withParser({ filter: 'rows' }), streamArray(), async (items: AsyncIterable<{ value: unknown }>) => {
-    for await (const item of items) take(item.value);
-  });
+  const { jsonRecords } = await import('../catalog/formats/json.js');
+  for await (const item of jsonRecords(createReadStream(path), { source: path, jsonPath: 'rows' })) take(rowOf(item));
 }

@@ -65,8 +65,8 @@ export function endsInsideJson(bytes: Buffer): boolean {
 
 /**
  * Reads NDJSON (JSON Lines): one object per line, blank lines skipped, every line's problem reported at its line
- * and reading going on. A line over the size limit is reported without being held in memory. The records can be
- * read once, one by one or in batches (those of one input chunk).
+ * and reading going on. A line over the size limit is reported as soon as it passes the limit (a line with no end
+ * too), and never held in memory. The records can be read once, one by one or in batches (those of one input chunk).
  *
  * A cut input ends the records with a SourceError located at the line it cuts, after that line as an error item:
  * the input fails part-way (a cut gzip file, a reset connection), or its last line has no line break and ends
@@ -101,9 +101,11 @@ async function* ndjsonBatches(input: Readable, options: NdjsonReadOptions): Asyn
         const newline = cr !== -1 && (lf === -1 || cr < lf) ? cr : lf;
         const stop = newline < 0 ? chunk.length : newline;
         if (!oversized && partLength + (stop - start) > maxLineBytes) {
+          // Told now, not at the line's end: a line with no end (/dev/zero) is told, and a reader may stop on it.
           oversized = true;
           parts = [];
           partLength = 0;
+          items.push(tooLong(line + 1));
         }
         if (newline < 0) {
           if (!oversized && stop > start) {
@@ -113,9 +115,8 @@ async function* ndjsonBatches(input: Readable, options: NdjsonReadOptions): Asyn
           break;
         }
         line++;
-        let item: RecordItem | null;
+        let item: RecordItem | null = null;
         if (oversized) {
-          item = tooLong(line);
           oversized = false;
         } else {
           const piece = chunk.subarray(start, newline);
@@ -136,12 +137,11 @@ async function* ndjsonBatches(input: Readable, options: NdjsonReadOptions): Asyn
   } catch (error) {
     // The input failed part-way: the line being read, if it holds anything, is cut off.
     const failure = readFailure(error, source, { line: line + 1 });
-    const pending = oversized || (partLength > 0 && !isBlank(Buffer.concat(parts).toString('utf8')));
+    const pending = !oversized && partLength > 0 && !isBlank(Buffer.concat(parts).toString('utf8'));
     if (pending && !isAbort(failure)) yield [{ location: { source, line: line + 1 }, error: `the line is cut off: reading stopped inside it (${failureReason(error).why})` }];
     throw failure;
   }
-  if (oversized) yield [tooLong(line + 1)];
-  else if (partLength > 0) {
+  if (!oversized && partLength > 0) {
     const bytes = Buffer.concat(parts);
     const item = ndjsonLine(bytes, line + 1, source);
     if (item !== null && 'error' in item && endsInsideJson(bytes)) {

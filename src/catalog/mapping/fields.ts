@@ -30,7 +30,8 @@ export type FieldMap = Record<string, string>;
  */
 export function checkTarget(field: string, from: Setting): void {
   if (MAPPABLE_FIELDS.includes(field)) return;
-  if (field.startsWith(OVERRIDES_PREFIX) && field.length > OVERRIDES_PREFIX.length) return;
+  // `__proto__` is no key an object can be given by assignment: its value would be dropped without a word.
+  if (field.startsWith(OVERRIDES_PREFIX) && field.length > OVERRIDES_PREFIX.length && field !== `${OVERRIDES_PREFIX}__proto__`) return;
   const guess = didYouMean(field, MAPPABLE_FIELDS);
   throw new UsageError((name) => `${namedSetting(from, name)}: ${JSON.stringify(field)} is not a listing field`, {
     hint: `${guess ? `did you mean ${guess}? ` : ''}fields: ${MAPPABLE_FIELDS.join(', ')}, overrides.KEY`,

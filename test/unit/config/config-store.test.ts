@@ -25,7 +25,18 @@ describe('ProfileStore', () => {
 
   it.each([
     ['{ not json', /is not valid JSON/],
-    ['[1, 2]', /does not hold an object/],
+    ['[1, 2]', /it holds an array, not an object/],
+    // A hand-edited file of another shape: read as nothing (or [4] as 4) before, and `config set` crashed or lost
+    // the value written.
+    ['{"profiles": []}', /profiles is an array, not an object of profiles/],
+    ['{"profiles": "x"}', /profiles is a string, not an object of profiles/],
+    ['{"profiles": {"default": [1]}}', /profiles\["default"\] is an array, not an object of settings/],
+    ['{"profiles": {"default": {"concurrency": [4]}}}', /profiles\["default"\]\.concurrency is an array, not a string, number or boolean/],
+    ['{"profiles": {"default": {"base_url": null}}}', /profiles\["default"\]\.base_url is null/],
+    ['{"profiles": {"default": {"marketplaces": "EBAY_GB"}}}', /marketplaces is a string, not an object of marketplace sections/],
+    ['{"profiles": {"default": {"marketplaces": {"EBAY_GB": {"condition": {}}}}}}', /marketplaces\["EBAY_GB"\]\.condition is an object, not a string, number or boolean/],
+    ['{"current_profile": null}', /current_profile is null, not a profile name/],
+    [`{"profiles": {"default": {"x": ${'['.repeat(70)}${']'.repeat(70)}}}}`, /nests objects and arrays deeper than 64 levels/],
   ])('a damaged file (%s) is a ConfigError, not a silent empty config', async (text, message) => {
     const dir = tempDir();
     writeFileSync(join(dir, 'config.json'), text);
