@@ -9,9 +9,9 @@ describe('README', () => {
   });
 });
 
-describe('docs/SECURITY.md and docs/RELIABILITY.md', () => {
+describe('docs/SECURITY.md, docs/RELIABILITY.md and docs/ARCHITECTURE.md', () => {
   it('name only proofs and modules that exist (a renamed test or module fails here, not in a reader\'s hands)', () => {
-    for (const page of ['SECURITY.md', 'RELIABILITY.md']) {
+    for (const page of ['SECURITY.md', 'RELIABILITY.md', 'ARCHITECTURE.md']) {
       const text = readFileSync(new URL(`../../../docs/${page}`, import.meta.url), 'utf8');
       const named = [...new Set([...text.matchAll(/\b(?:test|src)\/[\w./-]+\.ts\b/g)].map((match) => match[0]))];
       expect(named.length, page).toBeGreaterThan(5);
