@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli, type CliResult } from '../helpers/cli.js';
 import { startSandboxProcess } from '../helpers/sandbox-process.js';
 import { tempDir } from '../helpers/tmp.js';
-import { csvRow, HEADER, publishEnv, writeCatalog } from '../e2e/publish-helpers.js';
+import { csvRow, HEADER, publishEnv, writeCatalog } from '../helpers/publish.js';
 
 /**
  * Hostile corpus: the local surfaces an attacker (or a bad edit) controls. The config file edited by hand, a mapping
