@@ -53,34 +53,59 @@ export function openRunLog(options: Omit<RunLogOptions, 'writeJson' | 'writeResu
   return new RunLog({ writeJson, writeResult: out, note: err, name: cliName, ...options });
 }
 
-/** `run_start` of a publish: where to (the host, never the key) and the settings that shape the run. */
-export function runStartOf(sources: string[], flags: PublishFlags, loaded: LoadedSettings, origin: string | undefined): RunStart {
+/** The flags of the sending options (`publish`, `stream`: sending-flags.ts) that run_start tells. */
+interface SendingValues {
+  rate?: number;
+  maxAttempts: number;
+  timeout?: number;
+  connectTimeout?: number;
+  giveUpAfter?: number;
+}
+
+const given = (value: unknown): unknown => value ?? null;
+
+/** How the rows are sent, as `run_start` tells it in its settings (publish and stream). */
+export function sendingSettings(flags: SendingValues, loaded: LoadedSettings): Record<string, unknown> {
   const { settings } = loaded;
-  const given = (value: unknown): unknown => value ?? null;
   return {
-    command: 'publish',
+    concurrency: given(settings.concurrency),
+    max_concurrency: given(settings.max_concurrency),
+    rate: given(flags.rate),
+    max_attempts: flags.maxAttempts,
+    timeout_ms: given(flags.timeout),
+    connect_timeout_ms: given(flags.connectTimeout),
+    give_up_after_s: given(flags.giveUpAfter),
+  };
+}
+
+/**
+ * `run_start` of any command: where to (`origin`: the host, never the key; none when nothing is sent) and the
+ * settings that shape the run, the same fields for publish, validate and stream.
+ */
+export function runStartOf(command: RunStart['command'], sources: string[], loaded: LoadedSettings, run: { origin: string | undefined; sandbox: boolean; dryRun: boolean }, settings: Record<string, unknown>): RunStart {
+  return {
+    command,
     sources,
     profile: loaded.profile,
-    target: origin === undefined ? undefined : new URL(origin).host,
-    sandbox: flags.sandbox === true,
-    marketplace: settings.marketplace,
-    shape: settings.shape,
-    dryRun: flags.dryRun === true,
-    settings: {
-      concurrency: given(settings.concurrency),
-      max_concurrency: given(settings.max_concurrency),
-      rate: given(flags.rate),
-      max_attempts: flags.maxAttempts,
-      timeout_ms: given(flags.timeout),
-      connect_timeout_ms: given(flags.connectTimeout),
-      give_up_after_s: given(flags.giveUpAfter),
-      max_errors: given(flags.maxErrors),
-      shard: given(flags.shard),
-      changed_only: flags.changedOnly === true,
-      resume: flags.resume === true,
-      retry_failed: given(flags.retryFailed),
-      journal: flags.journal !== false,
-      report: flags.report,
-    },
+    target: run.origin === undefined ? undefined : new URL(run.origin).host,
+    sandbox: run.sandbox,
+    marketplace: loaded.settings.marketplace,
+    shape: loaded.settings.shape,
+    dryRun: run.dryRun,
+    settings,
   };
+}
+
+/** `run_start` of a publish. */
+export function publishStartOf(sources: string[], flags: PublishFlags, loaded: LoadedSettings, origin: string | undefined): RunStart {
+  return runStartOf('publish', sources, loaded, { origin, sandbox: flags.sandbox === true, dryRun: flags.dryRun === true }, {
+    ...sendingSettings(flags, loaded),
+    max_errors: given(flags.maxErrors),
+    shard: given(flags.shard),
+    changed_only: flags.changedOnly === true,
+    resume: flags.resume === true,
+    retry_failed: given(flags.retryFailed),
+    journal: flags.journal !== false,
+    report: flags.report,
+  });
 }

@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
 import { perSecond, whole } from './option-parsers.js';
+import { collect } from './catalog-options.js';
 
 /** What one attempt is of: a catalog row (`publish`) or a topic's message (`stream`). */
 type Unit = 'row' | 'message';
@@ -8,7 +9,7 @@ type Unit = 'row' | 'message';
 interface FlagSpec {
   flags: string;
   description: string;
-  parse?: (raw: string) => unknown;
+  parse?: (raw: string, previous: never) => unknown;
   default?: unknown;
   choices?: readonly string[];
 }
@@ -29,19 +30,28 @@ function sendingFlags(unit: Unit): FlagSpec[] {
   ];
 }
 
-/** The output flags both commands read: the summary on stdout, quiet, and the stderr format. */
-function outputFlags(unit: Unit): FlagSpec[] {
+/** The log flags of publish, validate and stream: quiet, and the stderr format (one schema: src/run/log-events.ts). */
+function logFlags(unit: Unit): FlagSpec[] {
   return [
-    { flags: '--json', description: `print the ${unit === 'row' ? '' : 'final '}summary as one JSON object on stdout` },
     { flags: '--quiet', description: `print only the summary${unit === 'row' ? '' : ', warnings'} and errors` },
     { flags: '--log-format <format>', description: `stderr as human lines, or as NDJSON events${unit === 'row' ? ' (json: one object a line, no progress line)' : ''}`, choices: ['human', 'json'], default: 'human' },
   ];
 }
 
+/** The output flags of publish and stream: the summary on stdout, and the log flags. */
+function outputFlags(unit: Unit): FlagSpec[] {
+  return [{ flags: '--json', description: `print the ${unit === 'row' ? '' : 'final '}summary as one JSON object on stdout` }, ...logFlags(unit)];
+}
+
+/** The results report of publish and validate: one file a row, its format told by the extension. */
+const REPORT_FLAG: FlagSpec = { flags: '--report <file>', description: 'write a results report: .csv, .json, .ndjson, .xml (JUnit) or .html; repeatable', parse: collect, default: [] };
+
 function declare(command: Command, specs: readonly FlagSpec[]): Command {
   for (const spec of specs) {
     const option = new Option(spec.flags, spec.description);
-    if (spec.parse !== undefined) option.argParser(spec.parse);
+    const { parse } = spec;
+    // `previous` is the value so far: the default, or what the flag gave before (a repeatable flag collects).
+    if (parse !== undefined) option.argParser((raw: string, previous: unknown) => parse(raw, previous as never));
     if (spec.choices !== undefined) option.choices(spec.choices);
     if (spec.default !== undefined) option.default(spec.default);
     command.addOption(option);
@@ -57,4 +67,14 @@ export function addSendingFlags(command: Command, unit: Unit): Command {
 /** Adds the output flags of `publish` or `stream` to `command`, in its current options group. */
 export function addOutputFlags(command: Command, unit: Unit): Command {
   return declare(command, outputFlags(unit));
+}
+
+/** Adds `--quiet` and `--log-format` (validate: its `--json` is its own result). */
+export function addLogFlags(command: Command): Command {
+  return declare(command, logFlags('row'));
+}
+
+/** Adds `--report <file>` (repeatable) to `command`, in its current options group. */
+export function addReportFlag(command: Command): Command {
+  return declare(command, [REPORT_FLAG]);
 }

@@ -36,9 +36,17 @@ export const LOG_EVENTS = {
   message: ['level', 'message'],
   debug: ['message', 'fields'],
   summary: ['end', 'not_logged', 'summary'],
+  // stream's own: a status every interval, a stop asked for, the Kafka client's messages, a message dead-lettered.
+  stream_status: ['published', 'dead_lettered', 'rate', 'in_flight', 'limit', 'buffered', 'partitions'],
+  stopping: ['abandon'],
+  kafka: ['level', 'message'],
+  dead_letter: ['location', 'partition', 'offset', 'sku', 'marketplace', 'outcome', 'reason', 'error', 'status'],
 } as const;
 
 export type LogEventName = keyof typeof LOG_EVENTS;
+
+/** The events a command writes itself through {@link RunLog.event}: the rest are the run's, written by RunLog. */
+export type CommandEventName = 'stream_status' | 'stopping' | 'kafka' | 'dead_letter';
 
 /** Row failures and retries logged one by one, at most; past it one `capped` event, and the counts in `summary`. */
 export const MAX_LOGGED = 1000;
@@ -57,7 +65,7 @@ export function jsonLine(event: LogEventName, fields: Record<string, unknown>, n
 
 /** What `run_start` says of the run: never the key. */
 export interface RunStart {
-  command: 'publish' | 'validate';
+  command: 'publish' | 'validate' | 'stream';
   sources: string[];
   profile: string;
   /** The host the rows go to (`host:port`), undefined for a dry run. */
@@ -183,6 +191,11 @@ export class RunLog {
     }
   }
 
+  /** A command's own event (json only), in the same envelope as the run's. */
+  event(event: CommandEventName, fields: Record<string, unknown>): void {
+    if (this.json) this.#emit(event, fields);
+  }
+
   /** Each outcome of the run: failed and invalid rows become `row_failed` events (json), up to the cap. */
   outcome(outcome: RowOutcome): void {
     if (!this.json || (outcome.outcome !== 'failed' && outcome.outcome !== 'invalid')) return;
@@ -213,12 +226,18 @@ export class RunLog {
    * `why`), and what was not logged. With `stdout`, the summary as the result too.
    */
   summary(summary: RunSummary, end: PublishEnd, stdout: boolean, verdict: RunVerdict): void {
+    const output = end.kind === 'interrupted' ? this.#outputStop : undefined;
+    const how = output !== undefined ? output : end.kind === 'systemic' ? { kind: end.kind, reason: end.reason } : end.kind === 'max-errors' ? { kind: end.kind, failed: end.failed } : { kind: end.kind };
+    this.finish(how, summary, verdict, stdout);
+  }
+
+  /**
+   * The last event (json) of any run: how it ended (`how`, a `kind` and its details) with the verdict, what was not
+   * logged, and the command's summary; with `stdout`, the summary as the result too.
+   */
+  finish(how: { kind: string } & Record<string, unknown>, summary: object, verdict: RunVerdict, stdout: boolean): void {
     this.flush();
-    if (this.json) {
-      const output = end.kind === 'interrupted' ? this.#outputStop : undefined;
-      const how = output !== undefined ? output : end.kind === 'systemic' ? { kind: end.kind, reason: end.reason } : end.kind === 'max-errors' ? { kind: end.kind, failed: end.failed } : { kind: end.kind };
-      this.#emit('summary', { end: { ...how, exit_code: verdict.exitCode, why: verdict.why }, not_logged: { ...this.#notLogged }, summary });
-    }
+    if (this.json) this.#emit('summary', { end: { ...how, exit_code: verdict.exitCode, why: verdict.why }, not_logged: { ...this.#notLogged }, summary });
     if (stdout) this.#options.writeResult(JSON.stringify(summary));
   }
 

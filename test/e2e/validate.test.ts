@@ -210,3 +210,19 @@ describe.concurrent('listings validate: usage and source errors', () => {
     expect(result.code).toBe(2);
   });
 });
+
+describe('validate --quiet and --report (as publish has them)', () => {
+  it('--quiet prints no row line, only the summary; --report writes every row as validated, invalid or skipped', async () => {
+    const dir = tempDir('validate-report-');
+    const [csv, json] = [join(dir, 'run.csv'), join(dir, 'run.json')];
+    const result = await runCli(['validate', ERRORS, '--marketplace', 'EBAY_US', ...POLICIES, '--quiet', '--report', csv, '--report', json], { cwd: REPO_ROOT });
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/invalid/);
+    const rows = readFileSync(csv, 'utf8').trim().split('\n').slice(1);
+    const summary = JSON.parse(readFileSync(json, 'utf8')) as { summary: { rows: number; invalid: number; validated: number } };
+    expect(rows).toHaveLength(summary.summary.rows);
+    expect(summary.summary.invalid).toBeGreaterThan(0);
+    expect(rows.filter((row) => row.includes(',invalid,'))).toHaveLength(summary.summary.invalid);
+  });
+});

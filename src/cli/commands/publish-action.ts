@@ -31,7 +31,7 @@ import type { PublishFlags } from './publish-flags.js';
 import { openPipeline } from '../../run/pipeline.js';
 import { RunOutputs, type OutputFailure } from '../../run/run-outputs.js';
 import { publishVerdict, type RunVerdict } from '../../run/verdict.js';
-import { openRunLog, runStartOf } from '../log-events.js';
+import { openRunLog, publishStartOf } from '../log-events.js';
 import { openEndpoint, type Endpoint } from './open-endpoint.js';
 
 /** What the flags say before anything is opened; every mistake here is a usage error (exit 2), nothing sent. */
@@ -138,7 +138,7 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
   // --log-format json, --verbose, --debug: see log-events.ts. In json mode there is no progress line.
   const log = openRunLog({ format: flags.logFormat ?? 'human', verbose: flags.verbose === true, debug: flags.debug === true, path: endpoint?.client.endpoint.path ?? '/v1/listings', note: (line) => (progress === undefined ? err(line) : progress.note(line)) });
   const quiet = flags.quiet === true || log.json;
-  log.start(runStartOf(sources, flags, loaded, endpoint?.client.endpoint.origin));
+  log.start(publishStartOf(sources, flags, loaded, endpoint?.client.endpoint.origin));
   log.settings(loaded.values, loaded.sources, dryRun || flags.sandbox ? undefined : loaded.apiKey());
   const signals = trapSignals((count) => {
     const line = count === 1 ? 'stopping: no new rows are sent; waiting for the requests in flight (Ctrl-C again to abandon them)' : 'abandoning the requests in flight';

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { whole } from '../option-parsers.js';
 import { addSettingsOptions, loadSettings } from '../settings.js';
-import { addCatalogOptions, collect } from '../catalog-options.js';
-import { addOutputFlags, addSendingFlags } from '../sending-flags.js';
+import { addCatalogOptions } from '../catalog-options.js';
+import { addOutputFlags, addReportFlag, addSendingFlags } from '../sending-flags.js';
 import { GROUP } from '../help.js';
 import { exitCodesText, PUBLISH_EXITS } from '../exit-codes.js';
 import type { PublishFlags } from './publish-flags.js';
@@ -24,9 +24,8 @@ export function registerPublish(program: Command): void {
     .option('--journal <file>', 'the resume journal (default .listings/journal-<source hash>.ndjson)')
     .option('--no-journal', 'keep no resume journal')
     .option('--retry-failed <report>', 'send again only the rows a previous report lists as failed or not_attempted')
-    .optionsGroup(GROUP.output)
-    .option('--report <file>', 'write a results report: .csv, .json, .ndjson or .xml (JUnit); repeatable', collect, []);
-  addOutputFlags(command, 'row')
+    .optionsGroup(GROUP.output);
+  addOutputFlags(addReportFlag(command), 'row')
     .option('--verbose', 'a line (or, with --log-format json, an event) per request: method, path, status, latency, attempt; and each retry')
     .option('--debug', 'resolved settings (key masked), timings, and the cause and stack of every error (env LISTINGS_DEBUG=1)')
     .optionsGroup('');

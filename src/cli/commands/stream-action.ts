@@ -12,7 +12,10 @@ import { formatLocation, ListingsError, UsageError } from '../../errors.js';
 import { printable } from '../../printable.js';
 import { EXIT, ExitError } from '../exit-codes.js';
 import { NO_ROWS, verdictOf, type RunEnding } from '../../run/verdict.js';
-import { err, out, paint, terminalSafe } from '../output.js';
+import { err, paint, terminalSafe } from '../output.js';
+import { openRunLog, runStartOf, sendingSettings } from '../log-events.js';
+import type { RunLog } from '../../run/log-events.js';
+import { redactSourceName } from '../../secret-url.js';
 import { count, duration, progressMode } from '../progress.js';
 import { trapSignals } from '../signals.js';
 import { catalogOptionsFrom } from '../catalog-options.js';
@@ -60,10 +63,10 @@ class StreamStatus {
   #lastAt = performance.now();
   #rate = 0;
 
-  private constructor(private readonly run: StreamRun, private readonly mode: 'spinner' | 'plain' | 'json' | 'off') {}
+  private constructor(private readonly run: StreamRun, private readonly mode: 'spinner' | 'plain' | 'json' | 'off', private readonly log: RunLog) {}
 
-  static async start(run: StreamRun, mode: 'spinner' | 'plain' | 'json' | 'off', intervalS: number): Promise<StreamStatus> {
-    const status = new StreamStatus(run, mode);
+  static async start(run: StreamRun, mode: 'spinner' | 'plain' | 'json' | 'off', intervalS: number, log: RunLog): Promise<StreamStatus> {
+    const status = new StreamStatus(run, mode, log);
     if (mode === 'spinner') {
       const { default: ora } = await import('ora');
       status.#spinner = ora({ text: 'joining the consumer group', stream: process.stderr, discardStdin: false }).start();
@@ -86,7 +89,7 @@ class StreamStatus {
     }
     if (this.mode === 'spinner' && this.#spinner !== undefined) this.#spinner.text = terminalSafe(statusLine(stats, this.#rate), true);
     else if (this.mode === 'plain') err(`status: ${statusLine(stats, this.#rate)}`);
-    else if (this.mode === 'json') err(JSON.stringify({ time: new Date().toISOString(), event: 'stream_status', published: stats.published, dead_lettered: stats.deadLettered, rate: Math.round(this.#rate), in_flight: stats.engine.inFlight, limit: stats.engine.window, buffered: stats.buffered, partitions: stats.partitions }));
+    else if (this.mode === 'json') this.log.event('stream_status', { published: stats.published, dead_lettered: stats.deadLettered, rate: Math.round(this.#rate), in_flight: stats.engine.inFlight, limit: stats.engine.window, buffered: stats.buffered, partitions: stats.partitions });
   }
 
   /** A line above the status, without garbling it. */
@@ -134,10 +137,11 @@ export async function runStream(source: string, flags: StreamFlags, load: () => 
   const mode = json ? 'json' : quiet ? 'off' : progressMode(false);
   let status: StreamStatus | undefined;
   const note = (line: string): void => (status === undefined ? err(line) : status.note(line));
-  const event = (fields: Record<string, unknown>): void => err(JSON.stringify({ time: new Date().toISOString(), ...fields }));
+  // --log-format json: the events of publish and validate (run_start, retry, limit, pace, summary: src/run/log-events.ts), and stream's own.
+  const log = openRunLog({ format: flags.logFormat, verbose: false, debug: false, path: endpoint.client.endpoint.path, note });
   const signals = trapSignals((n) => {
     const line = n === 1 ? 'stopping: no new messages are read; waiting for the requests in flight, then committing (Ctrl-C again to abandon them)' : 'abandoning the requests in flight; committing what is done';
-    if (json) event({ event: 'stopping', abandon: n > 1 });
+    if (json) log.event('stopping', { abandon: n > 1 });
     else note(line);
   });
   const run = streamListings({
@@ -160,24 +164,38 @@ export async function runStream(source: string, flags: StreamFlags, load: () => 
     retryBudget: new RetryBudget(),
     stop: signals.stop,
     abandon: signals.abandon,
+    ...(log.observer === undefined ? {} : { onEvent: log.observer }),
     onLog: (level, message) => {
-      if (json) event({ event: 'kafka', level, message });
+      if (json) log.event('kafka', { level, message });
       else if (level !== 'info' || !quiet) note(level === 'info' ? message : `${level === 'error' ? paint.red('error') : paint.yellow('warning')} ${message}`);
     },
   });
-  if (json) event({ event: 'stream_start', source: `kafka://${address.brokers.join(',')}/${address.topic}`, group: flags.group, dead_letter: deadLetter, target: endpoint.sandbox === undefined ? URL.parse(loaded.baseUrl())?.host : 'sandbox (in-process)' });
-  else if (!quiet) note(`streaming ${address.topic} in group ${flags.group} to ${endpoint.sandbox === undefined ? URL.parse(loaded.baseUrl())?.host : 'an embedded sandbox'}; failed and invalid messages go to ${deadLetter}`);
+  if (json) {
+    log.start(
+      runStartOf('stream', [`kafka://${address.brokers.join(',')}/${address.topic}`], loaded, { origin: endpoint.client.endpoint.origin, sandbox: flags.sandbox === true, dryRun: false }, {
+        ...sendingSettings(flags, loaded),
+        group: flags.group,
+        from: flags.from,
+        dead_letter: redactSourceName(deadLetter),
+        max_buffered: flags.maxBuffered,
+        commit_interval_ms: flags.commitInterval,
+        session_timeout_ms: flags.sessionTimeout,
+        drain_timeout_s: flags.drainTimeout,
+      }),
+    );
+  } else if (!quiet) note(`streaming ${address.topic} in group ${flags.group} to ${endpoint.sandbox === undefined ? URL.parse(loaded.baseUrl())?.host : 'an embedded sandbox'}; failed and invalid messages go to ${deadLetter}`);
   let shown = 0;
   const fanOut = defaultMarketplaces(loaded.defaults).length > 1;
   try {
-    status = await StreamStatus.start(run, mode, flags.statusInterval);
+    status = await StreamStatus.start(run, mode, flags.statusInterval, log);
     for await (const result of run) {
       if (!result.deadLettered) continue;
-      if (json) event({ event: 'dead_letter', location: formatLocation(result.outcome.location), partition: result.message.partition, offset: result.message.offset, sku: result.outcome.sku, marketplace: result.outcome.marketplace, outcome: result.outcome.outcome, reason: result.outcome.reason, error: result.outcome.error, status: result.outcome.httpStatus });
+      if (json) log.event('dead_letter', { location: formatLocation(result.outcome.location), partition: result.message.partition, offset: result.message.offset, sku: result.outcome.sku ?? null, marketplace: result.outcome.marketplace ?? null, outcome: result.outcome.outcome, reason: result.outcome.reason ?? null, error: result.outcome.error ?? null, status: result.outcome.httpStatus ?? null });
       else if (shown++ < DEAD_LETTERS_SHOWN) note(`${paint.yellow('warning')} ${deadLetterLine(result, fanOut)}${shown === DEAD_LETTERS_SHOWN ? ` (the rest are counted, not shown; all are in ${deadLetter})` : ''}`);
     }
   } finally {
     status?.stop();
+    log.close();
     signals.dispose();
     if (signals.abandon.aborted) await endpoint.client.destroy();
     else await endpoint.client.close();
@@ -204,9 +222,8 @@ export async function runStream(source: string, flags: StreamFlags, load: () => 
     end: end.kind === 'stopped' ? (end.abandoned ? 'abandoned' : 'stopped') : end.kind,
     verdict: { exit_code: verdict.exitCode, why: verdict.why },
   };
-  if (flags.json === true) out(JSON.stringify(summary));
-  if (json) event({ event: 'summary', ...summary });
-  else {
+  log.finish({ kind: summary.end, ...(end.kind === 'systemic' ? { reason: end.reason } : {}) }, summary, verdict, flags.json === true);
+  if (!json) {
     const committed = summary.partitions.map((partition) => `${partition.partition}@${partition.committed ?? '-'}`).join(' ');
     err(`${count(stats.received)} received · ${paint.green(`${count(stats.published)} published`)} · ${stats.deadLettered > 0 ? paint.yellow(`${count(stats.deadLettered)} dead-lettered`) : '0 dead-lettered'} · ${count(summary.left_uncommitted)} left for the next reader · in ${duration(elapsed)}`);
     if (summary.latency_ms.p50 !== undefined) err(`latency (message timestamp to published): p50 ${count(summary.latency_ms.p50)} ms · p95 ${count(summary.latency_ms.p95 ?? 0)} ms · p99 ${count(summary.latency_ms.p99 ?? 0)} ms`);

@@ -31,6 +31,8 @@ export function registerStream(program: Command): void {
     .option('--status-interval <s>', 'without a terminal (CI, logs): a status line this often', whole(1, 3600), 10)
     .optionsGroup('');
   command.action(async (source: string, flags: StreamFlags, self: Command) => {
+    // From here on every stderr line is an event, the errors of loading the settings included.
+    if (flags.logFormat === 'json') (await import('../log-events.js')).captureStderrAsJson();
     const { runStream } = await import('./stream-action.js');
     try {
       await runStream(source, flags, () => loadSettings(self.opts()));

@@ -1,3 +1,4 @@
+import { performance } from 'node:perf_hooks';
 import { once } from 'node:events';
 import { Option, InvalidArgumentError, type Command } from 'commander';
 import type { FieldIssue } from '../../contract/issues.js';
@@ -16,11 +17,26 @@ import { githubActionsRun } from '../github-actions.js';
 import { inert } from '../../printable.js';
 import { GROUP } from '../help.js';
 import { stringifyJson } from '../../json-number.js';
+import { addLogFlags, addReportFlag } from '../sending-flags.js';
+import type { OutputFailure } from '../../run/run-outputs.js';
+import type { RowOutcome } from '../../publish/outcome.js';
+import type { RunEnding } from '../../run/verdict.js';
+import { redactSourceName } from '../../secret-url.js';
+import { VERSION } from '../../version.js';
 
 interface ValidateFlags extends CatalogFlags {
   maxErrors: number;
   json?: boolean;
   out?: string;
+  report: string[];
+  quiet?: boolean;
+  logFormat?: 'human' | 'json';
+}
+
+/** How a validation ended: an output that failed first, then a source cut short. */
+function validateEnding(cut: SourceError | undefined, failure: OutputFailure | undefined): RunEnding {
+  if (failure !== undefined) return { kind: 'output', output: failure.role, path: failure.path, reason: failure.error.message };
+  return cut === undefined ? { kind: 'complete' } : endingOfError(cut);
 }
 
 function maxErrors(raw: string): number {
@@ -144,8 +160,24 @@ async function openNdjson(path: string) {
 }
 
 async function validate(sources: string[], flags: ValidateFlags, command: Command): Promise<void> {
+  const startedAt = performance.now();
+  const started = new Date();
+  // Loaded here, not at start-up: what the reports and the log of a run need.
+  const [{ checkOutputs }, { reportFormatOf, reportRules, SummaryCounter }, { RunOutputs }, { selectRow }, { openRunLog, runStartOf }] = await Promise.all([
+    import('../../fs/check-outputs.js'),
+    import('../../report/index.js'),
+    import('../../run/run-outputs.js'),
+    import('../../publish/row-selection.js'),
+    import('../log-events.js'),
+  ]);
+  for (const path of flags.report) reportFormatOf(path);
   const options = await catalogOptionsFrom(flags);
   const settings = await loadSettings(command.opts());
+  await checkOutputs(flags.report.map((path) => ({ path, role: 'report', rules: reportRules(path) })), process.cwd());
+  // --log-format json: the events publish and stream write (src/run/log-events.ts); the row lines and the human summary are not printed.
+  const log = openRunLog({ format: flags.logFormat ?? 'human', verbose: false, debug: false, path: '/v1/listings' });
+  const quiet = flags.quiet === true || log.json;
+  log.start(runStartOf('validate', sources, settings, { origin: undefined, sandbox: false, dryRun: false }, { max_errors: flags.maxErrors === Infinity ? 'all' : flags.maxErrors, report: flags.report }));
   const [{ openCatalog }, { createPreparer }, { createDraftsCheck }, { checkFanOut }, { unreadOf, unreadText }] = await Promise.all([
     import('../../catalog/open-catalog.js'),
     import('../../prepare/preparer.js'),
@@ -162,8 +194,21 @@ async function validate(sources: string[], flags: ValidateFlags, command: Comman
   const checkDrafts = createDraftsCheck(settings.defaults);
   // In GitHub Actions: the error list in a collapsed group, the invalid rows annotated, a step summary.
   const github = githubActionsRun('validate');
-  const tally = new Tally(flags.maxErrors, flags.json === true, github?.grouped('listings validate: errors', out, (line) => workflowLine('stdout', line)));
+  const print = quiet ? () => undefined : github?.grouped('listings validate: errors', out, (line) => workflowLine('stdout', line));
+  const tally = new Tally(flags.maxErrors, flags.json === true, print);
   const requests = flags.out === undefined ? undefined : await openNdjson(flags.out);
+  // Each row as an outcome (validated, invalid, skipped), as a dry run gives it: for the reports and the log, only when asked for.
+  const outputs = flags.report.length === 0 ? undefined : await RunOutputs.open({ reports: flags.report, onFailure: () => undefined });
+  const counter = log.json || outputs !== undefined ? new SummaryCounter() : undefined;
+  const record = async (row: PreparedRow): Promise<void> => {
+    if (counter === undefined) return;
+    const selection = selectRow(counter.rows, row, { dryRun: true });
+    if (selection.kind !== 'finished') return;
+    const outcome: RowOutcome = selection.outcome;
+    counter.add(outcome);
+    log.outcome(outcome);
+    await outputs?.write(outcome);
+  };
   // A source that cannot be read to its end: the rows read before the place are counted and shown, then its error.
   let cut: SourceError | undefined;
   // How far through the source being read reading has got.
@@ -179,29 +224,49 @@ async function validate(sources: string[], flags: ValidateFlags, command: Comman
           tally.add(row);
           github?.addPrepared(row);
           if (row.kind === 'ready' && requests) await requests.write(row.request);
+          await record(row);
+          // A report that cannot be written stops the reading: the verdict names it.
+          if (outputs?.failure !== undefined) break;
         }
       } catch (error) {
         if (!(error instanceof SourceError)) throw error;
         cut = error;
         break;
       }
+      if (outputs?.failure !== undefined) break;
     }
+  } catch (error) {
+    await outputs?.abort();
+    throw error;
   } finally {
     await requests?.close();
     github?.endGroup();
   }
   const unread = cut === undefined ? undefined : await unreadOf(cut, progress(), tally.inputRows);
-  const verdict = verdictOf('validate', cut === undefined ? { kind: 'complete' } : endingOfError(cut), { ...NO_ROWS, rows: tally.rows, validated: tally.valid, invalid: tally.invalid, skipped: tally.skipped });
+  const counts = { ...NO_ROWS, rows: tally.rows, validated: tally.valid, invalid: tally.invalid, skipped: tally.skipped };
+  let verdict = verdictOf('validate', validateEnding(cut, outputs?.failure), counts);
+  const summary = counter?.summary(Math.round(performance.now() - startedAt), flags.report, undefined, { complete: cut === undefined && outputs?.failure === undefined, interrupted: false, notRead: unread?.rows_estimate ?? undefined, unread });
+  if (outputs !== undefined && summary !== undefined) {
+    // Decided before the reports close, so that they can say it; a report that fails to close changes it.
+    await outputs.close(summary, { sources: sources.map(redactSourceName), profile: settings.profile, marketplace: settings.settings.marketplace, startedAt: started, toolVersion: VERSION, exitCode: verdict.exitCode, why: verdict.why });
+    verdict = verdictOf('validate', validateEnding(cut, outputs.failure), counts);
+  }
   if (flags.json) {
     const counts = { rows: tally.rows, input_rows: tally.inputRows, valid: tally.valid, invalid: tally.invalid, skipped: tally.skipped, errors: tally.errors, errors_not_shown: tally.notShown, complete: cut === undefined };
     const json = { ...counts, ...(unread === undefined ? {} : { unread }), verdict: { exit_code: verdict.exitCode, why: verdict.why } };
     out(JSON.stringify(json));
-  } else if (tally.notShown > 0) {
+  } else if (tally.notShown > 0 && !quiet) {
     out(`... and ${count(tally.notShown)} more errors`);
   }
   github?.finishValidate({ rows: tally.rows, valid: tally.valid, invalid: tally.invalid, skipped: tally.skipped, complete: cut === undefined }, sources, verdict);
-  err(tally.summary());
+  const failure = outputs?.failure;
+  if (log.json && summary !== undefined) log.finish({ kind: cut === undefined ? 'completed' : 'source' }, { ...summary, report: flags.report.filter((path) => outputs?.reportsWritten.includes(path)) }, verdict, false);
+  else err(tally.summary());
   if (unread !== undefined) err(`stopped: ${unreadText(unread)}`);
+  if (failure !== undefined) {
+    err(`${paint.red('error')} cannot write the ${failure.role} ${failure.path}: ${failure.error.message}; the report was dropped (a cut report would read as complete)`);
+    throw new ExitError(verdict.exitCode);
+  }
   // The error itself is the last line; the one catch gives it the verdict's code (report-error.ts).
   if (cut !== undefined) throw cut;
   if (verdict.exitCode !== EXIT.ok) throw new ExitError(verdict.exitCode);
@@ -216,8 +281,12 @@ export function registerValidate(program: Command): void {
     .optionsGroup(GROUP.output)
     .addOption(new Option('--max-errors <n>', 'print at most this many errors, then a count of the rest ("all" for no limit)').argParser(maxErrors).default(50))
     .option('--json', 'print the result as one JSON object: {rows, valid, invalid, errors: [{source, line, field, message}]}')
-    .option('--out <file>', 'write the request bodies that would be sent, one JSON per line per valid row')
-    .optionsGroup('');
+    .option('--out <file>', 'write the request bodies that would be sent, one JSON per line per valid row');
+  addLogFlags(addReportFlag(command)).optionsGroup('');
   addSettingsOptions(command);
-  command.action((sources: string[], flags: ValidateFlags, self: Command) => validate(sources, flags, self));
+  command.action(async (sources: string[], flags: ValidateFlags, self: Command) => {
+    // From here on every stderr line is an event, the errors of loading the settings included.
+    if (flags.logFormat === 'json') (await import('../log-events.js')).captureStderrAsJson();
+    await validate(sources, flags, self);
+  });
 }
