@@ -88,7 +88,7 @@ function baseUrlCheck(loaded: LoadedSettings): Check {
       ? { name: 'base URL', status: 'warn', message: `${url} (${source}): plain http to a host that is not loopback`, fix: 'use https: the key crosses the network in clear' }
       : { name: 'base URL', status: 'ok', message: `${url} (${source}): listings are sent to ${endpoint.origin}${endpoint.path}` };
   } catch (error) {
-    const hint = error instanceof ListingsError ? error.hint : undefined;
+    const hint = error instanceof ListingsError ? error.wordedWith(cliName).hint : undefined;
     return { name: 'base URL', status: 'fail', kind: 'config', message: (error as Error).message, ...(hint === undefined ? {} : { fix: hint }) };
   }
 }

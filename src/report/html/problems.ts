@@ -1,4 +1,5 @@
 import { PROBLEMS, type ErrorGroup, type ProblemRow } from '../html-digest.js';
+import { libraryName } from '../../errors.js';
 import type { HtmlReportInput } from './input.js';
 import { LABEL, escapeHtml, formatCount, outside } from './text.js';
 
@@ -43,7 +44,7 @@ export function problemsSection(input: HtmlReportInput, single: boolean): string
   const groups = digest.groups();
   const ungrouped = PROBLEMS.reduce((a, kind) => a + digest.ungrouped[kind], 0);
   const full = summary.report.filter((path) => /\.(csv|ndjson|json)$/i.test(path));
-  const elsewhere = full.length > 0 ? `every row is in ${full.map((p) => `<span class="mono">${outside(p)}</span>`).join(' and ')}` : 'add <span class="mono">--report run.csv</span> to keep every row';
+  const elsewhere = full.length > 0 ? `every row is in ${full.map((p) => `<span class="mono">${outside(p)}</span>`).join(' and ')}` : `add <span class="mono">${escapeHtml((input.meta.name ?? libraryName)('report'))} run.csv</span> to keep every row`;
   const controls =
     `<div class="controls" id="filters" hidden><fieldset><legend>Show</legend>` +
     present.map((kind) => `<label class="check p-${kind}"><input type="checkbox" value="${kind}" checked>${LABEL[kind]} <span class="muted">${formatCount(counts[kind])}</span></label>`).join('') +

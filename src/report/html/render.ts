@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { libraryName } from '../../errors.js';
 import { OUTCOMES, type OutcomeKind } from '../../publish/outcome.js';
 import { safeText } from '../row.js';
 import { unreadText } from '../../catalog/unread.js';
@@ -23,6 +24,7 @@ function sha256(text: string): string {
  */
 export function renderHtmlReport(input: HtmlReportInput): string {
   const { summary, meta, digest } = input;
+  const nameSetting = meta.name ?? libraryName;
   const sources = meta.sources !== undefined && meta.sources.length > 0 ? meta.sources : digest.sources;
   const single = digest.sources.length <= 1 && digest.moreSources === 0;
   const name = sources.length === 0 ? 'listings run' : sources.length === 1 ? (sources[0] ?? '') : `${sources[0] ?? ''} and ${formatCount(sources.length - 1 + (meta.sources === undefined ? digest.moreSources : 0))} more`;
@@ -40,7 +42,7 @@ export function renderHtmlReport(input: HtmlReportInput): string {
     .map(([kind, n]) => `<li class="f-${kind}"><span class="dot" aria-hidden="true"></span>${LABEL[kind]} <b>${formatCount(n)}</b> <span class="muted">${percent(n, whole + (notRead ?? 0))}</span></li>`)
     .join('');
   const banner = !summary.complete
-    ? `<p class="banner" role="note">The run stopped before the end of the source${summary.interrupted ? ' (interrupted)' : ''}: ${notRead !== undefined ? `${formatCount(notRead)} rows were` : 'the rows after the last one counted were'} not read${summary.unread === undefined ? '' : ` (${escapeHtml(unreadText(summary.unread))})`}. <span class="mono">--retry-failed</span> of the CSV or NDJSON report sends them.</p>`
+    ? `<p class="banner" role="note">The run stopped before the end of the source${summary.interrupted ? ' (interrupted)' : ''}: ${notRead !== undefined ? `${formatCount(notRead)} rows were` : 'the rows after the last one counted were'} not read${summary.unread === undefined ? '' : ` (${escapeHtml(unreadText(summary.unread))})`}. <span class="mono">${escapeHtml(nameSetting('retryFailed'))}</span> of the CSV or NDJSON report sends them.</p>`
     : '';
   const exitBadge = meta.exitCode === undefined ? '' : `<span class="code" title="exit code">exit ${meta.exitCode}</span>`;
   const timeline = digest.timeline(TIME_BARS);
