@@ -10,7 +10,7 @@ import { registerSecret } from '../../secrets.js';
 import { EXIT, ExitError } from '../exit-codes.js';
 import { err, out, paint, paintOut } from '../output.js';
 import { loadSettings, type LoadedSettings } from '../settings.js';
-import { cliName } from '../setting-flags.js';
+import { cliName, settingFlagName } from '../setting-flags.js';
 
 /** The flags of `listings doctor`. */
 export interface DoctorFlags {
@@ -59,7 +59,7 @@ function sourceText(loaded: LoadedSettings, key: 'base_url' | 'api_key_env'): st
   const option = OPTION_BY_KEY.get(key);
   switch (loaded.sources[key]) {
     case 'flag':
-      return `from ${option?.flag?.split(' ')[0] ?? 'a flag'}`;
+      return `from ${(option === undefined ? undefined : settingFlagName(option)) ?? 'a flag'}`;
     case 'env':
       return `from ${option?.env ?? 'the environment'}`;
     case 'profile':
