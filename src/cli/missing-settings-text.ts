@@ -1,8 +1,10 @@
 import { OPTION_BY_KEY, isMarketplaceSettingKey, marketplaceEnv } from '../config/options.js';
+import { settingFlag } from './setting-flags.js';
 import type { MissingSettingsError, RequiredSetting, SwitchTo, WaysToGive } from '../prepare/missing-settings.js';
 
 function placeholder(setting: RequiredSetting): string {
-  return /<[^>]+>/.exec(OPTION_BY_KEY.get(setting)?.flag ?? '')?.[0] ?? '<value>';
+  const value = OPTION_BY_KEY.get(setting)?.perRun;
+  return typeof value === 'string' ? `<${value}>` : '<value>';
 }
 
 /**
@@ -11,13 +13,14 @@ function placeholder(setting: RequiredSetting): string {
  */
 export const cliWays: WaysToGive = (setting, marketplaces) => {
   const option = OPTION_BY_KEY.get(setting);
+  const flagSpec = option === undefined ? undefined : settingFlag(option);
   const value = placeholder(setting);
   if (marketplaces.length > 0 && isMarketplaceSettingKey(setting)) {
     const envs = marketplaces.map((marketplace) => `${marketplaceEnv(marketplace, setting)}=${value}`).join(', ');
     const sections = marketplaces.map((marketplace) => `\`listings config set ${setting} ${value} --marketplace ${marketplace}\``).join(', ');
-    return `${envs}, ${sections}, ${option?.flag === undefined ? '' : `${option.flag} (for every marketplace), `}or a ${setting} column in the catalog`;
+    return `${envs}, ${sections}, ${flagSpec === undefined ? '' : `${flagSpec} (for every marketplace), `}or a ${setting} column in the catalog`;
   }
-  const flag = option?.flag === undefined ? '' : `${option.flag}, `;
+  const flag = flagSpec === undefined ? '' : `${flagSpec}, `;
   const env = option === undefined ? '' : `${option.env}=${value}, `;
   return `${flag}${env}\`listings config set ${setting} ${value}\`, or a ${setting} column in the catalog`;
 };

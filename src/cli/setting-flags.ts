@@ -1,4 +1,5 @@
 import type { CatalogSetting } from '../catalog/types.js';
+import type { OptionSpec } from '../config/options.js';
 import type { NameSetting } from '../errors.js';
 
 /** The flag of each setting the core's errors name, by the option name a library caller passes. */
@@ -19,7 +20,9 @@ export const FLAG_OF_SETTING: Readonly<Record<string, string>> = {
   dryRun: '--dry-run',
   // The settings of the client that the diagnosis (doctor, init) names.
   allowInsecureHttp: '--allow-insecure-http',
-} satisfies Record<CatalogSetting | 'report' | 'retryFailed' | 'changedOnly' | 'shard' | 'maxErrors' | 'dryRun' | 'allowInsecureHttp', string>;
+  // The sandbox's data file (startSandbox's dataFile), named by its hint.
+  dataFile: '--data',
+} satisfies Record<CatalogSetting | 'report' | 'retryFailed' | 'changedOnly' | 'shard' | 'maxErrors' | 'dryRun' | 'allowInsecureHttp' | 'dataFile', string>;
 
 /** The command line that does what a library function does, for hints that point at one. */
 const COMMAND_OF_FUNCTION: Readonly<Record<string, string>> = {
@@ -29,3 +32,14 @@ const COMMAND_OF_FUNCTION: Readonly<Record<string, string>> = {
 
 /** How the CLI names what the core names by option or function name: as its flag, or its command. */
 export const cliName: NameSetting = (key) => FLAG_OF_SETTING[key] ?? COMMAND_OF_FUNCTION[key] ?? key;
+
+/** The flag of a setting of the options table: `--base-url`; none for a setting not given per run. */
+export function settingFlagName(option: OptionSpec): string | undefined {
+  return option.perRun === undefined ? undefined : `--${option.key.replaceAll('_', '-')}`;
+}
+
+/** The flag as commander declares it, with its value: `--base-url <url>`, `--saved-defaults`. */
+export function settingFlag(option: OptionSpec): string | undefined {
+  const name = settingFlagName(option);
+  return name === undefined || option.perRun === true ? name : `${name} <${option.perRun}>`;
+}

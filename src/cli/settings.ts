@@ -1,6 +1,7 @@
 import { Option, type Command } from 'commander';
 import { commandPath, GROUP } from './help.js';
 import { OPTIONS, PER_MARKETPLACE_KEYS, attributeName, sectionName, splitMarketplaces, type Settings, type SettingKey } from '../config/options.js';
+import { settingFlag } from './setting-flags.js';
 import { resolveSettings, type ResolvedSettings } from '../config/resolve.js';
 import { envMarketplaces, hasOwnValue, resolveMarketplaceSettings, type MarketplaceSettings } from '../config/marketplace-settings.js';
 import { ConfigError } from '../errors.js';
@@ -46,10 +47,11 @@ export function addSettingsOptions(command: Command): Command {
   const use = SETTINGS_USED[path];
   if (use === undefined) throw new Error(`addSettingsOptions: no settings declared for the command ${JSON.stringify(path)} in SETTINGS_USED`);
   for (const option of OPTIONS) {
-    if (option.flag === undefined || !use.keys.includes(option.key)) continue;
+    const flag = settingFlag(option);
+    if (flag === undefined || !use.keys.includes(option.key)) continue;
     const group = groupOf(option.key);
-    command.addOption(new Option(option.flag, `${option.description} (env ${option.env})`).helpGroup(group));
-    if (!option.flag.includes('<')) command.addOption(new Option(option.flag.replace('--', '--no-'), `set ${option.key} to false (overrides env and profile)`).helpGroup(group));
+    command.addOption(new Option(flag, `${option.description} (env ${option.env})`).helpGroup(group));
+    if (option.perRun === true) command.addOption(new Option(flag.replace('--', '--no-'), `set ${option.key} to false (overrides env and profile)`).helpGroup(group));
   }
   if (use.sends) {
     command.addOption(new Option('--allow-insecure-http', 'allow plain http to a host that is not loopback (the key crosses the network in clear)').helpGroup(GROUP.sending));
@@ -79,8 +81,9 @@ export interface LoadedSettings extends ResolvedSettings {
 export function flagValues(opts: Record<string, unknown>): Partial<Record<SettingKey, unknown>> {
   const flags: Partial<Record<SettingKey, unknown>> = {};
   for (const option of OPTIONS) {
-    if (option.flag === undefined) continue;
-    const value = opts[attributeName(option.flag)];
+    const flag = settingFlag(option);
+    if (flag === undefined) continue;
+    const value = opts[attributeName(flag)];
     if (value !== undefined) flags[option.key] = value;
   }
   return flags;

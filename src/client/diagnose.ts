@@ -23,7 +23,7 @@ export async function diagnoseService(options: DiagnoseOptions): Promise<Check[]
     endpoint = listingsEndpoint(options.baseUrl, { allowInsecureHttp: options.allowInsecureHttp });
     proxy = proxyRoute(endpoint.origin, { allowInsecureHttp: options.allowInsecureHttp, ...(options.env === undefined ? {} : { env: options.env }) });
   } catch (error) {
-    const hint = error instanceof ListingsError ? error.hint : undefined;
+    const hint = error instanceof ListingsError ? error.wordedWith(name).hint : undefined;
     return [{ name: 'base URL', status: 'fail', kind: 'config', message: describe(error), ...(hint === undefined ? {} : { fix: hint }) }];
   }
   const url = new URL(endpoint.origin);

@@ -33,7 +33,8 @@ export function listingsEndpoint(baseUrl: string, options: { allowInsecureHttp?:
   if (url.username || url.password) throw new ConfigError('base_url must not carry credentials');
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !options.allowInsecureHttp) {
     throw new ConfigError(`refusing to send the API key over plain http to ${url.host}`, {
-      hint: 'use https, or pass --allow-insecure-http if you really mean it',
+      hint: (name) => `use https, or pass ${name('allowInsecureHttp')} if you really mean it`,
+      setting: { key: 'allowInsecureHttp' },
     });
   }
   const prefix = url.pathname.replace(/\/+$/, '');
@@ -138,7 +139,8 @@ export function proxyRoute(origin: string, options: { allowInsecureHttp?: boolea
   }
   if (target.protocol === 'http:' && !isLoopbackHost(route.url.hostname) && options.allowInsecureHttp !== true) {
     throw new ConfigError(`refusing to send the API key over plain http through the proxy ${route.shown} (from ${route.from}) to ${target.host}`, {
-      hint: `use https (the proxy then relays an encrypted tunnel), add ${target.hostname} to NO_PROXY, or pass --allow-insecure-http if you really mean it`,
+      hint: (name) => `use https (the proxy then relays an encrypted tunnel), add ${target.hostname} to NO_PROXY, or pass ${name('allowInsecureHttp')} if you really mean it`,
+      setting: { key: 'allowInsecureHttp' },
     });
   }
   return route;

@@ -1,7 +1,7 @@
 import { SHAPES, type Shape } from '../contract/shapes.js';
 
 /**
- * The one table of settings. It drives the commander flags, the environment variables, the profile keys, their
+ * The one table of settings. It drives the command line's flags (worded by src/cli/setting-flags.ts), the environment variables, the profile keys, their
  * validation, the built-in defaults and the README's table, so none of them can drift.
  */
 export interface Settings {
@@ -32,8 +32,11 @@ export type SettingSource = 'flag' | 'env' | 'profile' | 'default';
 
 export interface OptionSpec {
   key: SettingKey;
-  /** Commander flag, or undefined for settings that must not be given on the command line. */
-  flag?: string;
+  /**
+   * Given per run (the CLI's flag, named after the key: `--base-url <url>`): the name of the value it takes, or `true`
+   * for an on/off switch. Absent for a setting kept only in the environment or the profile (a raw API key).
+   */
+  perRun?: string | true;
   env: string;
   description: string;
   default?: SettingValue;
@@ -139,19 +142,19 @@ export function marketplaceEnv(marketplace: string, key: MarketplaceSettingKey):
 }
 
 export const OPTIONS: readonly OptionSpec[] = [
-  { key: 'base_url', flag: '--base-url <url>', env: 'LISTINGS_BASE_URL', description: 'base address of the service (a dedicated region may have its own)', parse: parseUrl },
-  { key: 'api_key_env', flag: '--api-key-env <name>', env: 'LISTINGS_API_KEY_ENV', description: 'name of the environment variable holding the API key', default: 'LISTINGS_API_KEY', parse: pattern(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name') },
+  { key: 'base_url', perRun: 'url', env: 'LISTINGS_BASE_URL', description: 'base address of the service (a dedicated region may have its own)', parse: parseUrl },
+  { key: 'api_key_env', perRun: 'name', env: 'LISTINGS_API_KEY_ENV', description: 'name of the environment variable holding the API key', default: 'LISTINGS_API_KEY', parse: pattern(/^[A-Za-z_][A-Za-z0-9_]*$/, 'an environment variable name') },
   { key: 'api_key', env: 'LISTINGS_API_KEY', description: 'a raw API key kept in the profile (discouraged: prefer api_key_env)', secret: true, parse: text },
-  { key: 'marketplace', flag: '--marketplace <id>', env: 'LISTINGS_MARKETPLACE', description: 'target marketplace: EBAY_US (flat) or ebay (wrapped); several, comma-separated (EBAY_US,EBAY_GB), publish each row to each', parse: parseMarketplaces },
-  { key: 'merchant_location_key', flag: '--merchant-location-key <key>', env: 'LISTINGS_MERCHANT_LOCATION_KEY', description: "key of the merchant's location", parse: id },
-  { key: 'fulfillment_policy_id', flag: '--fulfillment-policy-id <id>', env: 'LISTINGS_FULFILLMENT_POLICY_ID', description: 'fulfillment policy id', parse: id },
-  { key: 'payment_policy_id', flag: '--payment-policy-id <id>', env: 'LISTINGS_PAYMENT_POLICY_ID', description: 'payment policy id', parse: id },
-  { key: 'return_policy_id', flag: '--return-policy-id <id>', env: 'LISTINGS_RETURN_POLICY_ID', description: 'return policy id', parse: id },
-  { key: 'condition', flag: '--condition <condition>', env: 'LISTINGS_CONDITION', description: 'item condition sent as overrides.condition, e.g. NEW', parse: id },
-  { key: 'shape', flag: '--shape <shape>', env: 'LISTINGS_SHAPE', description: 'request shape: flat or wrapped', default: 'flat', parse: parseShape },
-  { key: 'saved_defaults', flag: '--saved-defaults', env: 'LISTINGS_SAVED_DEFAULTS', description: 'the workspace has Marketplace configurations saved: location key and policy ids may be omitted', default: false, parse: parseBoolean },
-  { key: 'concurrency', flag: '--concurrency <n>', env: 'LISTINGS_CONCURRENCY', description: 'a fixed number of requests in flight (unset: learned from the service, up to max_concurrency)', parse: parseInteger(1, 4096) },
-  { key: 'max_concurrency', flag: '--max-concurrency <n>', env: 'LISTINGS_MAX_CONCURRENCY', description: 'ceiling of the learned number of requests in flight', default: 512, parse: parseInteger(1, 4096) },
+  { key: 'marketplace', perRun: 'id', env: 'LISTINGS_MARKETPLACE', description: 'target marketplace: EBAY_US (flat) or ebay (wrapped); several, comma-separated (EBAY_US,EBAY_GB), publish each row to each', parse: parseMarketplaces },
+  { key: 'merchant_location_key', perRun: 'key', env: 'LISTINGS_MERCHANT_LOCATION_KEY', description: "key of the merchant's location", parse: id },
+  { key: 'fulfillment_policy_id', perRun: 'id', env: 'LISTINGS_FULFILLMENT_POLICY_ID', description: 'fulfillment policy id', parse: id },
+  { key: 'payment_policy_id', perRun: 'id', env: 'LISTINGS_PAYMENT_POLICY_ID', description: 'payment policy id', parse: id },
+  { key: 'return_policy_id', perRun: 'id', env: 'LISTINGS_RETURN_POLICY_ID', description: 'return policy id', parse: id },
+  { key: 'condition', perRun: 'condition', env: 'LISTINGS_CONDITION', description: 'item condition sent as overrides.condition, e.g. NEW', parse: id },
+  { key: 'shape', perRun: 'shape', env: 'LISTINGS_SHAPE', description: 'request shape: flat or wrapped', default: 'flat', parse: parseShape },
+  { key: 'saved_defaults', perRun: true, env: 'LISTINGS_SAVED_DEFAULTS', description: 'the workspace has Marketplace configurations saved: location key and policy ids may be omitted', default: false, parse: parseBoolean },
+  { key: 'concurrency', perRun: 'n', env: 'LISTINGS_CONCURRENCY', description: 'a fixed number of requests in flight (unset: learned from the service, up to max_concurrency)', parse: parseInteger(1, 4096) },
+  { key: 'max_concurrency', perRun: 'n', env: 'LISTINGS_MAX_CONCURRENCY', description: 'ceiling of the learned number of requests in flight', default: 512, parse: parseInteger(1, 4096) },
 ];
 
 export const OPTION_BY_KEY: ReadonlyMap<string, OptionSpec> = new Map(OPTIONS.map((option) => [option.key, option]));

@@ -35,7 +35,7 @@ export function resolveSettings(layers: SettingLayers): ResolvedSettings {
   const sources: Partial<Record<SettingKey, SettingSource>> = {};
   for (const option of OPTIONS) {
     const { key } = option;
-    const fromFlag = option.flag === undefined ? undefined : layers.flags[key];
+    const fromFlag = option.perRun === undefined ? undefined : layers.flags[key];
     const fromEnv = layers.env[option.env];
     const fromProfile = layers.profile[key];
     if (fromFlag !== undefined) {

@@ -4,13 +4,15 @@ import type { ReportFormat } from './format.js';
 import type { RunSummary } from './summary.js';
 import { printable } from '../printable.js';
 import { unreadText } from '../catalog/unread.js';
+import type { NameSetting } from '../errors.js';
 
-/** Why the last line of the report of a run that did not read its whole source is there. */
-export const NOT_READ_REASON = 'the run stopped before the end of the source: the rows after the line above were not read (--retry-failed of this report sends them)';
-
-/** NOT_READ_REASON, with what a source that stopped left unread and why, when the summary says. */
-export function notReadReason(summary: RunSummary): string {
-  return summary.unread === undefined ? NOT_READ_REASON : `${NOT_READ_REASON}; ${unreadText(summary.unread)}`;
+/**
+ * Why the last line of the report of a run that did not read its whole source is there, with what a source that
+ * stopped left unread and why when the summary says; `name` words the setting that sends those rows.
+ */
+export function notReadReason(summary: RunSummary, name: NameSetting): string {
+  const reason = `the run stopped before the end of the source: the rows after the line above were not read (${name('retryFailed')} of this report sends them)`;
+  return summary.unread === undefined ? reason : `${reason}; ${unreadText(summary.unread)}`;
 }
 
 /**
@@ -69,6 +71,6 @@ export function csvFormat(): ReportFormat {
     header: `${REPORT_COLUMNS.join(',')}\n`,
     row: (o: RowOutcome): string =>
       `${sourceOf(o)},${number(lineOf(o.location))},${optional(o.sku === undefined ? undefined : printable(o.sku, { lines: false }))},${o.outcome},${optional(safeText(o.reason))},${number(o.httpStatus)},${optional(listingText(o.listingStatus))},${optional(listingText(o.title))},${o.attempts},${o.durationMs},${optional(safeText(o.error))},${marketplaceOf(o)}\n`,
-    footer: (summary: RunSummary) => (summary.complete ? '' : `${sourceCell},,,not_read,${csvCell(notReadReason(summary))},,,,0,0,,\n`),
+    footer: (summary: RunSummary, name: NameSetting) => (summary.complete ? '' : `${sourceCell},,,not_read,${csvCell(notReadReason(summary, name))},,,,0,0,,\n`),
   };
 }

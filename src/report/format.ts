@@ -1,13 +1,15 @@
 import type { RowOutcome } from '../publish/outcome.js';
 import type { RunSummary } from './summary.js';
 import type { RunMeta } from './run-meta.js';
+import type { NameSetting } from '../errors.js';
 
 /** How a streamed report lays out its text: what comes first, each row, what comes last. One per report file. */
 export interface ReportFormat {
   header: string;
   /** `first` is true for the first row written (JSON needs no comma before it). */
   row(o: RowOutcome, first: boolean): string;
-  footer(summary: RunSummary): string;
+  /** `name` words the settings a line about rows not read points at (RunMeta.name). */
+  footer(summary: RunSummary, name: NameSetting): string;
   /**
    * Text to write over part of the header once everything is known (JUnit's counts), at a byte offset from the
    * start of the file; the header must have kept exactly that much room.
@@ -30,7 +32,7 @@ export interface ReportWriter {
   write(o: RowOutcome): Promise<void> | void;
   /**
    * Write the summary, finish the file and rename it into place. `meta` (where the run came from and went, how it
-   * ended) is shown by the HTML report and ignored by the other formats, whose shape is documented.
+   * ended) is shown by the HTML report; the other formats, whose shape is documented, take only its `name`.
    */
   close(summary: RunSummary, meta?: RunMeta): Promise<void>;
   /** Drop the file: nothing is left at `path` or beside it. */

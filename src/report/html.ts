@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { AtomicFile } from '../fs/atomic-write.js';
 import type { RowOutcome } from '../publish/outcome.js';
 import { RunDigest } from './html-digest.js';
-import { renderHtmlReport } from './html-render.js';
+import { renderHtmlReport } from './html/render.js';
 import type { ReportWriter } from './format.js';
 import type { RunMeta } from './run-meta.js';
 import type { RunSummary } from './summary.js';

@@ -1,4 +1,4 @@
-import { formatLocation } from '../errors.js';
+import { formatLocation, type NameSetting } from '../errors.js';
 import type { RowOutcome } from '../publish/outcome.js';
 import type { ReportFormat } from './format.js';
 import { safeText } from './row.js';
@@ -31,12 +31,12 @@ export function junitFormat(): ReportFormat {
       else if (o.outcome === 'skipped' || o.outcome === 'not_attempted') skipped++;
       return testcase(o);
     },
-    footer(summary: RunSummary): string {
+    footer(summary: RunSummary, name: NameSetting): string {
       if (summary.complete) return '</testsuite>\n';
       // The rows never read are not test cases; one skipped case says they exist, so a dashboard does not show green.
       tests++;
       skipped++;
-      return `  <testcase name="(rows not read)" classname="listings">\n    <skipped message="${xmlEscape(notReadReason(summary))}"/>\n  </testcase>\n</testsuite>\n`;
+      return `  <testcase name="(rows not read)" classname="listings">\n    <skipped message="${xmlEscape(notReadReason(summary, name))}"/>\n  </testcase>\n</testsuite>\n`;
     },
     patch(summary: RunSummary) {
       const attributes = [

@@ -1,5 +1,5 @@
 import { extname } from 'node:path';
-import { UsageError } from '../errors.js';
+import { UsageError, libraryName } from '../errors.js';
 import { AtomicFile } from '../fs/atomic-write.js';
 import type { OutputRules } from '../fs/output-target.js';
 import type { RowOutcome } from '../publish/outcome.js';
@@ -7,6 +7,7 @@ import { csvFormat } from './csv.js';
 import type { ReportFormat, ReportWriter } from './format.js';
 import { jsonFormat, ndjsonFormat } from './json.js';
 import { junitFormat } from './junit.js';
+import type { RunMeta } from './run-meta.js';
 import type { RunSummary } from './summary.js';
 
 export type { ReportWriter } from './format.js';
@@ -52,9 +53,9 @@ export class StreamedReport implements ReportWriter {
     return this.file.write(text);
   }
 
-  async close(summary: RunSummary): Promise<void> {
+  async close(summary: RunSummary, meta?: RunMeta): Promise<void> {
     try {
-      await this.file.write(this.format.footer(summary));
+      await this.file.write(this.format.footer(summary, meta?.name ?? libraryName));
       const patch = this.format.patch?.(summary);
       if (patch !== undefined) await this.file.writeAt(patch.at, patch.text);
     } catch (error) {

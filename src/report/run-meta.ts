@@ -1,6 +1,9 @@
+import type { NameSetting } from '../errors.js';
+
 /**
  * What a report can say about the run beyond its rows and counts: where it came from, where it went, how it ended.
- * Given to `ReportWriter.close`; only the HTML report shows it (the other formats keep their documented shape).
+ * Given to `ReportWriter.close`; only the HTML report shows it (the other formats keep their documented shape: they
+ * take only `name`, for the wording of their not_read line).
  * Every field is optional: a report says what it was told. It never holds the API key, and `target` is a host, not
  * a URL (a base URL may carry credentials).
  */
@@ -23,4 +26,9 @@ export interface RunMeta {
   why?: string | undefined;
   /** A `--dry-run`: nothing was sent. */
   dryRun?: boolean | undefined;
+  /**
+   * How the report names a setting in a next step it gives (sending the rows it did not read again, keeping every
+   * row): by the library's option name (`retryFailed`) unless told; the CLI passes its flags.
+   */
+  name?: NameSetting | undefined;
 }

@@ -73,7 +73,10 @@ export class DataFile {
           if (line === '') continue;
           const record = parseRecord(line);
           if (record === undefined) {
-            throw new ConfigError(`${path}:${number} is not a sandbox data record`, { hint: 'give --data a file of its own: the sandbox appends to it and reads it back' });
+            throw new ConfigError(`${path}:${number} is not a sandbox data record`, {
+              hint: (name) => `give ${name('dataFile')} a file of its own: the sandbox appends to it and reads it back`,
+              setting: { key: 'dataFile', value: path },
+            });
           }
           onRecord(record);
         }

@@ -214,6 +214,16 @@ describe('the HTML report loads only when asked for', () => {
     ]);
     expect(version).toEqual([]);
     expect(csv).toEqual([]);
-    expect(html).toEqual(['report/html-digest.js', 'report/html-render.js', 'report/html.js']);
+    expect(html).toEqual([
+      'report/html-digest.js',
+      'report/html.js',
+      'report/html/cards.js',
+      'report/html/charts.js',
+      'report/html/problems.js',
+      'report/html/render.js',
+      'report/html/script.js',
+      'report/html/styles.js',
+      'report/html/text.js',
+    ]);
   });
 });

@@ -10,7 +10,7 @@ import { registerSecret } from '../../secrets.js';
 import { EXIT, ExitError } from '../exit-codes.js';
 import { err, out, paint, paintOut } from '../output.js';
 import { loadSettings, type LoadedSettings } from '../settings.js';
-import { cliName } from '../setting-flags.js';
+import { cliName, settingFlagName } from '../setting-flags.js';
 
 /** The flags of `listings doctor`. */
 export interface DoctorFlags {
@@ -59,7 +59,7 @@ function sourceText(loaded: LoadedSettings, key: 'base_url' | 'api_key_env'): st
   const option = OPTION_BY_KEY.get(key);
   switch (loaded.sources[key]) {
     case 'flag':
-      return `from ${option?.flag?.split(' ')[0] ?? 'a flag'}`;
+      return `from ${(option === undefined ? undefined : settingFlagName(option)) ?? 'a flag'}`;
     case 'env':
       return `from ${option?.env ?? 'the environment'}`;
     case 'profile':
@@ -88,7 +88,7 @@ function baseUrlCheck(loaded: LoadedSettings): Check {
       ? { name: 'base URL', status: 'warn', message: `${url} (${source}): plain http to a host that is not loopback`, fix: 'use https: the key crosses the network in clear' }
       : { name: 'base URL', status: 'ok', message: `${url} (${source}): listings are sent to ${endpoint.origin}${endpoint.path}` };
   } catch (error) {
-    const hint = error instanceof ListingsError ? error.hint : undefined;
+    const hint = error instanceof ListingsError ? error.wordedWith(cliName).hint : undefined;
     return { name: 'base URL', status: 'fail', kind: 'config', message: (error as Error).message, ...(hint === undefined ? {} : { fix: hint }) };
   }
 }

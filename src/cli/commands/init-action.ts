@@ -10,7 +10,7 @@ import { EXIT, ExitError } from '../exit-codes.js';
 import { err, paint } from '../output.js';
 import { flagValues } from '../settings.js';
 import { exitCodeOf, printChecks } from './doctor-action.js';
-import { cliName } from '../setting-flags.js';
+import { cliName, settingFlagName } from '../setting-flags.js';
 
 /** The flags of `listings init` besides the settings. */
 export interface InitFlags {
@@ -70,7 +70,8 @@ const QUESTIONS: readonly Question[] = [
 ];
 
 function flagOf(key: SettingKey): string {
-  return OPTION_BY_KEY.get(key)?.flag?.split(' ')[0] ?? key;
+  const option = OPTION_BY_KEY.get(key);
+  return (option === undefined ? undefined : settingFlagName(option)) ?? key;
 }
 
 /** The setting's parse, then the question's own check; throws an Error with the reason. */

@@ -33,6 +33,7 @@ import { RunOutputs, type OutputFailure } from '../../run/run-outputs.js';
 import { publishVerdict, type RunVerdict } from '../../run/verdict.js';
 import { openRunLog, publishStartOf } from '../log-events.js';
 import { openEndpoint, type Endpoint } from './open-endpoint.js';
+import { cliName } from '../setting-flags.js';
 
 /** What the flags say before anything is opened; every mistake here is a usage error (exit 2), nothing sent. */
 function checkFlags(flags: PublishFlags): void {
@@ -103,7 +104,7 @@ function printOutputFailure(failure: OutputFailure, journalPath: string | undefi
 /** What the reports say about the run beyond its rows: sources with their credentials masked, the target a host (a base URL may carry credentials), never the key. */
 function runMetaOf(sources: string[], flags: PublishFlags, loaded: LoadedSettings, endpoint: Endpoint | undefined, startedAt: Date, verdict: RunVerdict): RunMeta {
   const target = endpoint === undefined ? undefined : endpoint.sandbox !== undefined ? 'sandbox (in-process)' : URL.parse(loaded.baseUrl())?.host;
-  return { sources: sources.map(redactSourceName), profile: loaded.profile, target, marketplace: loaded.settings.marketplace, startedAt, toolVersion: VERSION, exitCode: verdict.exitCode, why: verdict.why, dryRun: flags.dryRun === true };
+  return { sources: sources.map(redactSourceName), profile: loaded.profile, target, marketplace: loaded.settings.marketplace, startedAt, toolVersion: VERSION, exitCode: verdict.exitCode, why: verdict.why, dryRun: flags.dryRun === true, name: cliName };
 }
 
 /** `listings publish SOURCE...`: the whole run, from flags to exit code. */

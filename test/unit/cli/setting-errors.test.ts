@@ -1,11 +1,14 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openCatalog, parseShard, UsageError, type Draft, type Format } from '../../../src/index.js';
+import { ConfigError, openCatalog, parseShard, UsageError, type Draft, type Format } from '../../../src/index.js';
+import { listingsEndpoint } from '../../../src/client/endpoint.js';
+import { DataFile } from '../../../src/sandbox/data-file.js';
+import { openReport, SummaryCounter } from '../../../src/report/index.js';
 import { readRetryRows, reportFormatOf } from '../../../src/report/index.js';
 import { buildProgram } from '../../../src/cli/main.js';
 import { wordError } from '../../../src/cli/report-error.js';
-import { FLAG_OF_SETTING } from '../../../src/cli/setting-flags.js';
+import { FLAG_OF_SETTING, cliName } from '../../../src/cli/setting-flags.js';
 import { rejection, thrown } from '../../helpers/errors.js';
 import { tempDir } from '../../helpers/tmp.js';
 
@@ -99,9 +102,40 @@ describe('catalog errors: the library names the setting, the CLI the flag', () =
     expect(wordError(retry).message).toBe('--retry-failed run.xml: a JUnit report cannot be read back');
   });
 
-  it('words every setting as a flag that listings publish declares', () => {
-    const publish = buildProgram().commands.find((command) => command.name() === 'publish');
-    const flags = publish?.options.map((option) => option.long) ?? [];
-    for (const flag of Object.values(FLAG_OF_SETTING)) expect(flags).toContain(flag);
+  it('words every setting as a flag that listings publish declares (the sandbox\'s data file: listings sandbox)', () => {
+    const declared = (name: string) => buildProgram().commands.find((command) => command.name() === name)?.options.map((option) => option.long) ?? [];
+    const { dataFile, ...run } = FLAG_OF_SETTING;
+    for (const flag of Object.values(run)) expect(declared('publish')).toContain(flag);
+    expect(declared('sandbox')).toContain(dataFile);
+  });
+});
+
+describe('the next steps of the client, the sandbox and the reports: the library names the setting, the CLI the flag', () => {
+  it('plain http to a host that is not loopback', () => {
+    const error = thrown(ConfigError, () => listingsEndpoint('http://api.example.com'));
+    expect(error.hint).toBe('use https, or pass allowInsecureHttp if you really mean it');
+    expect(wordError(error).hint).toBe('use https, or pass --allow-insecure-http if you really mean it');
+  });
+
+  it("a sandbox data file that is not the sandbox's", async () => {
+    const file = join(tempDir(), 'data.ndjson');
+    writeFileSync(file, 'not a record\n');
+    const error = await rejection(ConfigError, DataFile.open(file, () => undefined));
+    expect(error.hint).toBe('give dataFile a file of its own: the sandbox appends to it and reads it back');
+    expect(wordError(error).hint).toBe('give --data a file of its own: the sandbox appends to it and reads it back');
+  });
+
+  it("the CSV report's not_read line, worded as the run's metadata says", async () => {
+    const reasons = await Promise.all(
+      [undefined, cliName].map(async (name, i) => {
+        const path = join(tempDir(), `run-${i}.csv`);
+        const report = await openReport(path);
+        await report.write({ index: 0, location: { source: 'cat.csv', line: 2 }, sku: 'A', outcome: 'published', httpStatus: 201, attempts: 1, durationMs: 5 });
+        await report.close(new SummaryCounter().summary(5, [path], undefined, { complete: false, interrupted: true }), name === undefined ? undefined : { name });
+        return readFileSync(path, 'utf8').trimEnd().split('\n').at(-1);
+      }),
+    );
+    expect(reasons[0]).toContain('(retryFailed of this report sends them)');
+    expect(reasons[1]).toContain('(--retry-failed of this report sends them)');
   });
 });

@@ -1,0 +1,75 @@
+import { createHash } from 'node:crypto';
+import { libraryName } from '../../errors.js';
+import { OUTCOMES, type OutcomeKind } from '../../publish/outcome.js';
+import { safeText } from '../row.js';
+import { unreadText } from '../../catalog/unread.js';
+import { TIME_BARS, WORK, chartLegend, latencyChart, outcomeBar, throughputChart } from './charts.js';
+import { byMarketplace, errorsByStatus, metaList, tile, traffic, verdict } from './cards.js';
+import type { HtmlReportInput } from './input.js';
+import { problemsSection } from './problems.js';
+import { SCRIPT } from './script.js';
+import { STYLE } from './styles.js';
+import { LABEL, escapeHtml, formatCount, formatMs, outside, percent, utc } from './text.js';
+
+export type { HtmlReportInput } from './input.js';
+
+function sha256(text: string): string {
+  return `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+}
+
+/**
+ * The whole page, self-contained: inline CSS, inline SVG charts, one small inline script for the filter. Its
+ * Content-Security-Policy allows only that style and that script (by hash) and no connection at all, so nothing
+ * in it reaches the network, and outside text that escaping had missed still could not run.
+ */
+export function renderHtmlReport(input: HtmlReportInput): string {
+  const { summary, meta, digest } = input;
+  const nameSetting = meta.name ?? libraryName;
+  const sources = meta.sources !== undefined && meta.sources.length > 0 ? meta.sources : digest.sources;
+  const single = digest.sources.length <= 1 && digest.moreSources === 0;
+  const name = sources.length === 0 ? 'listings run' : sources.length === 1 ? (sources[0] ?? '') : `${sources[0] ?? ''} and ${formatCount(sources.length - 1 + (meta.sources === undefined ? digest.moreSources : 0))} more`;
+  const { tone, text } = verdict(summary, meta);
+  const whole = summary.rows;
+  const notRead = summary.total !== null && summary.total > summary.rows ? summary.total - summary.rows : undefined;
+  const tiles = [
+    tile('rows', summary.rows, whole, summary.complete ? 'the whole source' : notRead !== undefined ? `of ${formatCount(summary.total ?? 0)}` : 'source not read to the end'),
+    ...(['published', 'failed', 'invalid', 'skipped', 'not_attempted'] as const).map((kind) => tile(kind, summary[kind], whole)),
+    ...(summary.validated > 0 ? [tile('validated', summary.validated, whole)] : []),
+  ].join('');
+  const legendKinds: [OutcomeKind | 'not_read', number][] = [...OUTCOMES.map((kind) => [kind, summary[kind]] as [OutcomeKind, number]), ['not_read', notRead ?? 0]];
+  const legend = legendKinds
+    .filter(([, n]) => n > 0)
+    .map(([kind, n]) => `<li class="f-${kind}"><span class="dot" aria-hidden="true"></span>${LABEL[kind]} <b>${formatCount(n)}</b> <span class="muted">${percent(n, whole + (notRead ?? 0))}</span></li>`)
+    .join('');
+  const banner = !summary.complete
+    ? `<p class="banner" role="note">The run stopped before the end of the source${summary.interrupted ? ' (interrupted)' : ''}: ${notRead !== undefined ? `${formatCount(notRead)} rows were` : 'the rows after the last one counted were'} not read${summary.unread === undefined ? '' : ` (${escapeHtml(unreadText(summary.unread))})`}. <span class="mono">${escapeHtml(nameSetting('retryFailed'))}</span> of the CSV or NDJSON report sends them.</p>`
+    : '';
+  const exitBadge = meta.exitCode === undefined ? '' : `<span class="code" title="exit code">exit ${meta.exitCode}</span>`;
+  const timeline = digest.timeline(TIME_BARS);
+  const throughputNote = `Rows finished per second: ${formatCount(summary.rows_per_second)} over the run, peak ${formatCount(Math.max(0, ...timeline.rates))}; bars of ${formatMs(timeline.bucketMs)}`;
+  const p50 = digest.latencyQuantile(0.5);
+  const latencyNote = p50 === undefined ? 'all attempts of a row included' : `${formatCount(digest.latencyCount)} rows sent, median ${formatMs(p50)}, slowest ${formatMs(digest.latencyMaxMs)}; all attempts included`;
+  const title = `${tone === 'good' ? '✓' : '✗'} ${safeText(name) ?? ''}: ${text}`;
+  const csp = `default-src 'none'; style-src ${sha256(STYLE)}; script-src ${sha256(SCRIPT)}; img-src data:; base-uri 'none'; form-action 'none'`;
+  return [
+    `<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n`,
+    `<meta http-equiv="Content-Security-Policy" content="${csp}">\n`,
+    `<meta name="viewport" content="width=device-width, initial-scale=1">\n<meta name="color-scheme" content="light dark">\n`,
+    `<meta name="generator" content="listings${meta.toolVersion === undefined ? '' : ` ${outside(meta.toolVersion)}`}">\n`,
+    `<title>${escapeHtml(title)}</title>\n<style>${STYLE}</style>\n</head>\n<body>\n`,
+    `<header class="top"><div><p class="eyebrow">listings ${meta.dryRun === true ? 'dry run' : 'publish'} report</p><h1>${outside(name)}</h1></div>`,
+    `<p class="verdict ${tone}" id="verdict">${exitBadge}<span>${escapeHtml(text)}</span></p></header>\n<main>\n`,
+    banner,
+    `<section aria-label="Counts" class="tiles">${tiles}</section>\n`,
+    `<div class="grid2">`,
+    `<section class="card" aria-labelledby="outcomes-h"><h2 id="outcomes-h">Outcomes</h2>${outcomeBar(summary)}<ul class="legend">${legend}</ul>${errorsByStatus(summary)}${byMarketplace(summary)}${traffic(summary)}</section>`,
+    `<section class="card" aria-labelledby="run-h"><h2 id="run-h">Run</h2>${metaList(input, single)}</section>`,
+    `</div>\n<div class="grid2">`,
+    `<section class="card" aria-labelledby="tp-h"><h2 id="tp-h">Throughput</h2><p class="sub">${escapeHtml(throughputNote)}</p>${throughputChart(digest)}${chartLegend(WORK.filter((kind) => summary[kind] > 0))}</section>`,
+    `<section class="card" aria-labelledby="lat-h"><h2 id="lat-h">Time per row</h2><p class="sub">${escapeHtml(latencyNote)}</p>${latencyChart(digest)}${chartLegend((['published', 'failed'] as const).filter((kind) => digest.latency.some((bucket) => bucket[kind === 'published' ? 0 : 1] > 0)))}</section>`,
+    `</div>\n`,
+    problemsSection(input, single),
+    `\n</main>\n<footer>Written by listings${meta.toolVersion === undefined ? '' : ` ${outside(meta.toolVersion)}`} on ${utc(input.openedAt)}. One self-contained file: no network, works offline.</footer>\n`,
+    `<script>${SCRIPT}</script>\n</body>\n</html>\n`,
+  ].join('');
+}
