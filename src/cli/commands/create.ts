@@ -1,17 +1,8 @@
 import type { Command } from 'commander';
 import { addSettingsOptions, loadSettings } from '../settings.js';
-import { parseInteger } from '../../config/options.js';
-import { UsageError } from '../../errors.js';
 import { collect } from '../catalog-options.js';
 import { GROUP } from '../help.js';
-
-function timeout(raw: string): number {
-  try {
-    return parseInteger(100, 600_000)(raw);
-  } catch (error) {
-    throw new UsageError(`--timeout: ${(error as Error).message}`);
-  }
-}
+import { timeoutMs } from '../option-parsers.js';
 
 export function registerCreate(program: Command): void {
   addSettingsOptions(
@@ -22,7 +13,7 @@ export function registerCreate(program: Command): void {
       .option('--image <url>', 'image URL (repeat for several)', collect, [])
       .option('--title <title>', 'item title (wrapped shape)')
       .optionsGroup(GROUP.sending)
-      .option('--timeout <ms>', 'time limit of the request', timeout)
+      .option('--timeout <ms>', 'time limit of the request', timeoutMs)
       .optionsGroup(GROUP.output)
       .option('--json', 'print the listing the service answered as JSON')
       .optionsGroup(''),

@@ -1,18 +1,8 @@
 import type { Command } from 'commander';
-import { parseInteger } from '../../config/options.js';
-import { UsageError } from '../../errors.js';
 import { GROUP } from '../help.js';
+import { timeoutMs } from '../option-parsers.js';
 import { addSettingsOptions } from '../settings.js';
 import type { DoctorFlags } from './doctor-action.js';
-
-
-function timeout(raw: string): number {
-  try {
-    return parseInteger(100, 600_000)(raw);
-  } catch (error) {
-    throw new UsageError(`--timeout: ${(error as Error).message}`);
-  }
-}
 
 export function registerDoctor(program: Command): void {
   const command = program
@@ -22,7 +12,7 @@ export function registerDoctor(program: Command): void {
     );
   addSettingsOptions(command)
     .optionsGroup(GROUP.sending)
-    .option('--timeout <ms>', 'time limit of each network check', timeout, 10_000)
+    .option('--timeout <ms>', 'time limit of each network check', timeoutMs, 10_000)
     .optionsGroup(GROUP.output)
     .option('--json', 'print the checks as one JSON object: {ok, exit_code, checks: [{name, status, message, fix}]}')
     .optionsGroup('');

@@ -1,18 +1,8 @@
 import type { Command } from 'commander';
-import { parseInteger } from '../../config/options.js';
-import { UsageError } from '../../errors.js';
 import { GROUP } from '../help.js';
+import { timeoutMs } from '../option-parsers.js';
 import { addSettingsOptions } from '../settings.js';
 import type { InitFlags } from './init-action.js';
-
-
-function timeout(raw: string): number {
-  try {
-    return parseInteger(100, 600_000)(raw);
-  } catch (error) {
-    throw new UsageError(`--timeout: ${(error as Error).message}`);
-  }
-}
 
 export function registerInit(program: Command): void {
   const command = program
@@ -22,7 +12,7 @@ export function registerInit(program: Command): void {
     )
     .option('-y, --yes', 'ask nothing: the answers come from the flags (else the environment, the profile, the defaults); a missing one is a usage error')
     .option('--no-check', 'do not check the base URL once the profile is written');
-  addSettingsOptions(command).optionsGroup(GROUP.sending).option('--timeout <ms>', 'time limit of each network check', timeout, 10_000).optionsGroup('');
+  addSettingsOptions(command).optionsGroup(GROUP.sending).option('--timeout <ms>', 'time limit of each network check', timeoutMs, 10_000).optionsGroup('');
   command.action(async (flags: InitFlags & Record<string, unknown>) => {
     const { runInit } = await import('./init-action.js');
     await runInit(flags);
