@@ -1,4 +1,5 @@
 import { SHAPES, type Shape } from '../contract/shapes.js';
+import { identifierProblem } from '../contract/identifier.js';
 
 /**
  * The one table of settings. It drives the command line's flags (worded by src/cli/setting-flags.ts), the environment variables, the profile keys, their
@@ -69,8 +70,9 @@ export function parseBoolean(raw: string): boolean {
 
 export function parseInteger(min: number, max: number) {
   return (raw: string): number => {
-    const value = Number(raw.trim());
-    if (!Number.isInteger(value) || value < min || value > max) throw new Error(`must be a whole number from ${min} to ${max}`);
+    // Decimal digits only: `0x10`, `1e3` and `0b11` are not taken for 16, 1000 and 3.
+    const value = /^\s*-?\d+\s*$/.test(raw) ? Number(raw.trim()) : Number.NaN;
+    if (!Number.isSafeInteger(value) || value < min || value > max) throw new Error(`must be a whole number from ${min} to ${max}`);
     return value;
   };
 }
@@ -93,7 +95,13 @@ function parseShape(raw: string): Shape {
   return value as Shape;
 }
 
-const id = pattern(/^\S(?:.*\S)?$/, 'a non-empty identifier');
+/** An identifier (a location key, a policy id, a condition): the contract's rule, so a bad one is refused where it is set. */
+function id(raw: string): string {
+  const value = text(raw);
+  const problem = identifierProblem(value);
+  if (problem !== undefined) throw new Error(problem);
+  return value;
+}
 
 const MARKETPLACE_ID = /^[A-Za-z][A-Za-z0-9_-]*$/;
 

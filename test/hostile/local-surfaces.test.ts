@@ -61,11 +61,52 @@ describe('hostile local surfaces: the config file, edited by hand', () => {
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { default: { condition: '::error::c\u001b]0;pwn\u0007' }, 'a\u001b[31m': {} } }));
     const env = { LISTINGS_CONFIG_DIR: dir };
     const results = await Promise.all([['config', 'list'], ['config', 'get', 'condition'], ['config', 'profiles']].map((args) => runCli(args, { env })));
+    // The condition is an identifier: list and get refuse the profile by that key (config set or unset mends it).
+    expect(results.map((result) => result.code)).toEqual([2, 2, 0]);
+    expect(results[0]!.stderr).toMatch(/condition from the profile: holds a control character \(U\+001B\)/);
     for (const result of results) {
-      expect(result.code, result.stderr).toBe(0);
       // eslint-disable-next-line no-control-regex -- the raw ESC and BEL are what must not reach the terminal
       expect(result.stdout + result.stderr).not.toMatch(/\u001b|\u0007|^\s*::/m);
     }
+  });
+});
+
+describe('hostile local surfaces: settings from flags, the environment and the config', () => {
+  // Before: an identifier with a control character from the environment or the config reached every row (each row
+  // refused at its catalog line, the setting never named), `config set` stored it, and `0x10` / `1e3` were read as
+  // 16 and 1000.
+  const catalog = (): string => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'c.csv'), 'sku,images_source\nA-1,https://img.example/a.jpg\n');
+    return dir;
+  };
+  const good = { LISTINGS_MARKETPLACE: 'EBAY_US', LISTINGS_MERCHANT_LOCATION_KEY: 'L', LISTINGS_FULFILLMENT_POLICY_ID: 'F', LISTINGS_PAYMENT_POLICY_ID: 'P', LISTINGS_RETURN_POLICY_ID: 'R' };
+  const cases: [string, string[], Record<string, string>, RegExp][] = [
+    ['a location key with ESC from the environment', [], { LISTINGS_MERCHANT_LOCATION_KEY: 'L\u001b[2J' }, /merchant_location_key from LISTINGS_MERCHANT_LOCATION_KEY: holds a control character \(U\+001B\)/],
+    ['a policy id with a direction control from a flag', ['--return-policy-id', 'R\u202eX'], {}, /return_policy_id from --return-policy-id: holds a direction control \(U\+202E\)/],
+    ['a marketplace section value with SOH', [], { LISTINGS_MARKETPLACE: 'EBAY_GB', LISTINGS_EBAY_GB_FULFILLMENT_POLICY_ID: 'F\u0001' }, /fulfillment_policy_id for EBAY_GB from LISTINGS_EBAY_GB_FULFILLMENT_POLICY_ID: holds a control character/],
+    ['a condition with a line feed', ['--condition', 'NEW\nUSED'], {}, /condition from --condition: holds a control character \(U\+000A\)/],
+    ['concurrency 0x10', [], { LISTINGS_CONCURRENCY: '0x10' }, /concurrency from LISTINGS_CONCURRENCY: must be a whole number/],
+    ['concurrency 1e3', ['--concurrency', '1e3'], {}, /concurrency from --concurrency: must be a whole number/],
+  ];
+  it.each(cases)('%s: refused where it is set (exit 2), naming the setting', async (_name, args, env, message) => {
+    const dir = catalog();
+    const command = args.includes('--concurrency') ? 'publish' : 'validate';
+    const result = await runCli([command, 'c.csv', ...args, ...(command === 'publish' ? ['--sandbox'] : [])], { cwd: dir, env: { ...good, ...env } });
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).not.toContain('c.csv:2');
+    expectNoCrash(result);
+  });
+
+  it('config set refuses an identifier with a control character, and stores nothing', async () => {
+    const dir = tempDir();
+    // (A NUL cannot pass through argv at all: the system refuses it before the tool runs.)
+    const result = await runCli(['config', 'set', 'merchant_location_key', 'L\u0001X'], { env: { LISTINGS_CONFIG_DIR: dir } });
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toMatch(/merchant_location_key: holds a control character \(U\+0001\)/);
+    const list = await runCli(['config', 'get', 'merchant_location_key'], { env: { LISTINGS_CONFIG_DIR: dir } });
+    expect(list.stdout).not.toContain('L');
   });
 });
 
