@@ -18,6 +18,21 @@ interface ValidateJson {
   errors: Array<{ source: string; line: number; field: string; message: string }>;
 }
 
+interface Body {
+  sku: string;
+  images_source?: string[];
+  overrides?: { condition?: string };
+}
+
+/** `validate ... --out FILE` in a fresh folder: its stderr, and the request bodies it would send. */
+async function sentBodies(args: string[]): Promise<{ stderr: string; bodies: Body[] }> {
+  const dir = tempDir();
+  const out = join(dir, 'requests.ndjson');
+  const result = await runCli(['validate', ...args, '--out', out, ...LISTING], { cwd: dir });
+  expect(result.code, result.stderr).toBe(0);
+  return { stderr: result.stderr, bodies: readFileSync(out, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Body) };
+}
+
 /** The report's rows by line, each line once. */
 function byLine(report: string): Map<string, Record<string, string>> {
   const rows = readCsvReport(report);
@@ -48,17 +63,14 @@ describe('exports of Magento 2 and PrestaShop, through the built binary', () => 
   });
 
   it('magento: validate --out sends the images under the base URL, additional images split; LISTINGS_IMAGE_BASE_URL and the profile key do the same', async () => {
-    const dir = tempDir();
-    const out = join(dir, 'requests.ndjson');
-    const result = await runCli(['validate', MAGENTO, '--preset', 'magento', '--image-base-url', `${BASE}/`, '--out', out, ...LISTING], { cwd: dir });
-    expect(result.code, result.stderr).toBe(0);
-    const bodies = readFileSync(out, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { sku: string; images_source?: string[] });
+    const { bodies } = await sentBodies([MAGENTO, '--preset', 'magento', '--image-base-url', `${BASE}/`]);
     expect(bodies.map((body) => [body.sku, body.images_source])).toEqual([
       ['LB-TOTE-NAT', [`${BASE}/l/b/lb-tote-nat-front.jpg`, `${BASE}/l/b/lb-tote-nat-back.jpg`, `${BASE}/l/b/lb-tote-nat-detail.jpg`]],
       ['CM-MUG-S', [`${BASE}/c/m/cm-mug-s.jpg`]],
       ['CM-MUG-L', [`${BASE}/c/m/cm-mug-l.jpg`, `${BASE}/c/m/cm-mug-l-side.jpg`]],
       ['GF-CARD-25', ['https://cdn.example.com/media/gift-card-25.png']],
     ]);
+    const dir = tempDir();
     const env = await runCli(['validate', MAGENTO, '--preset', 'magento', '--json', ...LISTING], { cwd: dir, env: { LISTINGS_IMAGE_BASE_URL: BASE } });
     expect(env.code, env.stderr).toBe(0);
     const config = join(dir, 'config');
@@ -104,12 +116,8 @@ describe('exports of Magento 2 and PrestaShop, through the built binary', () => 
   });
 
   it('prestashop: validate --preset auto says which preset it chose; the images and conditions are sent as the export gives them', async () => {
-    const dir = tempDir();
-    const out = join(dir, 'requests.ndjson');
-    const result = await runCli(['validate', PRESTASHOP, '--preset', 'auto', '--out', out, ...LISTING], { cwd: dir });
-    expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toContain(`notice: ${PRESTASHOP}: read as a PrestaShop product export (preset prestashop, recognised by its header)`);
-    const bodies = readFileSync(out, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { sku: string; images_source?: string[]; overrides?: { condition?: string } });
+    const { stderr, bodies } = await sentBodies([PRESTASHOP, '--preset', 'auto']);
+    expect(stderr).toContain(`notice: ${PRESTASHOP}: read as a PrestaShop product export (preset prestashop, recognised by its header)`);
     expect(bodies.map((body) => [body.sku, body.images_source?.length, body.overrides?.condition])).toEqual([
       ['demo_1', 2, 'NEW'],
       ['demo_12', 1, 'USED'],
