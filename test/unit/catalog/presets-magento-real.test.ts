@@ -36,7 +36,7 @@ describe.skipIf(!present)(title, () => {
     const base = createPreparer({ shape: 'flat', saved_defaults: true, marketplace: 'EBAY_US', image_base_url: 'https://luma.example.com/media/catalog/product' });
     const rows = listed.map(base);
     expect(rows.filter((row) => row.kind !== 'ready')).toEqual([]);
-    expect(rows[0]!.kind === 'ready' && rows[0]!.request.images_source?.[0]).toBe('https://luma.example.com/media/catalog/product/m/h/mh01-black_main.jpg');
+    expect((rows[0] as { request: { images_source: string[] } }).request.images_source[0]).toBe('https://luma.example.com/media/catalog/product/m/h/mh01-black_main.jpg');
     const bare = createPreparer({ shape: 'flat', saved_defaults: true, marketplace: 'EBAY_US' })(listed[0]!);
     expect(bare).toMatchObject({ kind: 'invalid', location: { line: 2 }, issues: [{ path: 'images_source[0]', message: expect.stringContaining('"/m/h/mh01-black_main.jpg" (a path') as string }] });
   });
