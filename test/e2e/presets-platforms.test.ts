@@ -115,7 +115,10 @@ describe('exports of Magento 2 and PrestaShop, through the built binary', () => 
     ]);
   });
 
-  it('prestashop: validate --preset auto says which preset it chose; the images and conditions are sent as the export gives them', async () => {
+  it('prestashop: without a preset the missing sku column points at it; validate --preset auto says which preset it chose; the images and conditions are sent as the export gives them', async () => {
+    const plain = await runCli(['validate', PRESTASHOP, ...LISTING]);
+    expect(plain.code).toBe(2);
+    expect(plain.stderr).toContain('this looks like a PrestaShop export: try --preset prestashop');
     const { stderr, bodies } = await sentBodies([PRESTASHOP, '--preset', 'auto']);
     expect(stderr).toContain(`notice: ${PRESTASHOP}: read as a PrestaShop product export (preset prestashop, recognised by its header)`);
     expect(bodies.map((body) => [body.sku, body.images_source?.length, body.overrides?.condition])).toEqual([
