@@ -2,4 +2,4 @@
 export * from './types.js';
 export { openCatalog, openCatalogs, checkCatalogOptions } from './open-catalog.js';
 export { mapRecords, createRecordMapper, parseMapFlags, parseMappingJson, checkTarget, MAPPABLE_FIELDS, type FieldMap, type MappingOptions } from './mapping/index.js';
-export { PRESETS, presetDrafts, type Preset } from './presets/index.js';
+export { PRESETS, PRESET_NAMES, presetDrafts, recognisePreset, type Preset, type PresetName, type PresetKind } from './presets/index.js';

@@ -2,14 +2,20 @@ import type { Catalog, CatalogNotice, CatalogOptions, Draft, Format, ReadProgres
 import { openRecords, type RecordItem, type RecordStream } from './read-records.js';
 import { checkTarget, FieldCounter, mapHeaderTelling, mapRecords, type HeaderMapping } from './mapping/index.js';
 import { batchedRecords, hasBatches } from './formats/batches.js';
-import { presetDrafts } from './presets/index.js';
+import { PRESETS, presetChoiceNotice, presetKind, recognisePreset, type PresetKind } from './presets/index.js';
+import { didYouMean } from '../config/did-you-mean.js';
 import { namedSetting, UsageError } from '../errors.js';
 import { redactSourceName } from '../secret-url.js';
 
-/** Checks what can be checked before anything is read: the mapping's targets, and that it is not mixed with a preset. */
+/** Checks what can be checked before anything is read: the mapping's targets, the preset's name, and that they are not mixed. */
 export function checkCatalogOptions(options: CatalogOptions): void {
   const map = options.map ?? {};
   for (const field of Object.keys(map)) checkTarget(field, options.mapFrom?.[field] ?? { key: 'map', value: `${field}=${map[field]}` });
+  if (options.preset !== undefined && !(PRESETS as readonly string[]).includes(options.preset)) {
+    const setting = { key: 'preset', value: options.preset };
+    const guess = didYouMean(options.preset, PRESETS);
+    throw new UsageError((name) => `${namedSetting(setting, name)}: no such preset`, { hint: `${guess === undefined ? '' : `did you mean ${guess}? `}the presets: ${PRESETS.join(', ')}`, setting });
+  }
   if (options.preset !== undefined && Object.keys(map).length > 0) {
     const setting = { key: 'preset', value: options.preset };
     throw new UsageError((name) => `${namedSetting(setting, name)} maps the columns itself; it cannot be combined with ${name('map')} or ${name('mapping')}`, { setting });
@@ -26,9 +32,9 @@ async function* counted(drafts: AsyncIterable<Draft>, source: string, notify: (n
   for (const notice of counter.notices(source, { map: {}, preset: true })) notify(notice);
 }
 
-function draftsOf(stream: RecordStream, records: AsyncIterable<RecordItem>, options: CatalogOptions, headerColumns: () => readonly string[] | undefined, headerMapping: HeaderMapping | undefined): AsyncIterable<Draft> {
-  if (options.preset !== undefined) {
-    const drafts = presetDrafts(options.preset, records);
+function draftsOf(stream: RecordStream, records: AsyncIterable<RecordItem>, options: CatalogOptions, preset: PresetKind | undefined, headerColumns: () => readonly string[] | undefined, headerMapping: HeaderMapping | undefined): AsyncIterable<Draft> {
+  if (preset !== undefined) {
+    const drafts = preset.drafts(records);
     return options.onNotice === undefined ? drafts : counted(drafts, stream.name, options.onNotice);
   }
   return mapRecords(records, {
@@ -110,11 +116,17 @@ export async function openCatalog(source: string, options: CatalogOptions = {}):
   const stream = await openRecords(source, { ...options, onHeader: (columns) => (header = columns) });
   let records = stream.records;
   let headerMapping: HeaderMapping | undefined;
-  if (options.preset === undefined && isTabular(stream.format)) {
+  const auto = options.preset === 'auto';
+  let preset = options.preset === undefined || auto ? undefined : presetKind(options.preset);
+  if (preset === undefined && isTabular(stream.format)) {
     const read = await withHeaderRead(records);
     records = read.records;
     const columns = header;
-    if (columns !== undefined) {
+    if (auto) {
+      preset = recognisePreset(columns ?? []);
+      options.onNotice?.(presetChoiceNotice(stream.name, preset, columns === undefined ? 'it has no header' : undefined));
+    }
+    if (preset === undefined && columns !== undefined) {
       try {
         headerMapping = mapHeaderTelling(columns, options.map ?? {}, stream.name, options);
       } catch (error) {
@@ -122,8 +134,10 @@ export async function openCatalog(source: string, options: CatalogOptions = {}):
         throw error;
       }
     }
+  } else if (auto) {
+    options.onNotice?.(presetChoiceNotice(stream.name, undefined, `a preset is recognised by a CSV header, and this is ${stream.format}`));
   }
-  return { name: stream.name, drafts: draftsOf(stream, records, options, () => header, headerMapping), progress: () => stream.progress() };
+  return { name: stream.name, drafts: draftsOf(stream, records, options, preset, () => header, headerMapping), progress: () => stream.progress() };
 }
 
 /**

@@ -5,10 +5,6 @@ import type { FieldIssue } from '../contract/issues.js';
 export const FORMATS = ['csv', 'tsv', 'json', 'ndjson'] as const;
 export type Format = (typeof FORMATS)[number];
 
-/** The shop-system exports the reader knows, by preset name. */
-export const PRESETS = ['shopify', 'woocommerce'] as const;
-export type Preset = (typeof PRESETS)[number];
-
 /** A record the parser could not read: where it is, and why, written for the person who owns the catalog. */
 export interface RecordError {
   location: Location;
@@ -94,8 +90,11 @@ export interface CatalogOptions {
    * columns no field reads as soon as the header is read, fields empty in every row at the end of reading.
    */
   onNotice?: (notice: CatalogNotice) => void;
-  /** A preset for a shop system's export. */
-  preset?: Preset;
+  /**
+   * A preset for a shop system's export: one of PRESET_NAMES, or `auto` to recognise the export by its header
+   * (src/catalog/presets/index.ts, the registry; a name it does not hold is refused by checkCatalogOptions).
+   */
+  preset?: string;
   /** Extra headers for http(s) sources, `Name: value`. */
   sourceHeaders?: string[];
   /** Endpoint of an S3-compatible store (path-style addressing is then used). */
@@ -109,10 +108,12 @@ export interface CatalogOptions {
  * - `loose-header`: header names that match a field only when case and spaces are ignored (`"SKU "` read as sku).
  * - `columns-not-read`: columns (CSV, TSV) or keys of the first record (JSON, NDJSON) that no listing field reads.
  * - `empty-field`: an optional field that no row of the source gives (`0 of 194 rows have images_source`).
+ * - `preset`: which preset `auto` chose for the source by its header (`preset`), or that none matched.
  */
 export type CatalogNotice =
   | { kind: 'loose-header'; source: string; matches: Array<{ column: string; field: string }>; message: string }
   | { kind: 'columns-not-read'; source: string; columns: string[]; message: string }
+  | { kind: 'preset'; source: string; preset?: string; message: string }
   | {
       kind: 'empty-field';
       source: string;

@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
-import { FORMATS, PRESETS, type CatalogOptions, type Format, type Preset } from '../catalog/types.js';
+import { FORMATS, type CatalogOptions, type Format } from '../catalog/types.js';
+import { PRESETS, type Preset } from '../catalog/presets/index.js';
 import { UsageError, type Setting } from '../errors.js';
 
 /** A mapping file names a few dozen columns: one this large (or /dev/zero) is refused before it is held. */

@@ -10,7 +10,7 @@ import type { ListingDefaults, MarketplaceDefaults } from '../prepare/types.js';
 import type { ProfileStore } from '../config/store.js';
 
 const SERVICE: readonly SettingKey[] = ['base_url', 'api_key_env'];
-const LISTING: readonly SettingKey[] = ['marketplace', 'merchant_location_key', 'fulfillment_policy_id', 'payment_policy_id', 'return_policy_id', 'condition', 'shape', 'saved_defaults'];
+const LISTING: readonly SettingKey[] = ['marketplace', 'merchant_location_key', 'fulfillment_policy_id', 'payment_policy_id', 'return_policy_id', 'condition', 'image_base_url', 'shape', 'saved_defaults'];
 const FLOW: readonly SettingKey[] = ['concurrency', 'max_concurrency'];
 
 /** Which settings a command reads: it shows (and accepts) the flags of these only. */
@@ -103,6 +103,7 @@ export async function loadSettings(opts: Record<string, unknown>, env: Record<st
   const settings = resolved.values;
   registerSecret(settings.api_key);
   const defaults: ListingDefaults = { shape: settings.shape, saved_defaults: settings.saved_defaults };
+  if (settings.image_base_url !== undefined) defaults.image_base_url = settings.image_base_url;
   const runMarketplaces = splitMarketplaces(settings.marketplace);
   if (runMarketplaces.length === 1) defaults.marketplace = runMarketplaces[0]!;
   else if (runMarketplaces.length > 1) defaults.marketplaces = runMarketplaces;

@@ -17,6 +17,8 @@ export interface Settings {
   payment_policy_id?: string;
   return_policy_id?: string;
   condition?: string;
+  /** The address that relative image paths of a catalog are under (Magento's `/m/b/mb01.jpg`). */
+  image_base_url?: string;
   shape: Shape;
   /** The workspace has Marketplace configurations saved on the server. */
   saved_defaults: boolean;
@@ -86,6 +88,13 @@ function parseUrl(raw: string): string {
     throw new Error('must be an absolute URL, e.g. https://api.example.com');
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error('must be an http(s) URL');
+  return value;
+}
+
+/** An http(s) address to put relative paths under: no query or fragment, which a path put after it would land in. */
+function parseBaseUrl(raw: string): string {
+  const value = parseUrl(raw);
+  if (/[?#]/.test(value)) throw new Error('must not have a query (?) or a fragment (#): image paths are put after it');
   return value;
 }
 
@@ -159,6 +168,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: 'payment_policy_id', perRun: 'id', env: 'LISTINGS_PAYMENT_POLICY_ID', description: 'payment policy id', parse: id },
   { key: 'return_policy_id', perRun: 'id', env: 'LISTINGS_RETURN_POLICY_ID', description: 'return policy id', parse: id },
   { key: 'condition', perRun: 'condition', env: 'LISTINGS_CONDITION', description: 'item condition sent as overrides.condition, e.g. NEW', parse: id },
+  { key: 'image_base_url', perRun: 'url', env: 'LISTINGS_IMAGE_BASE_URL', description: "address that relative image paths are under, e.g. https://shop.example.com/media/catalog/product for Magento's /m/b/mb01.jpg", parse: parseBaseUrl },
   { key: 'shape', perRun: 'shape', env: 'LISTINGS_SHAPE', description: 'request shape: flat or wrapped', default: 'flat', parse: parseShape },
   { key: 'saved_defaults', perRun: true, env: 'LISTINGS_SAVED_DEFAULTS', description: 'the workspace has Marketplace configurations saved: location key and policy ids may be omitted', default: false, parse: parseBoolean },
   { key: 'concurrency', perRun: 'n', env: 'LISTINGS_CONCURRENCY', description: 'a fixed number of requests in flight (unset: learned from the service, up to max_concurrency)', parse: parseInteger(1, 4096) },

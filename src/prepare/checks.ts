@@ -50,11 +50,43 @@ export function isAbsoluteHttpUrl(value: string): boolean {
   }
 }
 
-/** Appends an issue for each image that is not an absolute http(s) URL. */
-export function addImageIssues(images: readonly string[], issues: FieldIssue[]): void {
+/** A scheme (`https:`, `ftp:`, `data:`, `c:`): a value with one is not a path relative to the image base URL. */
+const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
+
+/**
+ * An image as sent: an absolute URL as it is; a path put under `base`, one slash between them
+ * (`https://shop.example.com/media/catalog/product` + `/m/b/mb01.jpg`, Magento's form, or `m/b/mb01.jpg`); a
+ * scheme-relative `//cdn.example.com/a.jpg` takes the base's scheme. Anything else with a scheme is left for the
+ * check to refuse.
+ */
+export function absoluteImage(image: string, base: string): string {
+  if (isAbsoluteHttpUrl(image) || SCHEME.test(image)) return image;
+  if (image.startsWith('//')) return `${base.slice(0, base.indexOf(':') + 1)}${image}`;
+  return `${base.replace(/\/+$/, '')}/${image.replace(/^\/+/, '')}`;
+}
+
+/** The images as sent: relative paths put under the image base URL when there is one (absoluteImage). */
+export function imagesUnder(images: string[], base: string | undefined): string[] {
+  if (base === undefined) return images;
+  let out: string[] | undefined;
+  for (let index = 0; index < images.length; index++) {
+    const image = images[index]!;
+    const absolute = absoluteImage(image, base);
+    if (absolute !== image) (out ??= images.slice())[index] = absolute;
+  }
+  return out ?? images;
+}
+
+/**
+ * Appends an issue for each image that is not an absolute http(s) URL. `pathHint`, when given, is added to the issue
+ * of a path (`/m/b/mb01.jpg`): how to give the address it is under.
+ */
+export function addImageIssues(images: readonly string[], issues: FieldIssue[], pathHint?: string): void {
   for (let index = 0; index < images.length; index++) {
     const url = images[index];
-    if (url !== undefined && !isAbsoluteHttpUrl(url)) issues.push({ path: `images_source[${index}]`, message: `not an absolute http(s) URL: ${quoted(url)}` });
+    if (url === undefined || isAbsoluteHttpUrl(url)) continue;
+    const hint = pathHint !== undefined && url.startsWith('/') && !url.startsWith('//') ? ` (${pathHint})` : '';
+    issues.push({ path: `images_source[${index}]`, message: `not an absolute http(s) URL: ${quoted(url)}${hint}` });
   }
 }
 

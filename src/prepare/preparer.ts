@@ -4,7 +4,7 @@ import type { FieldIssue } from '../contract/issues.js';
 import { issuesFromZod } from '../contract/issues.js';
 import { DEFAULTABLE_FIELDS, requestSchemaFor, type ListingRequest } from '../contract/schemas.js';
 import { formatLocation } from '../errors.js';
-import { addImageIssues, marketplaceFor } from './checks.js';
+import { addImageIssues, imagesUnder, marketplaceFor } from './checks.js';
 import { isCleanFlatRequest, isCleanWrappedRequest } from './clean-request.js';
 import { isFlatMarketplace, isWrappedMarketplace } from '../contract/marketplace.js';
 import { SkuRegistry } from './sku-registry.js';
@@ -35,15 +35,21 @@ function required(field: string, savedDefaultsMatter: boolean): FieldIssue {
 /** The defaults of the marketplace a row goes to (its own, when it has some; else the general ones). */
 type DefaultsOf = (marketplace: string | undefined) => MarketplaceDefaults;
 
+/** What an image path (`/m/b/mb01.jpg`) needs when no image base URL is set. */
+const IMAGE_PATH_HINT = `a path: give the address it is under with ${flag('image_base_url')} or in the profile`;
+
 /**
  * The flat body: the row's values over the defaults of its marketplace; the location key and policy ids per rules
- * 1 and 2.
+ * 1 and 2; relative image paths put under the image base URL.
  */
-function flatBody(values: DraftValues, savedDefaults: boolean, resolveMarketplace: MarketplaceResolver, defaultsOf: DefaultsOf, issues: FieldIssue[]): Record<string, unknown> {
+function flatBody(values: DraftValues, run: ListingDefaults, resolveMarketplace: MarketplaceResolver, defaultsOf: DefaultsOf, issues: FieldIssue[]): Record<string, unknown> {
   const body: Record<string, unknown> = {};
+  const savedDefaults = run.saved_defaults;
   if (values.images_source !== undefined) {
-    addImageIssues(values.images_source, issues);
-    body.images_source = values.images_source;
+    const base = run.image_base_url;
+    const images = imagesUnder(values.images_source, base);
+    addImageIssues(images, issues, base === undefined ? IMAGE_PATH_HINT : undefined);
+    body.images_source = images;
   }
   if (values.sku !== undefined) body.sku = values.sku;
   const marketplace = resolveMarketplace(values, issues);
@@ -175,7 +181,7 @@ export function createPreparer(defaults: ListingDefaults, options: PreparerOptio
     if (draft.issues.length > 0 && unreadable(draft.issues)) return invalid(draft, draft.issues);
     const issues = draft.issues.slice();
     const { values } = draft;
-    const body = wrapped ? wrappedBody(values, resolveMarketplace(values, issues)) : flatBody(values, defaults.saved_defaults, resolveMarketplace, defaultsOf, issues);
+    const body = wrapped ? wrappedBody(values, resolveMarketplace(values, issues)) : flatBody(values, defaults, resolveMarketplace, defaultsOf, issues);
     // The listing's identity is (marketplace, SKU): the marketplace as sent (or as the row gave it, when unusable).
     const marketplace = body.marketplace as string | undefined;
     let request: ListingRequest | undefined;

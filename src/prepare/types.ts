@@ -22,6 +22,11 @@ export interface ListingDefaults {
   return_policy_id?: string;
   condition?: string;
   /**
+   * The address relative image paths are under: `/m/b/mb01.jpg` with `https://shop.example.com/media/catalog/product`
+   * is sent as `https://shop.example.com/media/catalog/product/m/b/mb01.jpg` (see absoluteImage).
+   */
+  image_base_url?: string;
+  /**
    * The defaults in effect for a marketplace that has values of its own (a profile section, LISTINGS_EBAY_GB_...),
    * by its flat id in upper case: whole, the general values already folded in. A marketplace not here takes the
    * general values above.

@@ -1,6 +1,6 @@
-import type { Draft, Preset } from '../catalog/types.js';
+import type { Draft } from '../catalog/types.js';
 import { createRecordMapper, type FieldMap } from '../catalog/mapping/index.js';
-import { presetDrafts } from '../catalog/presets/index.js';
+import { presetDrafts, type PresetName } from '../catalog/presets/index.js';
 import type { Location } from '../errors.js';
 import { JsonDepthError, parseJsonText } from '../json-text.js';
 import { describeJson, isJsonObject } from '../catalog/formats/json-values.js';
@@ -20,7 +20,7 @@ export interface StreamMessage {
 export interface MessageMapping {
   map?: FieldMap;
   listSeparator?: string;
-  preset?: Preset;
+  preset?: PresetName;
 }
 
 /** Where a message is, for reports and errors: `TOPIC/PARTITION#OFFSET`. */
@@ -34,7 +34,7 @@ function unreadable(location: Location, message: string): Draft {
   return { location, values: {}, issues: [{ path: '(record)', message }] };
 }
 
-async function firstDraft(preset: Preset, location: Location, fields: Record<string, unknown>): Promise<Draft> {
+async function firstDraft(preset: PresetName, location: Location, fields: Record<string, unknown>): Promise<Draft> {
   const one: AsyncIterable<{ location: Location; fields: Record<string, unknown> }> = {
     [Symbol.asyncIterator]: () => {
       let done = false;

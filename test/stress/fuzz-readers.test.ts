@@ -26,7 +26,8 @@ import { jsonRecords } from '../../src/catalog/formats/json.js';
 import { SNIFF_BYTES } from '../../src/catalog/formats/limits.js';
 import { ndjsonRecords } from '../../src/catalog/formats/ndjson.js';
 import type { RecordItem } from '../../src/catalog/read-records.js';
-import type { CatalogOptions, Format, Preset } from '../../src/catalog/types.js';
+import type { CatalogOptions, Format } from '../../src/catalog/types.js';
+import type { PresetName } from '../../src/catalog/presets/index.js';
 import { SourceError, UsageError } from '../../src/errors.js';
 import { brief } from '../helpers/sources-collect.js';
 import {
@@ -218,7 +219,7 @@ describe('fuzzing the readers', () => {
       'csv-shaped',
       2,
       500,
-      fc.record({ header: csvHeader, body: csvShaped(), extension: fc.constantFrom('.csv', '.tsv', '.csv.gz'), preset: fc.constantFrom<Preset | undefined>(undefined, undefined, 'shopify', 'woocommerce'), gzip: gzipForm }),
+      fc.record({ header: csvHeader, body: csvShaped(), extension: fc.constantFrom('.csv', '.tsv', '.csv.gz'), preset: fc.constantFrom<PresetName | undefined>(undefined, undefined, 'shopify', 'woocommerce'), gzip: gzipForm }),
       async ({ header, body, extension, preset, gzip }) => {
         const text = Buffer.concat([header, body]);
         await readChecked(extension === '.csv.gz' ? gzipAs(text, gzip) : text, extension, preset === undefined ? {} : { preset });
@@ -251,7 +252,7 @@ describe('fuzzing the readers', () => {
       'presets',
       4,
       300,
-      fc.constantFrom<Preset>('shopify', 'woocommerce').chain((preset) =>
+      fc.constantFrom<PresetName & keyof typeof columns>('shopify', 'woocommerce').chain((preset) =>
         fc.record({ preset: fc.constant(preset), csv: presetCsv(columns[preset]), damage: fc.option(damage, { nil: undefined }), tail: fc.option(csvShaped(20), { nil: undefined }) }),
       ),
       async ({ preset, csv, damage: edit, tail }) => {

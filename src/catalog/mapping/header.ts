@@ -27,6 +27,7 @@ export function listColumns(columns: readonly string[]): string {
 function presetHint(columns: readonly string[], name: NameSetting): string {
   if (columns.includes('Handle') && columns.includes('Variant SKU')) return `; this looks like a Shopify export: try ${name('preset')} shopify`;
   if (columns.includes('Type') && columns.includes('Parent')) return `; this looks like a WooCommerce export: try ${name('preset')} woocommerce`;
+  if (columns.includes('Reference #')) return `; this looks like a PrestaShop export: try ${name('preset')} prestashop`;
   return '';
 }
 

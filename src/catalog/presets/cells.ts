@@ -1,5 +1,8 @@
-import { namedSetting, UsageError } from '../../errors.js';
+import { namedSetting, UsageError, type Location } from '../../errors.js';
+import { isRecordError, type Draft, type RecordItem } from '../types.js';
+import { unreadableDraft } from '../mapping/index.js';
 import { listColumns } from '../mapping/header.js';
+import type { PresetKind } from './preset-kind.js';
 
 /** A CSV cell, trimmed; '' when the column is absent or the cell empty. */
 export function cell(fields: Record<string, unknown>, column: string): string {
@@ -24,14 +27,41 @@ export function unique(items: Iterable<string>): string[] {
   return [...seen];
 }
 
+const CONDITIONS: Record<string, string> = { new: 'NEW', used: 'USED', refurbished: 'REFURBISHED' };
+
+/** Google Shopping's (and PrestaShop's) condition words to the upper-case form of the condition setting; other text unchanged. */
+export function conditionOf(value: string): string | undefined {
+  if (value === '') return undefined;
+  return CONDITIONS[value.toLowerCase()] ?? value;
+}
+
 /** A preset needs its export's key columns; without them the file is not that export. */
-export function requireColumns(preset: string, source: string, fields: Record<string, unknown>, required: readonly string[]): void {
+export function requireColumns(kind: PresetKind, source: string, fields: Record<string, unknown>): void {
   const columns = Object.keys(fields);
-  const missing = required.filter((column) => !columns.includes(column));
+  const missing = kind.required.filter((column) => !columns.includes(column));
   if (missing.length === 0) return;
-  const setting = { key: 'preset', value: preset };
-  throw new UsageError((name) => `${namedSetting(setting, name)}: ${source} has no ${missing.map((c) => JSON.stringify(c)).join(', ')} column; is it a ${preset} product export?`, {
+  const setting = { key: 'preset', value: kind.name };
+  throw new UsageError((name) => `${namedSetting(setting, name)}: ${source} has no ${missing.map((c) => JSON.stringify(c)).join(', ')} column; is it a ${kind.name} product export?`, {
     hint: `its columns: ${listColumns(columns)}`,
     setting,
   });
+}
+
+/**
+ * The drafts of an export whose rows are judged one by one (nothing held between rows): its columns checked at the
+ * first record, an unreadable record reported as it is, every other row made a draft by `draftOf`.
+ */
+export async function* rowByRow(kind: PresetKind, records: AsyncIterable<RecordItem>, draftOf: (fields: Record<string, unknown>, location: Location) => Draft): AsyncIterable<Draft> {
+  let checked = false;
+  for await (const item of records) {
+    if (isRecordError(item)) {
+      yield unreadableDraft(item);
+      continue;
+    }
+    if (!checked) {
+      requireColumns(kind, item.location.source, item.fields);
+      checked = true;
+    }
+    yield draftOf(item.fields, item.location);
+  }
 }

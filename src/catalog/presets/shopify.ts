@@ -27,11 +27,20 @@ import type { Draft } from '../types.js';
 import { isRecordError, type RecordItem } from '../types.js';
 import type { Location } from '../../errors.js';
 import { unreadableDraft } from '../mapping/index.js';
-import { cell, requireColumns, slug, unique } from './cells.js';
+import { cell, conditionOf, requireColumns, slug, unique } from './cells.js';
+import type { PresetKind } from './preset-kind.js';
+
+/** Shopify's product CSV, one line of PRESET_KINDS (src/catalog/presets/index.ts). */
+export const shopifyPreset = {
+  name: 'shopify',
+  label: 'a Shopify product export',
+  required: ['Handle', 'Variant SKU'],
+  signature: ['Handle', 'Variant SKU'],
+  drafts: shopifyDrafts,
+} as const satisfies PresetKind;
 
 const OPTION_VALUES = ['Option1 Value', 'Option2 Value', 'Option3 Value'];
 const DEFAULT_OPTION = 'Default Title';
-const CONDITIONS: Record<string, string> = { new: 'NEW', used: 'USED', refurbished: 'REFURBISHED' };
 
 interface Variant {
   location: Location;
@@ -51,10 +60,7 @@ interface Product {
 }
 
 /** Google Shopping's condition words to the upper-case form the CLI's --condition uses; other text unchanged. */
-export function shopifyCondition(value: string): string | undefined {
-  if (value === '') return undefined;
-  return CONDITIONS[value.toLowerCase()] ?? value;
-}
+export const shopifyCondition = conditionOf;
 
 function isVariantRow(fields: Record<string, unknown>, variantColumns: readonly string[]): boolean {
   return OPTION_VALUES.some((column) => cell(fields, column) !== '') || variantColumns.some((column) => cell(fields, column) !== '');
@@ -115,7 +121,7 @@ export async function* shopifyDrafts(records: AsyncIterable<RecordItem>): AsyncI
       }
       const { fields, location } = item;
       if (variantColumns === undefined) {
-        requireColumns('shopify', location.source, fields, ['Handle', 'Variant SKU']);
+        requireColumns(shopifyPreset, location.source, fields);
         variantColumns = Object.keys(fields).filter((column) => column.startsWith('Variant ') && column !== 'Variant Image');
       }
       const handle = cell(fields, 'Handle');

@@ -27,8 +27,18 @@ import { isRecordError, type RecordItem } from '../types.js';
 import type { Location } from '../../errors.js';
 import { unreadableDraft } from '../mapping/index.js';
 import { cell, requireColumns, slug, unique } from './cells.js';
+import type { PresetKind } from './preset-kind.js';
 import { splitList } from '../mapping/values.js';
 import { columnsByNumber } from '../mapping/map-record.js';
+
+/** WooCommerce's product CSV export, one line of PRESET_KINDS (src/catalog/presets/index.ts). */
+export const woocommercePreset = {
+  name: 'woocommerce',
+  label: 'a WooCommerce product export',
+  required: ['Type', 'SKU', 'Name'],
+  signature: ['Type', 'SKU', 'Name', 'Parent'],
+  drafts: woocommerceDrafts,
+} as const satisfies PresetKind;
 
 const GROUPED = 'a grouped product is not a listing itself; the products it groups are listed from their own rows';
 
@@ -67,7 +77,7 @@ export async function* woocommerceDrafts(records: AsyncIterable<RecordItem>): As
       }
       const { fields, location } = item;
       if (attributeColumns === undefined) {
-        requireColumns('woocommerce', location.source, fields, ['Type', 'SKU', 'Name']);
+        requireColumns(woocommercePreset, location.source, fields);
         attributeColumns = columnsByNumber(Object.keys(fields), /^Attribute (\d+) value\(s\)$/);
       }
       const types = wooTypes(cell(fields, 'Type'));

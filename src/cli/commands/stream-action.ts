@@ -149,7 +149,7 @@ export async function runStream(source: string, flags: StreamFlags, load: () => 
     group: flags.group,
     sender: endpoint.client,
     defaults: loaded.defaults,
-    mapping: { ...(catalog.map === undefined ? {} : { map: catalog.map }), ...(catalog.listSeparator === undefined ? {} : { listSeparator: catalog.listSeparator }), ...(catalog.preset === undefined ? {} : { preset: catalog.preset }) },
+    mapping: { ...(catalog.map === undefined ? {} : { map: catalog.map }), ...(catalog.listSeparator === undefined ? {} : { listSeparator: catalog.listSeparator }), ...(flags.preset === undefined ? {} : { preset: flags.preset }) },
     deadLetter,
     fromBeginning: flags.from === 'earliest',
     commitIntervalMs: flags.commitInterval,

@@ -1,4 +1,4 @@
-import type { Preset } from '../../catalog/types.js';
+import type { PresetName } from '../../catalog/presets/index.js';
 
 /** The flags of `listings stream`, as commander collects them. */
 export interface StreamFlags {
@@ -8,7 +8,7 @@ export interface StreamFlags {
   map: string[];
   mapping?: string;
   listSeparator?: string;
-  preset?: Preset;
+  preset?: PresetName;
   sandbox?: boolean;
   rate?: number;
   maxAttempts: number;

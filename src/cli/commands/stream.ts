@@ -3,7 +3,7 @@ import { whole } from '../option-parsers.js';
 import { addOutputFlags, addSendingFlags } from '../sending-flags.js';
 import { addSettingsOptions, loadSettings } from '../settings.js';
 import { collect } from '../catalog-options.js';
-import { PRESETS } from '../../catalog/types.js';
+import { PRESET_NAMES } from '../../catalog/presets/index.js';
 import { GROUP } from '../help.js';
 import type { StreamFlags } from './stream-flags.js';
 
@@ -18,7 +18,7 @@ export function registerStream(program: Command): void {
     .option('--map <field=key>', 'take a listing field from a message key of another name (repeatable)', collect, [])
     .option('--mapping <file>', 'a JSON file of field -> key renames')
     .option('--list-separator <text>', 'separator of list values inside one string (images_source)', '|')
-    .addOption(new Option('--preset <name>', "messages are records of a shop system's export").choices(PRESETS));
+    .addOption(new Option('--preset <name>', "messages are records of a shop system's export").choices(PRESET_NAMES));
   addSendingFlags(addSettingsOptions(command).optionsGroup(GROUP.sending), 'message')
     .optionsGroup('Kafka options:')
     .option('--kafka-tls', 'connect to the brokers over TLS (env LISTINGS_KAFKA_TLS=1; SASL from LISTINGS_KAFKA_SASL_MECHANISM, LISTINGS_KAFKA_USERNAME, LISTINGS_KAFKA_PASSWORD)')

@@ -88,6 +88,38 @@ describe('flat shape', () => {
     expect(['https://a.b/c', 'HTTP://A.B', 'https://', '//a.b/c', 'a.b'].map(isAbsoluteHttpUrl)).toEqual([true, true, false, false, false]);
   });
 
+  it('image_base_url: relative paths are sent under it, one slash between; absolute URLs as they are', () => {
+    const prepare = createPreparer({ ...FLAT, image_base_url: 'https://shop.example.com/media/catalog/product/' });
+    const images = ['/m/b/mb01-blue-0.jpg', 'm/b/mb01-back.jpg', '//cdn.example.com/x.jpg', 'https://img.example.com/a1.jpg'];
+    const row = prepare(draft({ ...FULL, images_source: images }));
+    expect(row).toMatchObject({
+      kind: 'ready',
+      request: {
+        images_source: [
+          'https://shop.example.com/media/catalog/product/m/b/mb01-blue-0.jpg',
+          'https://shop.example.com/media/catalog/product/m/b/mb01-back.jpg',
+          'https://cdn.example.com/x.jpg',
+          'https://img.example.com/a1.jpg',
+        ],
+      },
+    });
+    // The draft's own list is not changed.
+    expect(images[0]).toBe('/m/b/mb01-blue-0.jpg');
+    const noSlash = createPreparer({ ...FLAT, image_base_url: 'http://shop.example.com/media' })(draft({ ...FULL, sku: 'A2', images_source: ['/a.jpg'] }));
+    expect(noSlash).toMatchObject({ kind: 'ready', request: { images_source: ['http://shop.example.com/media/a.jpg'] } });
+  });
+
+  it('image_base_url: an image still not an absolute http(s) URL is an issue at its index; a path without a base says how to give one', () => {
+    const withBase = createPreparer({ ...FLAT, image_base_url: 'https://shop.example.com/media' })(draft({ ...FULL, images_source: ['/ok.jpg', 'ftp://x/c.jpg', 'data:image/png;base64,AA'] }));
+    expect(withBase).toMatchObject({ kind: 'invalid', location: { source: 'catalog.csv' } });
+    expect(issuesOf(withBase)).toEqual(['images_source[1]: not an absolute http(s) URL: "ftp://x/c.jpg"', 'images_source[2]: not an absolute http(s) URL: "data:image/png;base64,AA"']);
+    const without = createPreparer(FLAT)(draft({ ...FULL, images_source: ['/m/b/mb01.jpg', 'img/b.jpg'] }));
+    expect(issuesOf(without)).toEqual([
+      'images_source[0]: not an absolute http(s) URL: "/m/b/mb01.jpg" (a path: give the address it is under with --image-base-url or in the profile)',
+      'images_source[1]: not an absolute http(s) URL: "img/b.jpg"',
+    ]);
+  });
+
   it('marketplace: EBAY_US kept, ebay_us converted, the wrapped form refused with an example', () => {
     const prepare = createPreparer(FLAT);
     const lower = prepare(draft({ ...FULL, sku: 'm1', marketplace: 'ebay_us' }));
