@@ -22,7 +22,9 @@ export const FLAG_OF_SETTING: Readonly<Record<string, string>> = {
   allowInsecureHttp: '--allow-insecure-http',
   // The sandbox's data file (startSandbox's dataFile), named by its hint.
   dataFile: '--data',
-} satisfies Record<CatalogSetting | 'report' | 'retryFailed' | 'changedOnly' | 'shard' | 'maxErrors' | 'dryRun' | 'allowInsecureHttp' | 'dataFile', string>;
+  // The stream worker's admin endpoint.
+  adminListen: '--admin-listen',
+} satisfies Record<CatalogSetting | 'report' | 'retryFailed' | 'changedOnly' | 'shard' | 'maxErrors' | 'dryRun' | 'allowInsecureHttp' | 'dataFile' | 'adminListen', string>;
 
 /** The command line that does what a library function does, for hints that point at one. */
 const COMMAND_OF_FUNCTION: Readonly<Record<string, string>> = {

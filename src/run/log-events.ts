@@ -36,17 +36,19 @@ export const LOG_EVENTS = {
   message: ['level', 'message'],
   debug: ['message', 'fields'],
   summary: ['end', 'not_logged', 'summary'],
-  // stream's own: a status every interval, a stop asked for, the Kafka client's messages, a message dead-lettered.
+  // stream's own: a status every interval, a stop asked for, the Kafka client's messages, a message dead-lettered,
+  // where its admin endpoint (health, readiness, metrics) listens.
   stream_status: ['published', 'dead_lettered', 'rate', 'in_flight', 'limit', 'buffered', 'partitions'],
   stopping: ['abandon'],
   kafka: ['level', 'message'],
   dead_letter: ['location', 'partition', 'offset', 'sku', 'marketplace', 'outcome', 'reason', 'error', 'status'],
+  admin: ['url'],
 } as const;
 
 export type LogEventName = keyof typeof LOG_EVENTS;
 
 /** The events a command writes itself through {@link RunLog.event}: the rest are the run's, written by RunLog. */
-export type CommandEventName = 'stream_status' | 'stopping' | 'kafka' | 'dead_letter';
+export type CommandEventName = 'stream_status' | 'stopping' | 'kafka' | 'dead_letter' | 'admin';
 
 /** Row failures and retries logged one by one, at most; past it one `capped` event, and the counts in `summary`. */
 export const MAX_LOGGED = 1000;

@@ -11,7 +11,7 @@ import { deadLetterOf, FileDeadLetters, type DeadLetterSink } from './dead-lette
 import { isKafkaAddress, parseKafkaAddress, type KafkaAddress } from './kafka-address.js';
 import type { BatchControl, ConsumerHandle, KafkaLog } from './kafka-client.js';
 import { createMessageMapper, type StreamMessage } from './message-draft.js';
-import type { StreamEnd, StreamListingsOptions, StreamOutcome, StreamStats } from './stream-types.js';
+import type { BreakerState, StreamEnd, StreamListingsOptions, StreamOutcome, StreamStats } from './stream-types.js';
 import { MessageFeed } from './message-feed.js';
 import { OffsetTracker, type OffsetTicket } from './offset-tracker.js';
 import { KeyedGate } from './sku-gate.js';
@@ -88,6 +88,9 @@ export class StreamRun implements AsyncIterable<StreamOutcome> {
   #deadLettered = 0;
   #notDurable = 0;
   #commits = 0;
+  /** In the consumer group: joined, and not in a rebalance since. */
+  #joined = false;
+  #breaker: BreakerState = 'closed';
   readonly #latency = new LatencyHistogram();
 
   constructor(options: StreamListingsOptions) {
@@ -112,6 +115,8 @@ export class StreamRun implements AsyncIterable<StreamOutcome> {
       buffered: this.#buffered,
       waitingForSku: this.#gate.waiting,
       commits: this.#commits,
+      joined: this.#joined && this.#end.kind === 'running',
+      breaker: this.#breaker,
       latency: { p50: this.#latency.quantile(0.5), p95: this.#latency.quantile(0.95), p99: this.#latency.quantile(0.99) },
       partitions: this.#tracker.positions(),
       engine,
@@ -136,7 +141,10 @@ export class StreamRun implements AsyncIterable<StreamOutcome> {
         {
           onBatch: (batch, control) => this.#take(batch, control),
           onAssigned: (partitions) => this.#assigned(partitions, log),
-          onRebalancing: () => void this.#commit(log),
+          onRebalancing: () => {
+            this.#joined = false;
+            void this.#commit(log);
+          },
           onCrash: (error) => {
             if (this.#end.kind === 'running') this.#end = { kind: 'source', error };
             this.#beginStop(false);
@@ -177,6 +185,7 @@ export class StreamRun implements AsyncIterable<StreamOutcome> {
     const preparer = createPreparer(defaults, { repeatedSkus: 'allowed' });
     const observer = options.onEvent;
     const onEvent: EngineObserver = (event) => {
+      if (event.type === 'breaker') this.#breaker = event.state;
       // The service became unusable: stop reading, so the stream ends with what is done committed.
       if (event.type === 'stopped' && event.end.kind === 'systemic') {
         if (this.#end.kind === 'running') this.#end = event.end;
@@ -287,6 +296,7 @@ export class StreamRun implements AsyncIterable<StreamOutcome> {
   }
 
   #assigned(partitions: number[], log: KafkaLog): void {
+    this.#joined = true;
     const now = new Set(partitions);
     const before = this.#tracker.assigned();
     for (const partition of before) if (!now.has(partition)) this.#tracker.revoke(partition);

@@ -6,6 +6,8 @@ import type { KafkaLog } from './kafka-client.js';
 import type { KafkaSecurity } from './kafka-security.js';
 import type { MessageMapping } from './message-draft.js';
 
+export type BreakerState = 'closed' | 'open' | 'half-open';
+
 /** Options of {@link streamListings}. `source`, `group` and `sender` are required. */
 export interface StreamListingsOptions
   extends Pick<PublishOptions, 'sender' | 'concurrency' | 'maxConcurrency' | 'limiter' | 'rate' | 'giveUpAfterMs' | 'retryPolicy' | 'retryBudget' | 'onEvent'> {
@@ -89,6 +91,10 @@ export interface StreamStats {
   /** Of those, waiting behind an earlier change of the same SKU. */
   waitingForSku: number;
   commits: number;
+  /** In the consumer group now: joined (with partitions or none), not rebalancing, not ended. */
+  joined: boolean;
+  /** The service as the engine sees it: `open` while it looks down (nothing is sent but a probe). */
+  breaker: BreakerState;
   /** From each published message's timestamp to its publication, in ms (within about 12%). */
   latency: { p50: number | undefined; p95: number | undefined; p99: number | undefined };
   partitions: PartitionProgress[];

@@ -1,84 +1,16 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnCli } from '../helpers/cli.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox-process.js';
-import { committedOffsets, hasKcat, NO_KCAT, produce, startKafkaMock, topicEnds, type KafkaMock } from '../helpers/kafka-mock.js';
+import { committedOffsets, hasKcat, NO_KCAT, produce, startKafkaMock, type KafkaMock } from '../helpers/kafka-mock.js';
+import { STREAM_DEFAULTS, assigned, committedTotal, endsTotal, products, startStream, summaryOf, until, type StreamProcess } from '../helpers/stream-process.js';
 import { tempDir } from '../helpers/tmp.js';
+import { spawnCli } from '../helpers/cli.js';
 import { publishEnv } from '../helpers/publish.js';
 
 const kcat = hasKcat();
 if (!kcat) console.warn(NO_KCAT);
-
-const DEFAULTS = ['--marketplace', 'EBAY_US', '--merchant-location-key', 'wh-1', '--fulfillment-policy-id', 'F-1', '--payment-policy-id', 'P-1', '--return-policy-id', 'R-1'];
-
-function product(i: number, prefix: string): { key: string; value: string } {
-  const sku = `${prefix}-${String(i).padStart(6, '0')}`;
-  return { key: sku, value: JSON.stringify({ sku, title: `Item ${i}`, images_source: [`https://images.example.com/${i}.jpg`], overrides: { condition: 'NEW' } }) };
-}
-
-function products(from: number, to: number, prefix: string): Array<{ key: string; value: string }> {
-  const messages = [];
-  for (let i = from; i < to; i++) messages.push(product(i, prefix));
-  return messages;
-}
-
-interface StreamProcess {
-  child: ChildProcess;
-  exited: Promise<[number | null, NodeJS.Signals | null]>;
-  stderr(): string;
-  stdout(): string;
-}
-
-function startStream(mock: KafkaMock, topic: string, group: string, url: string, cwd: string, extra: string[] = []): StreamProcess {
-  const child = spawnCli(['stream', `kafka://${mock.bootstrap}/${topic}`, '--group', group, ...DEFAULTS, '--session-timeout', '6000', '--status-interval', '1', '--json', ...extra], { cwd, env: publishEnv(url) });
-  let stderr = '';
-  let stdout = '';
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  return { child, exited: once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>, stderr: () => stderr, stdout: () => stdout };
-}
-
-async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs: number, describeState: () => Promise<string> | string = () => ''): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${await describeState()}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-/** The partitions the process holds now, from its last assignment line. */
-function assigned(stream: StreamProcess): number[] | undefined {
-  const lines = [...stream.stderr().matchAll(/assigned to this process: ([^\n]*)/g)];
-  const last = lines.at(-1)?.[1];
-  if (last === undefined) return undefined;
-  return last.startsWith('none') ? [] : last.split(', ').map(Number);
-}
-
-async function committedTotal(mock: KafkaMock, group: string, topic: string): Promise<number> {
-  let total = 0;
-  for (const offset of (await committedOffsets(mock.bootstrap, group, topic)).values()) total += Math.max(0, offset);
-  return total;
-}
-
-async function endsTotal(mock: KafkaMock, topic: string): Promise<number> {
-  let total = 0;
-  for (const end of (await topicEnds(mock.bootstrap, topic)).values()) total += end;
-  return total;
-}
-
-interface Summary {
-  received: number;
-  published: number;
-  dead_lettered: number;
-  end: string;
-}
-
-function summaryOf(stream: StreamProcess): Summary {
-  return JSON.parse(stream.stdout().trim().split('\n').at(-1) ?? '{}') as Summary;
-}
 
 interface Letter {
   key?: string;
@@ -269,7 +201,7 @@ describe.skipIf(!kcat)('listings stream: Kafka consumer groups against a Kafka-p
 
   it('TLS and SASL settings that the brokers do not speak end with exit 4 and a hint; the SASL password is never printed', async () => {
     const cwd = tempDir('stream-tls-');
-    const child = spawnCli(['stream', `kafka://${mock.bootstrap}/tls`, '--group', 'tls', ...DEFAULTS, '--sandbox', '--kafka-tls'], {
+    const child = spawnCli(['stream', `kafka://${mock.bootstrap}/tls`, '--group', 'tls', ...STREAM_DEFAULTS, '--sandbox', '--kafka-tls'], {
       cwd,
       env: { LISTINGS_KAFKA_SASL_MECHANISM: 'scram-sha-256', LISTINGS_KAFKA_USERNAME: 'svc', LISTINGS_KAFKA_PASSWORD: 'canary-kafka-password-9731' },
     });
@@ -281,7 +213,7 @@ describe.skipIf(!kcat)('listings stream: Kafka consumer groups against a Kafka-p
     expect(output).toMatch(/cannot join consumer group "tls"/);
     expect(output).toMatch(/hint/);
     expect(output).not.toContain('canary-kafka-password-9731');
-    const half = spawnCli(['stream', `kafka://${mock.bootstrap}/tls`, '--group', 'tls', ...DEFAULTS, '--sandbox'], { cwd, env: { LISTINGS_KAFKA_PASSWORD: 'canary-kafka-password-9731' } });
+    const half = spawnCli(['stream', `kafka://${mock.bootstrap}/tls`, '--group', 'tls', ...STREAM_DEFAULTS, '--sandbox'], { cwd, env: { LISTINGS_KAFKA_PASSWORD: 'canary-kafka-password-9731' } });
     let stderr = '';
     half.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const [halfCode] = (await once(half, 'exit')) as [number | null];
@@ -292,7 +224,7 @@ describe.skipIf(!kcat)('listings stream: Kafka consumer groups against a Kafka-p
 
   it('refuses what is not a Kafka topic, and says so (exit 2)', async () => {
     const cwd = tempDir('stream-usage-');
-    const bad = spawnCli(['stream', 'catalog.csv', '--group', 'g', ...DEFAULTS], { cwd, env: publishEnv('http://127.0.0.1:9') });
+    const bad = spawnCli(['stream', 'catalog.csv', '--group', 'g', ...STREAM_DEFAULTS], { cwd, env: publishEnv('http://127.0.0.1:9') });
     let stderr = '';
     bad.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const [code] = (await once(bad, 'exit')) as [number | null];

@@ -3,9 +3,11 @@ import { performance } from 'node:perf_hooks';
 import type { Ora } from 'ora';
 import { parseKafkaAddress, isKafkaAddress } from '../../stream/kafka-address.js';
 import { kafkaSecurityFromEnv } from '../../stream/kafka-security.js';
+import { parseAdminAddress } from '../../stream/admin-address.js';
 import { streamListings, type StreamRun } from '../../stream/stream-listings.js';
 import type { StreamEnd, StreamOutcome, StreamStats } from '../../stream/stream-types.js';
 import { DEFAULT_RETRY_POLICY } from '../../publish/retry-policy.js';
+import type { EngineObserver } from '../../publish/engine-types.js';
 import { defaultMarketplaces } from '../../prepare/fan-out.js';
 import { RetryBudget } from '../../publish/retry-budget.js';
 import { formatLocation, ListingsError, UsageError } from '../../errors.js';
@@ -131,6 +133,9 @@ export async function runStream(source: string, flags: StreamFlags, load: () => 
   const loaded = await load();
   const { concurrency, max_concurrency: maxConcurrency } = loaded.settings;
   const deadLetter = flags.deadLetter ?? join('.listings', `dead-letter-${fileSafe(address.topic)}-${fileSafe(flags.group)}.ndjson`);
+  // The admin endpoint first: a port in use fails before anything is consumed. Not ready until the group is joined.
+  const made: { run?: StreamRun } = {};
+  const admin = flags.adminListen === undefined ? undefined : await (await import('../../stream/worker-admin.js')).openWorkerAdmin(parseAdminAddress(flags.adminListen), () => made.run?.stats());
   const endpoint = await openEndpoint(flags, loaded, concurrency ?? maxConcurrency);
   const json = flags.logFormat === 'json';
   const quiet = flags.quiet === true;
@@ -164,12 +169,13 @@ export async function runStream(source: string, flags: StreamFlags, load: () => 
     retryBudget: new RetryBudget(),
     stop: signals.stop,
     abandon: signals.abandon,
-    ...(log.observer === undefined ? {} : { onEvent: log.observer }),
+    ...observers(log.observer, admin?.observe),
     onLog: (level, message) => {
       if (json) log.event('kafka', { level, message });
       else if (level !== 'info' || !quiet) note(level === 'info' ? message : `${level === 'error' ? paint.red('error') : paint.yellow('warning')} ${message}`);
     },
   });
+  made.run = run;
   if (json) {
     log.start(
       runStartOf('stream', [`kafka://${address.brokers.join(',')}/${address.topic}`], loaded, { origin: endpoint.client.endpoint.origin, sandbox: flags.sandbox === true, dryRun: false }, {
@@ -184,6 +190,10 @@ export async function runStream(source: string, flags: StreamFlags, load: () => 
       }),
     );
   } else if (!quiet) note(`streaming ${address.topic} in group ${flags.group} to ${endpoint.sandbox === undefined ? URL.parse(loaded.baseUrl())?.host : 'an embedded sandbox'}; failed and invalid messages go to ${deadLetter}`);
+  if (admin !== undefined) {
+    if (json) log.event('admin', { url: admin.url });
+    else if (!quiet) note(`health, readiness and metrics at ${admin.url}/healthz, /readyz, /metrics`);
+  }
   let shown = 0;
   const fanOut = defaultMarketplaces(loaded.defaults).length > 1;
   try {
@@ -195,6 +205,7 @@ export async function runStream(source: string, flags: StreamFlags, load: () => 
     }
   } finally {
     status?.stop();
+    await admin?.close();
     log.close();
     signals.dispose();
     if (signals.abandon.aborted) await endpoint.client.destroy();
@@ -238,6 +249,14 @@ export async function runStream(source: string, flags: StreamFlags, load: () => 
     err(`${paint.red('error')} Kafka: ${printable(message)}`);
   }
   if (verdict.exitCode !== EXIT.ok) throw new ExitError(verdict.exitCode);
+}
+
+/** The run's engine observers: the log's and the metrics' histogram, either, both or none. */
+function observers(...list: Array<EngineObserver | undefined>): { onEvent?: EngineObserver } {
+  const given = list.filter((observer): observer is EngineObserver => observer !== undefined);
+  if (given.length === 0) return {};
+  const [only] = given;
+  return { onEvent: given.length === 1 && only !== undefined ? only : (event) => given.forEach((observer) => observer(event)) };
 }
 
 /** How a stream ended, for its verdict: a stop when asked is its clean end; Kafka failing for good is its source's. */

@@ -24,4 +24,6 @@ export interface StreamFlags {
   quiet?: boolean;
   statusInterval: number;
   logFormat: 'human' | 'json';
+  /** `--admin-listen`: where /healthz, /readyz and /metrics are served. */
+  adminListen?: string;
 }

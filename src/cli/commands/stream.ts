@@ -29,6 +29,7 @@ export function registerStream(program: Command): void {
     .optionsGroup(GROUP.output);
   addOutputFlags(command, 'message')
     .option('--status-interval <s>', 'without a terminal (CI, logs): a status line this often', whole(1, 3600), 10)
+    .addOption(new Option('--admin-listen <[host:]port>', 'serve /healthz, /readyz and /metrics (Prometheus) here; a bare port is loopback only, 0.0.0.0:PORT for probes from outside').env('LISTINGS_ADMIN_LISTEN'))
     .optionsGroup('');
   command.action(async (source: string, flags: StreamFlags, self: Command) => {
     // From here on every stderr line is an event, the errors of loading the settings included.
