@@ -104,9 +104,10 @@ describe('catalog errors: the library names the setting, the CLI the flag', () =
 
   it('words every setting as a flag that listings publish declares (the sandbox\'s data file: listings sandbox)', () => {
     const declared = (name: string) => buildProgram().commands.find((command) => command.name() === name)?.options.map((option) => option.long) ?? [];
-    const { dataFile, ...run } = FLAG_OF_SETTING;
+    const { dataFile, adminListen, ...run } = FLAG_OF_SETTING;
     for (const flag of Object.values(run)) expect(declared('publish')).toContain(flag);
     expect(declared('sandbox')).toContain(dataFile);
+    expect(declared('stream')).toContain(adminListen);
   });
 });
 
