@@ -113,5 +113,5 @@ export function declareFlags(command: Command, path: string): Command {
 
 /** The flag each setting of the core is worded as, by the name a library caller passes (`jsonPath` -> `--json-path`). */
 export function flagsOfKeys(): Record<string, string> {
-  return Object.fromEntries(FLAGS.filter((spec) => spec.key !== undefined).map((spec) => [spec.key, flagOf(spec.name)]));
+  return Object.fromEntries(FLAGS.flatMap((spec): [string, string][] => (spec.key === undefined ? [] : [[spec.key, flagOf(spec.name)]])));
 }
