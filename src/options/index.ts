@@ -2,7 +2,7 @@ import { CATALOG_FLAGS } from './catalog-flags.js';
 import { OUTPUT_FLAGS, ROW_FLAGS, SENDING_FLAGS, KAFKA_FLAGS, SETUP_FLAGS } from './run-flags.js';
 import { LISTEN_FLAGS, SANDBOX_FLAGS } from './server-flags.js';
 import { CONFIG_FLAGS, SETTING_FLAGS } from './setting-flags.js';
-import type { CommandPath, FlagSpec } from './spec.js';
+import type { FlagSpec } from './spec.js';
 
 export { COMMANDS, GROUPS, type CommandPath, type Completion, type FlagSpec, type GroupId, type NamedList, type ValueSpec } from './spec.js';
 export { formatDuration, parseDuration, type DurationUnit } from './duration.js';
@@ -18,9 +18,4 @@ export const FLAGS: readonly FlagSpec[] = [...CATALOG_FLAGS, ...SETTING_FLAGS, .
 /** The options of one command, in table order. */
 export function flagsOf(command: string): FlagSpec[] {
   return FLAGS.filter((flag) => (flag.commands as readonly string[]).includes(command));
-}
-
-/** The commands an option name belongs to, for a command path: a command not in the table takes none. */
-export function isCommandPath(path: string): path is CommandPath {
-  return FLAGS.some((flag) => (flag.commands as readonly string[]).includes(path));
 }
