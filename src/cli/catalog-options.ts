@@ -1,6 +1,5 @@
-import { Option, type Command } from 'commander';
-import { FORMATS, type CatalogOptions, type Format } from '../catalog/types.js';
-import { PRESETS, type Preset } from '../catalog/presets/index.js';
+import type { CatalogOptions, Format } from '../catalog/types.js';
+import type { Preset } from '../catalog/presets/index.js';
 import { UsageError, type Setting } from '../errors.js';
 
 /** A mapping file names a few dozen columns: one this large (or /dev/zero) is refused before it is held. */
@@ -22,20 +21,6 @@ export interface CatalogFlags {
 /** Commander collector of a repeatable flag. */
 export function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
-}
-
-/** Adds the flags that say how to read a catalog: format, delimiter, mapping, preset, source access. */
-export function addCatalogOptions(command: Command): Command {
-  return command
-    .addOption(new Option('--format <format>', 'catalog format (default: from the extension or Content-Type; required for stdin when it cannot be sniffed)').choices(FORMATS))
-    .option('--delimiter <char>', 'CSV delimiter (default: sniffed among , ; tab |); "tab" or "\\t" for a tab')
-    .option('--json-path <key>', 'for JSON: the key of the array of records, e.g. products for {"products": [...]}')
-    .option('--list-separator <text>', 'separator of list values inside one cell (images_source)', '|')
-    .option('--map <field=Column>', 'take a listing field from a column of another name (repeatable)', collect, [])
-    .option('--mapping <file>', 'a JSON file of field -> column renames, e.g. {"sku": "Variant SKU"}')
-    .addOption(new Option('--preset <name>', "read a shop system's product export").choices(PRESETS))
-    .option('--source-header <header>', "'Name: value' header for http(s) sources (repeatable; not sent to other origins)", collect, [])
-    .option('--s3-endpoint <url>', 'endpoint of an S3-compatible store (env AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL)');
 }
 
 /** The catalog options of the flags; the mapping file is read and every renamed field checked here, before any source. */

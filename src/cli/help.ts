@@ -1,39 +1,8 @@
 import { Help, type Command, type Option } from 'commander';
+import { GROUPS } from '../options/spec.js';
 
-/** The headings options are grouped under in `--help`. */
-export const GROUP = {
-  source: 'Source options:',
-  mapping: 'Mapping options:',
-  listing: 'Listing options:',
-  rows: 'Row selection options:',
-  sending: 'Sending options:',
-  output: 'Output options:',
-  profile: 'Profile options:',
-} as const;
-
-/** The order of the groups; a heading not named here (a command's own, like the sandbox's) comes before Output. */
-const ORDER: readonly string[] = [GROUP.source, GROUP.mapping, GROUP.listing, GROUP.rows, GROUP.sending, '', GROUP.output, GROUP.profile, 'Options:'];
-
-/**
- * Groups of the flags that several commands share and that are added without one (the catalog flags of
- * catalog-options.ts, --json): a command's own flags are grouped where they are declared.
- */
-const SHARED_GROUPS: Readonly<Record<string, string>> = {
-  '--format': GROUP.source,
-  '--delimiter': GROUP.source,
-  '--json-path': GROUP.source,
-  '--list-separator': GROUP.source,
-  '--source-header': GROUP.source,
-  '--s3-endpoint': GROUP.source,
-  '--map': GROUP.mapping,
-  '--mapping': GROUP.mapping,
-  '--preset': GROUP.mapping,
-  '--json': GROUP.output,
-  '--quiet': GROUP.output,
-  '--report': GROUP.output,
-  '--out': GROUP.output,
-  '--profile': GROUP.profile,
-};
+/** The order of the help groups: the table's (src/options/spec.ts GROUPS), commander's own `Options:` last. */
+const ORDER: readonly string[] = [...Object.values(GROUPS).filter((heading) => heading !== '').map((heading) => `${heading}:`), 'Options:'];
 
 /** One example: the command line, and what it does. */
 type Example = readonly [command: string, does: string];
@@ -145,24 +114,22 @@ function examplesText(examples: readonly Example[]): string {
 /** commander's grouping, with the groups in the order of ORDER. */
 function groupItems<T extends Command | Option>(this: Help, unsorted: T[], visible: T[], getGroup: (item: T) => string): Map<string, T[]> {
   const groups = Help.prototype.groupItems.call(this, unsorted, visible, getGroup as (item: Command | Option) => string) as Map<string, T[]>;
-  const rank = (heading: string): number => {
-    const at = ORDER.indexOf(heading);
-    return at < 0 ? ORDER.indexOf('') : at;
-  };
+  const rank = (heading: string): number => ORDER.indexOf(heading);
   return new Map([...groups].sort((a, b) => rank(a[0]) - rank(b[0])));
 }
 
+/** commander's description of an option, without the `(default: [])` of a repeatable one (its help says so). */
+function optionDescription(this: Help, option: Option): string {
+  return Help.prototype.optionDescription.call(this, option).replace(' (default: [])', '');
+}
+
 /**
- * The last touch on every command's help: the shared flags put in their groups, the groups in one order, and the
- * examples at the end. Called once the program is built; cheap (no module is loaded).
+ * The last touch on every command's help: the groups in one order, and the examples at the end. Called once the
+ * program is built; cheap (no module is loaded).
  */
 export function finishHelp(program: Command): void {
   const visit = (command: Command): void => {
-    for (const option of command.options) {
-      const group = option.long === undefined ? undefined : SHARED_GROUPS[option.long];
-      if (option.helpGroupHeading === undefined && group !== undefined) option.helpGroup(group);
-    }
-    command.configureHelp({ groupItems });
+    command.configureHelp({ groupItems, optionDescription });
     const examples = EXAMPLES[commandPath(command)];
     if (examples !== undefined) command.addHelpText('after', examplesText(examples));
     for (const sub of command.commands) visit(sub);

@@ -53,7 +53,7 @@ export function openRunLog(options: Omit<RunLogOptions, 'writeJson' | 'writeResu
   return new RunLog({ writeJson, writeResult: out, note: err, name: cliName, ...options });
 }
 
-/** The flags of the sending options (`publish`, `stream`: sending-flags.ts) that run_start tells. */
+/** The flags of the sending options (`publish`, `stream`: src/options/run-flags.ts) that run_start tells. */
 interface SendingValues {
   rate?: number;
   maxAttempts: number;

@@ -1,30 +1,10 @@
-import type { CatalogSetting } from '../catalog/types.js';
 import type { OptionSpec } from '../config/options.js';
 import type { NameSetting } from '../errors.js';
+import { FLAGS, type FlagSpec } from '../options/index.js';
+import { flagOf, flagsOfKeys, flagsText } from './flags.js';
 
-/** The flag of each setting the core's errors name, by the option name a library caller passes. */
-export const FLAG_OF_SETTING: Readonly<Record<string, string>> = {
-  format: '--format',
-  delimiter: '--delimiter',
-  jsonPath: '--json-path',
-  map: '--map',
-  mapping: '--mapping',
-  preset: '--preset',
-  sourceHeaders: '--source-header',
-  // The settings of a run that the report, publish and stream modules name (the CI summary and annotations too).
-  report: '--report',
-  retryFailed: '--retry-failed',
-  changedOnly: '--changed-only',
-  shard: '--shard',
-  maxErrors: '--max-errors',
-  dryRun: '--dry-run',
-  // The settings of the client that the diagnosis (doctor, init) names.
-  allowInsecureHttp: '--allow-insecure-http',
-  // The sandbox's data file (startSandbox's dataFile), named by its hint.
-  dataFile: '--data',
-  // The stream worker's admin endpoint.
-  adminListen: '--admin-listen',
-} satisfies Record<CatalogSetting | 'report' | 'retryFailed' | 'changedOnly' | 'shard' | 'maxErrors' | 'dryRun' | 'allowInsecureHttp' | 'dataFile' | 'adminListen', string>;
+/** The flag of each setting the core's errors name, by the option name a library caller passes: from the flag table. */
+export const FLAG_OF_SETTING: Readonly<Record<string, string>> = flagsOfKeys();
 
 /** The command line that does what a library function does, for hints that point at one. */
 const COMMAND_OF_FUNCTION: Readonly<Record<string, string>> = {
@@ -35,13 +15,18 @@ const COMMAND_OF_FUNCTION: Readonly<Record<string, string>> = {
 /** How the CLI names what the core names by option or function name: as its flag, or its command. */
 export const cliName: NameSetting = (key) => FLAG_OF_SETTING[key] ?? COMMAND_OF_FUNCTION[key] ?? key;
 
+function flagOfSetting(option: OptionSpec): FlagSpec | undefined {
+  return FLAGS.find((flag) => flag.setting === option.key);
+}
+
 /** The flag of a setting of the options table: `--base-url`; none for a setting not given per run. */
 export function settingFlagName(option: OptionSpec): string | undefined {
-  return option.perRun === undefined ? undefined : `--${option.key.replaceAll('_', '-')}`;
+  const spec = flagOfSetting(option);
+  return spec === undefined ? undefined : flagOf(spec.name);
 }
 
 /** The flag as commander declares it, with its value: `--base-url <url>`, `--saved-defaults`. */
 export function settingFlag(option: OptionSpec): string | undefined {
-  const name = settingFlagName(option);
-  return name === undefined || option.perRun === true ? name : `${name} <${option.perRun}>`;
+  const spec = flagOfSetting(option);
+  return spec === undefined ? undefined : flagsText(spec);
 }

@@ -76,12 +76,16 @@ describe('listings sandbox', () => {
   });
 
   it('rejects bad flags with exit 2 and a message naming the flag', async () => {
-    const result = await runCli(['sandbox', '--port', '0', '--fail-rate', '2', '--latency', 'soon']);
+    const result = await runCli(['sandbox', '--port', '0', '--fail-rate', '2', '--capacity', '0']);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain('--fail-rate must be a share from 0 to 1 (got "2")');
-    expect(result.stderr).toContain('--latency must be MS or MIN-MAX');
+    expect(result.stderr).toContain('--capacity must be a whole number of requests >= 1 (got "0")');
     expect(result.stderr).not.toMatch(/\n\s+at /);
+    // A duration is read by the flag table, before the sandbox's own checks.
+    const latency = await runCli(['sandbox', '--port', '0', '--latency', 'soon']);
+    expect(latency.code).toBe(2);
+    expect(latency.stderr).toContain("--latency: 'soon' is not a duration: use 500ms, 30s or 2m");
   });
 
   it('reports a port in use with exit 2', async () => {

@@ -7,7 +7,8 @@ import { ConfigError, UsageError } from '../../errors.js';
 import { maskSecret } from '../../secrets.js';
 import { EXIT, ExitError } from '../exit-codes.js';
 import { err, out, paint, paintOut } from '../output.js';
-import { addSettingsOptions, loadSettings } from '../settings.js';
+import { loadSettings } from '../settings.js';
+import { declareFlags } from '../flags.js';
 
 function optionFor(key: string): OptionSpec {
   const option = OPTION_BY_KEY.get(key);
@@ -62,12 +63,7 @@ async function openStore(opts: Record<string, unknown>) {
 export function registerConfig(program: Command): void {
   const config = program.command('config').description('read and write config profiles (defaults for every command)');
 
-  config
-    .command('set <key> <value>')
-    .description('store a value in the active profile')
-    .option('--profile <name>', 'profile to write (default: the active one)')
-    .option('--marketplace <id>', `store it in the profile's section for this marketplace: its own default (${PER_MARKETPLACE_KEYS.join(', ')})`)
-    .option('--allow-insecure-http', 'store a plain http base_url to a host that is not loopback (each run then needs --allow-insecure-http too)')
+  declareFlags(config.command('set <key> <value>').description('store a value in the active profile'), 'config set')
     .action(async (key: string, value: string, opts: Record<string, unknown>) => {
       const option = optionFor(key);
       const section = sectionOf(option, opts);
@@ -90,11 +86,7 @@ export function registerConfig(program: Command): void {
       err(`${key} = ${show(option, parsed)} (profile ${profile})`);
     });
 
-  config
-    .command('get <key>')
-    .description('print the value in effect (flag > env > profile > default)')
-    .option('--profile <name>', 'profile to read (default: the active one)')
-    .option('--marketplace <id>', "the value in effect for this marketplace (its own, else the general one)")
+  declareFlags(config.command('get <key>').description('print the value in effect (flag > env > profile > default)'), 'config get')
     .action(async (key: string, _opts: unknown, command: Command) => {
       const option = optionFor(key);
       const opts = command.optsWithGlobals();
@@ -108,11 +100,7 @@ export function registerConfig(program: Command): void {
       out(show(option, value));
     });
 
-  config
-    .command('unset <key>')
-    .description('remove a value from the active profile')
-    .option('--profile <name>', 'profile to change (default: the active one)')
-    .option('--marketplace <id>', "remove it from the profile's section for this marketplace")
+  declareFlags(config.command('unset <key>').description('remove a value from the active profile'), 'config unset')
     .action(async (key: string, opts: Record<string, unknown>) => {
       const option = optionFor(key);
       const section = sectionOf(option, opts);
@@ -126,12 +114,7 @@ export function registerConfig(program: Command): void {
       err(removed ? `${key} removed from profile ${profile}` : `${key} was not set in profile ${profile}`);
     });
 
-  addSettingsOptions(
-    config
-      .command('list')
-      .description("every setting in effect, with where it came from; then each marketplace's own values (profile sections, LISTINGS_<MARKETPLACE>_<KEY>)")
-      .option('--json', 'print {settings: {key: {value, source}}, marketplaces: {id: {key: {value, source, own}}}} as JSON'),
-  ).action(async (opts: Record<string, unknown>) => {
+  declareFlags(config.command('list').description("every setting in effect, with where it came from; then each marketplace's own values (profile sections, LISTINGS_<MARKETPLACE>_<KEY>)"), 'config list').action(async (opts: Record<string, unknown>) => {
     const loaded = await loadSettings(opts);
     const rows: { key: string; value: string | undefined; source: string }[] = OPTIONS.map((option) => {
       const value = loaded.settings[option.key];

@@ -4,7 +4,7 @@ import { registerSecret } from '../../secrets.js';
 import { sandboxOptionIssues, SANDBOX_DEFAULTS } from '../../sandbox/options.js';
 import type { LatencyRange, SandboxOptions, SandboxRequestEvent } from '../../sandbox/types.js';
 import { err, out, paint } from '../output.js';
-import { GROUP } from '../help.js';
+import { declareFlags } from '../flags.js';
 
 /** The raw flags of `listings sandbox`, as commander collects them. */
 export interface SandboxFlags {
@@ -12,23 +12,25 @@ export interface SandboxFlags {
   host?: string;
   apiKey?: string;
   savedDefaults?: boolean;
-  latency?: string;
+  /** Parsed by the flag table: milliseconds, or a range of them. */
+  latency?: number | LatencyRange;
   failRate?: string;
   failStatus?: string;
   rateLimit?: string;
-  retryAfter?: string;
+  /** Seconds (the flag table reads the duration). */
+  retryAfter?: number;
   capacity?: string;
   queue?: string;
   dropRate?: string;
   spikeRate?: string;
-  spikeMs?: string;
+  spikeMs?: number;
   seed?: string;
-  maxBodyBytes?: string;
+  maxBody?: number;
   data?: string;
   webhookUrl?: string;
   webhookSecret?: string;
   webhookAttempts?: string;
-  webhookBackoffMs?: string;
+  webhookBackoffMs?: number;
   verbose?: boolean;
 }
 
@@ -47,7 +49,7 @@ const NUMERIC: { flag: NumericFlag; option: keyof SandboxOptions; name: string }
   { flag: 'spikeRate', option: 'spikeRate', name: '--spike-rate' },
   { flag: 'spikeMs', option: 'spikeMs', name: '--spike-ms' },
   { flag: 'seed', option: 'seed', name: '--seed' },
-  { flag: 'maxBodyBytes', option: 'maxBodyBytes', name: '--max-body-bytes' },
+  { flag: 'maxBody', option: 'maxBodyBytes', name: '--max-body' },
   { flag: 'webhookAttempts', option: 'webhookAttempts', name: '--webhook-attempts' },
   { flag: 'webhookBackoffMs', option: 'webhookBackoffMs', name: '--webhook-backoff-ms' },
 ];
@@ -62,14 +64,9 @@ const FLAG_NAME: Record<string, { name: string; flag: keyof SandboxFlags }> = {
 };
 
 /** A decimal number, or NaN: `Number('')` would be 0 and `Number('0x10')` 16. */
-function decimal(raw: string): number {
+function decimal(raw: string | number): number {
+  if (typeof raw === 'number') return raw;
   return /^\s*-?(\d+\.?\d*|\.\d+)\s*$/.test(raw) ? Number(raw) : Number.NaN;
-}
-
-/** `20` -> 20 ms; `10-50` -> between 10 and 50 ms. */
-function latency(raw: string): number | LatencyRange {
-  const range = /^\s*([\d.]+)\s*-\s*([\d.]+)\s*$/.exec(raw);
-  return range ? { min: decimal(range[1] ?? ''), max: decimal(range[2] ?? '') } : decimal(raw);
 }
 
 /** Turn the flags into library options; every bad value is a UsageError naming its flag. */
@@ -83,7 +80,7 @@ export function sandboxOptionsFromFlags(flags: SandboxFlags): SandboxOptions {
   if (flags.host !== undefined) options.host = flags.host;
   if (flags.apiKey !== undefined) options.apiKey = flags.apiKey;
   if (flags.savedDefaults) options.savedDefaults = true;
-  if (flags.latency !== undefined) options.latency = latency(flags.latency);
+  if (flags.latency !== undefined) options.latency = flags.latency;
   if (flags.data !== undefined) options.dataFile = flags.data;
   if (flags.webhookUrl !== undefined) options.webhookUrl = flags.webhookUrl;
   if (flags.webhookSecret !== undefined) {
@@ -158,35 +155,6 @@ async function runSandbox(flags: SandboxFlags): Promise<void> {
 }
 
 export function registerSandbox(program: Command): void {
-  program
-    .command('sandbox')
-    .description('run a local server that implements the service contract, with fault injection for testing')
-    .optionsGroup('Server options:')
-    .option('--port <port>', `port to listen on; 0 picks a free one (default ${SANDBOX_DEFAULTS.port})`)
-    .option('--host <host>', `interface to listen on (default ${SANDBOX_DEFAULTS.host})`)
-    .option('--api-key <key>', `the API key the sandbox accepts (default ${SANDBOX_DEFAULTS.apiKey})`)
-    .option('--saved-defaults', 'act as a workspace with saved Marketplace configurations: the location key and policy ids may be omitted')
-    .optionsGroup('Fault injection options:')
-    .option('--latency <ms>', 'delay of every answer: MS or MIN-MAX')
-    .option('--fail-rate <p>', 'share of requests (0..1) answered 500 or 503')
-    .option('--fail-status <code>', 'status of the injected failures, e.g. 503')
-    .option('--rate-limit <n>', 'requests per second accepted; more get 429')
-    .option('--retry-after <s>', `seconds announced in Retry-After on a 429 (default ${SANDBOX_DEFAULTS.retryAfterSeconds})`)
-    .option('--capacity <n>', 'listing requests served at once; more wait in the queue (default unlimited)')
-    .option('--queue <n>', 'requests allowed to wait beyond --capacity; more get 503 at once (default unlimited)')
-    .option('--drop-rate <p>', 'share of requests (0..1) processed but left unanswered (connection closed)')
-    .option('--spike-rate <p>', 'share of answers (0..1) delayed by a latency spike of --spike-ms')
-    .option('--spike-ms <ms>', `extra delay of a latency spike (default ${SANDBOX_DEFAULTS.spikeMs})`)
-    .option('--seed <n>', 'seed of the fault injection, to repeat a run')
-    .optionsGroup('Server options:')
-    .option('--max-body-bytes <n>', `largest body accepted; more get 413 (default ${SANDBOX_DEFAULTS.maxBodyBytes})`)
-    .option('--data <file>', 'keep the listings and idempotency keys in this file (NDJSON, appended), and continue from it when restarted')
-    .option('--webhook-url <url>', 'post a listing.created callback here after each listing created (try it with listings listen)')
-    .option('--webhook-secret <secret>', 'sign the callbacks: Listings-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.body">')
-    .option('--webhook-attempts <n>', `attempts of a callback before it is given up, the first included (default ${SANDBOX_DEFAULTS.webhookAttempts})`)
-    .option('--webhook-backoff-ms <ms>', `wait before the first retry of a callback; doubles at each retry, up to 30 s (default ${SANDBOX_DEFAULTS.webhookBackoffMs})`)
-    .optionsGroup(GROUP.output)
-    .option('--verbose', 'log every request on stderr')
-    .optionsGroup('')
-    .action(async (flags: SandboxFlags) => runSandbox(flags));
+  const command = program.command('sandbox').description('run a local server that implements the service contract, with fault injection for testing');
+  declareFlags(command, 'sandbox').action(async (flags: SandboxFlags) => runSandbox(flags));
 }

@@ -135,7 +135,8 @@ export async function runStream(source: string, flags: StreamFlags, load: () => 
   const deadLetter = flags.deadLetter ?? join('.listings', `dead-letter-${fileSafe(address.topic)}-${fileSafe(flags.group)}.ndjson`);
   // The admin endpoint first: a port in use fails before anything is consumed. Not ready until the group is joined.
   const made: { run?: StreamRun } = {};
-  const admin = flags.adminListen === undefined ? undefined : await (await import('../../stream/worker-admin.js')).openWorkerAdmin(parseAdminAddress(flags.adminListen), () => made.run?.stats());
+  const adminListen = flags.adminListen ?? process.env.LISTINGS_ADMIN_LISTEN;
+  const admin = adminListen === undefined || adminListen === '' ? undefined : await (await import('../../stream/worker-admin.js')).openWorkerAdmin(parseAdminAddress(adminListen), () => made.run?.stats());
   const endpoint = await openEndpoint(flags, loaded, concurrency ?? maxConcurrency);
   const json = flags.logFormat === 'json';
   const quiet = flags.quiet === true;

@@ -1,13 +1,14 @@
 import { performance } from 'node:perf_hooks';
 import { once } from 'node:events';
-import { Option, InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
 import type { FieldIssue } from '../../contract/issues.js';
 import type { PreparedRow } from '../../prepare/types.js';
 import type { ReadProgress } from '../../catalog/types.js';
 import { ConfigError, formatLocation, SourceError, UsageError, type Location } from '../../errors.js';
 import { openOutput } from '../../fs/output-target.js';
-import { addSettingsOptions, loadSettings } from '../settings.js';
-import { addCatalogOptions, catalogOptionsFrom, type CatalogFlags } from '../catalog-options.js';
+import { loadSettings } from '../settings.js';
+import { catalogOptionsFrom, type CatalogFlags } from '../catalog-options.js';
+import { declareFlags } from '../flags.js';
 import { EXIT, ExitError } from '../exit-codes.js';
 import { endingOfError, NO_ROWS, verdictOf } from '../../run/verdict.js';
 import { err, out, paint, workflowLine } from '../output.js';
@@ -15,9 +16,7 @@ import { count } from '../progress.js';
 import { noticePrinter } from '../notices.js';
 import { githubActionsRun } from '../github-actions.js';
 import { inert } from '../../printable.js';
-import { GROUP } from '../help.js';
 import { stringifyJson } from '../../json-number.js';
-import { addLogFlags, addReportFlag } from '../sending-flags.js';
 import type { OutputFailure } from '../../run/run-outputs.js';
 import type { RowOutcome } from '../../publish/outcome.js';
 import type { RunEnding } from '../../run/verdict.js';
@@ -37,13 +36,6 @@ interface ValidateFlags extends CatalogFlags {
 function validateEnding(cut: SourceError | undefined, failure: OutputFailure | undefined): RunEnding {
   if (failure !== undefined) return { kind: 'output', output: failure.role, path: failure.path, reason: failure.error.message };
   return cut === undefined ? { kind: 'complete' } : endingOfError(cut);
-}
-
-function maxErrors(raw: string): number {
-  if (raw === 'all') return Infinity;
-  const value = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(value)) throw new InvalidArgumentError('expected a whole number or "all"');
-  return value;
 }
 
 /** One error as `--json` shows it; a JSON source's record index goes in `record`, with `line` null. */
@@ -277,14 +269,7 @@ export function registerValidate(program: Command): void {
     .command('validate')
     .description('check catalogs against the contract, sending nothing: exit 0 when every row is valid, 1 when any is not, 4 when a source cannot be read')
     .argument('<source...>', 'catalog: a file, - for stdin, an http(s):// URL, s3://bucket/key or s3://bucket/prefix/');
-  addCatalogOptions(command)
-    .optionsGroup(GROUP.output)
-    .addOption(new Option('--max-errors <n>', 'print at most this many errors, then a count of the rest ("all" for no limit)').argParser(maxErrors).default(50))
-    .option('--json', 'print the result as one JSON object: {rows, valid, invalid, errors: [{source, line, field, message}]}')
-    .option('--out <file>', 'write the request bodies that would be sent, one JSON per line per valid row');
-  addLogFlags(addReportFlag(command)).optionsGroup('');
-  addSettingsOptions(command);
-  command.action(async (sources: string[], flags: ValidateFlags, self: Command) => {
+  declareFlags(command, 'validate').action(async (sources: string[], flags: ValidateFlags, self: Command) => {
     // From here on every stderr line is an event, the errors of loading the settings included.
     if (flags.logFormat === 'json') (await import('../log-events.js')).captureStderrAsJson();
     await validate(sources, flags, self);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LISTEN_HELP_DEFAULTS } from '../../../src/cli/commands/listen.js';
+import { flagsOf, parseValue } from '../../../src/options/index.js';
 import { summarize } from '../../../src/listen/callback.js';
 import { RecentIds } from '../../../src/listen/dedupe.js';
 import { LISTEN_DEFAULTS, listenOptionIssues } from '../../../src/listen/options.js';
@@ -79,15 +79,17 @@ describe('listen helpers', () => {
       'signatureHeader',
       'toleranceSeconds',
     ]);
-    expect(LISTEN_HELP_DEFAULTS).toEqual({
+    // The defaults the flag table shows in help, read as the flags would be: the listener's own.
+    const shown = Object.fromEntries(flagsOf('listen').flatMap((flag) => (flag.default === undefined || flag.value === undefined ? [] : [[flag.name, parseValue(flag.value, String(flag.default))]])));
+    expect(shown).toEqual({
       port: LISTEN_DEFAULTS.port,
       host: LISTEN_DEFAULTS.host,
       path: LISTEN_DEFAULTS.path,
-      signatureHeader: LISTEN_DEFAULTS.signatureHeader,
+      'signature-header': LISTEN_DEFAULTS.signatureHeader,
       tolerance: LISTEN_DEFAULTS.toleranceSeconds,
-      maxBody: LISTEN_DEFAULTS.maxBodyBytes,
-      maxConnections: LISTEN_DEFAULTS.maxConnections,
-      requestTimeout: LISTEN_DEFAULTS.requestTimeoutSeconds,
+      'max-body': LISTEN_DEFAULTS.maxBodyBytes,
+      'max-connections': LISTEN_DEFAULTS.maxConnections,
+      'request-timeout': LISTEN_DEFAULTS.requestTimeoutSeconds,
     });
   });
 });

@@ -1,0 +1,118 @@
+import { Option, type Command } from 'commander';
+import { FORMATS } from '../catalog/types.js';
+import { PRESET_NAMES, PRESETS } from '../catalog/presets/index.js';
+import { UsageError } from '../errors.js';
+import { FLAGS, flagsOf, GROUPS, parseValue, placeholderOf, type FlagSpec, type NamedList } from '../options/index.js';
+import type { Values } from '../options/completion/index.js';
+
+/** The word lists the table names but cannot hold (their rooms stand above it). */
+const LISTS: Readonly<Record<NamedList, readonly string[]>> = { formats: FORMATS, presets: PRESETS, 'export-presets': PRESET_NAMES };
+
+const UNIT_WORDS = { ms: 'ms', s: 'seconds', m: 'minutes', h: 'hours' } as const;
+
+/** An option's name as the command line writes it: `--timeout`. */
+export function flagOf(name: string): string {
+  return `--${name}`;
+}
+
+/** A description of the table with the options it names (`{{state}}`) worded as flags (`--state`). */
+export function worded(text: string): string {
+  return text.replace(/\{\{([a-z0-9-]+)\}\}/g, (_, name: string) => flagOf(name));
+}
+
+/** The heading of an option's help group; commander's own `Options:` for the unnamed one. */
+export function headingOf(spec: FlagSpec): string {
+  return `${GROUPS[spec.group] || 'Options'}:`;
+}
+
+/** The choices of an option, with the table's named lists filled in. */
+export function choicesOf(spec: FlagSpec): readonly string[] | undefined {
+  if (spec.value?.kind !== 'choice') return undefined;
+  const { choices } = spec.value;
+  return typeof choices === 'string' ? LISTS[choices] : choices;
+}
+
+/** What the value of an option completes to in a shell: the table's completion, else its choices; undefined for a switch. */
+export function completionOf(spec: FlagSpec): Values | undefined {
+  if (spec.value === undefined) return undefined;
+  const { complete } = spec;
+  if (complete === 'files' || complete === 'profiles') return { kind: complete };
+  const words = complete?.words ?? choicesOf(spec);
+  return words === undefined ? { kind: 'none' } : { kind: 'words', words };
+}
+
+/** The flags text commander reads: `-y, --yes`, `--timeout <duration>`. */
+export function flagsText(spec: FlagSpec, name = spec.name): string {
+  const value = spec.value === undefined ? '' : ` <${placeholderOf(spec.value)}>`;
+  return `${spec.short === undefined ? '' : `-${spec.short}, `}${flagOf(name)}${value}`;
+}
+
+/** The help line of an option: its meaning, how to repeat it, its environment variable, a default applied below. */
+export function helpText(spec: FlagSpec): string {
+  const parts = [worded(spec.description)];
+  if (spec.value?.kind === 'duration') parts.push(`(a bare number is ${UNIT_WORDS[spec.value.bare]})`);
+  if (spec.repeatable === true) parts.push('(repeatable)');
+  if (spec.env !== undefined) parts.push(`(env ${spec.env}${spec.value === undefined && spec.setting === undefined ? '=1' : ''})`);
+  if (spec.default !== undefined && spec.defaultBelow === true) parts.push(`(default: ${String(spec.default)})`);
+  return parts.join(' ');
+}
+
+/** The value of an option read from argv; a bad one is a usage error naming the flag (exit 2). */
+function parserOf(spec: FlagSpec): ((raw: string) => unknown) | undefined {
+  const { value } = spec;
+  if (value === undefined || value.kind === 'text' || value.kind === 'choice') return undefined;
+  return (raw) => {
+    try {
+      return parseValue(value, raw);
+    } catch (error) {
+      throw new UsageError(`${flagOf(spec.name)}: ${(error as Error).message}`);
+    }
+  };
+}
+
+function optionOf(spec: FlagSpec, name = spec.name): Option {
+  const option = new Option(flagsText(spec, name), helpText(spec)).helpGroup(headingOf(spec));
+  const parse = parserOf(spec);
+  const choices = choicesOf(spec);
+  if (choices !== undefined) option.choices(choices);
+  if (spec.repeatable === true) {
+    option.argParser((raw: string, previous: unknown[]) => [...previous, parse === undefined ? raw : parse(raw)]).default([]);
+  } else if (parse !== undefined) {
+    option.argParser(parse);
+  }
+  if (spec.default !== undefined && spec.defaultBelow !== true) {
+    // The default as a person writes it (`30s`), read as the flag's value would be (30000).
+    const raw = String(spec.default);
+    option.default(parse === undefined ? spec.default : parse(raw), raw);
+  }
+  if (spec.required === true) option.makeOptionMandatory();
+  return option;
+}
+
+/**
+ * Declares the options the table gives `command` (by its path: `publish`, `config set`), each in its help group,
+ * with the `no-` form of those that have one and the old names that still work (hidden).
+ */
+export function declareFlags(command: Command, path: string): Command {
+  for (const spec of flagsOf(path)) {
+    const option = optionOf(spec);
+    command.addOption(option);
+    if (spec.negation !== undefined) command.addOption(new Option(flagOf(`no-${spec.name}`), worded(spec.negation)).helpGroup(headingOf(spec)));
+    for (const alias of spec.aliases ?? []) {
+      const old = optionOf(spec, alias).hideHelp();
+      // The old name sets what the new one does: the action reads one value.
+      old.argParser((raw: string) => {
+        const value = parserOf(spec)?.(raw) ?? raw;
+        command.setOptionValueWithSource(option.attributeName(), value, 'cli');
+        return value;
+      });
+      command.addOption(old);
+    }
+  }
+  return command;
+}
+
+/** The flag each setting of the core is worded as, by the name a library caller passes (`jsonPath` -> `--json-path`). */
+export function flagsOfKeys(): Record<string, string> {
+  return Object.fromEntries(FLAGS.flatMap((spec): [string, string][] => (spec.key === undefined ? [] : [[spec.key, flagOf(spec.name)]])));
+}
