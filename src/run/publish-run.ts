@@ -49,13 +49,15 @@ export async function runPublishSpec(spec: PublishSpec, watcher: PublishWatcher 
   const dryRun = spec.kind === 'dry-run';
   const { sources } = spec.source;
   const reports = spec.outputs?.reports ?? [];
-  const cwd = spec.outputs?.cwd ?? process.cwd();
+  // Default journal and state paths are kept under `cwd`; a path given is, like every path, the process's to resolve.
+  const here = process.cwd();
+  const cwd = spec.outputs?.cwd ?? here;
   const name = spec.outputs?.name ?? libraryName;
   const selection = spec.selection ?? {};
   // Marketplaces that are one in the shape's form: a configuration error, before anything is opened.
   checkFanOut(spec.target.defaults);
   const files = publishFilesOf(spec, cwd);
-  await checkPublishOutputs(reports, files, cwd, name);
+  await checkPublishOutputs(reports, files, here, name);
   const sender: ListingSender | undefined = dryRun ? undefined : (spec.target.sender ?? (await spec.target.connect?.()));
   watcher.onStart?.();
   const notices: PublishNotice[] = [];
@@ -70,7 +72,7 @@ export async function runPublishSpec(spec: PublishSpec, watcher: PublishWatcher 
   let outputs: RunOutputs | undefined;
   let locks: RunLocks | undefined;
   try {
-    locks = await lockPublishFiles(files, cwd, name);
+    locks = await lockPublishFiles(files, here, name);
     for (const stale of locks.takenOver) notice({ kind: 'lock-taken-over', lockPath: stale.lockPath, pid: stale.holder.pid, startedAt: stale.holder.startedAt });
     // A setting that no default or first row gives is one error here, before any output is opened. With several
     // marketplaces each row that names none goes to each: one listing (and report line) per marketplace.
