@@ -5,10 +5,10 @@ import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { csvRow, publishEnv, readCsvReport, writeCatalog } from '../helpers/publish.js';
 import { startSandboxProcess } from '../helpers/sandbox-process.js';
+import type { PublishSpec } from 'listings-cli';
 
 // The built package, imported by its own name through the `exports` map, as a user of the library would.
 const lib = await import('listings-cli');
-type PublishSpec = import('listings-cli').PublishSpec;
 
 const KEY = 'library-run-key';
 // Every fifth row has an image that is not a URL: invalid, never sent.
