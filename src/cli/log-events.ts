@@ -2,6 +2,7 @@ import { jsonLine, RunLog, type RunLogOptions, type RunStart } from '../run/log-
 import { err, out } from './output.js';
 import { cliName } from './setting-flags.js';
 import type { LoadedSettings } from './settings.js';
+import { runStartOf, sendingSettings } from '../run/run-start.js';
 import type { PublishFlags } from './commands/publish-flags.js';
 
 /**
@@ -53,48 +54,10 @@ export function openRunLog(options: Omit<RunLogOptions, 'writeJson' | 'writeResu
   return new RunLog({ writeJson, writeResult: out, note: err, name: cliName, ...options });
 }
 
-/** The flags of the sending options (`publish`, `stream`: src/options/run-flags.ts) that run_start tells. */
-interface SendingValues {
-  rate?: number;
-  maxAttempts: number;
-  timeout?: number;
-  connectTimeout?: number;
-  giveUpAfter?: number;
-}
+// Built in src/run/run-start.ts; exported here too, where the commands have long found them.
+export { runStartOf, sendingSettings };
 
 const given = (value: unknown): unknown => value ?? null;
-
-/** How the rows are sent, as `run_start` tells it in its settings (publish and stream). */
-export function sendingSettings(flags: SendingValues, loaded: LoadedSettings): Record<string, unknown> {
-  const { settings } = loaded;
-  return {
-    concurrency: given(settings.concurrency),
-    max_concurrency: given(settings.max_concurrency),
-    rate: given(flags.rate),
-    max_attempts: flags.maxAttempts,
-    timeout_ms: given(flags.timeout),
-    connect_timeout_ms: given(flags.connectTimeout),
-    give_up_after_s: given(flags.giveUpAfter),
-  };
-}
-
-/**
- * `run_start` of any command: where to (`origin`: the host, never the key; none when nothing is sent) and the
- * settings that shape the run, the same fields for publish, validate and stream.
- */
-export function runStartOf(command: RunStart['command'], sources: string[], loaded: LoadedSettings, run: { origin: string | undefined; sandbox: boolean; dryRun: boolean }, settings: Record<string, unknown>): RunStart {
-  return {
-    command,
-    sources,
-    profile: loaded.profile,
-    target: run.origin === undefined ? undefined : new URL(run.origin).host,
-    sandbox: run.sandbox,
-    marketplace: loaded.settings.marketplace,
-    shape: loaded.settings.shape,
-    dryRun: run.dryRun,
-    settings,
-  };
-}
 
 /** `run_start` of a publish. */
 export function publishStartOf(sources: string[], flags: PublishFlags, loaded: LoadedSettings, origin: string | undefined): RunStart {

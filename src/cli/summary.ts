@@ -8,9 +8,6 @@ import { count, duration } from './progress.js';
 import { inert } from '../printable.js';
 import { trafficText } from '../report/ci-summary.js';
 
-/** Row errors printed after a run; the rest are in the report. */
-export const ROW_ERRORS_SHOWN = 5;
-
 /**
  * `catalog.csv:17: sku X: HTTP 400 Bad Request: message`; with `marketplaces` (a run to several), `sku X on EBAY_GB:`.
  */

@@ -83,8 +83,8 @@ export interface RunLogOptions {
   format: LogFormat;
   verbose: boolean;
   debug: boolean;
-  /** The request path, for request lines (`/v1/listings`). */
-  path: string;
+  /** The request path, for request lines (`/v1/listings`); a function when it is known only once the run has started. */
+  path: string | (() => string);
   /** Where a human line goes (the CLI: stderr, above the progress line). */
   note: (line: string) => void;
   /** Writes one NDJSON line (masked already). */
@@ -265,14 +265,16 @@ export class RunLog {
 
   #engineEvent(event: EngineEvent): void {
     switch (event.type) {
-      case 'answer':
+      case 'answer': {
         if (!this.verbose) return;
+        const path = typeof this.#options.path === 'string' ? this.#options.path : this.#options.path();
         if (this.json) {
-          this.#emit('request', { row: event.index + 1, attempt: event.attempt, method: 'POST', path: this.#options.path, status: event.status ?? null, result: event.kind, ms: round(event.ms) });
+          this.#emit('request', { row: event.index + 1, attempt: event.attempt, method: 'POST', path, status: event.status ?? null, result: event.kind, ms: round(event.ms) });
         } else {
-          this.#human(`POST ${this.#options.path} ${event.status ?? event.kind} ${round(event.ms)}ms attempt=${event.attempt} row=${event.index + 1}${event.status !== undefined && event.kind !== 'ok' ? ` (${event.kind})` : ''}`);
+          this.#human(`POST ${path} ${event.status ?? event.kind} ${round(event.ms)}ms attempt=${event.attempt} row=${event.index + 1}${event.status !== undefined && event.kind !== 'ok' ? ` (${event.kind})` : ''}`);
         }
         return;
+      }
       case 'retry':
         if (this.json) {
           if (this.verbose || this.#count('retry')) this.#emit('retry', { row: event.index + 1, attempt: event.attempt, delay_ms: event.delayMs, reason: event.reason });

@@ -25,7 +25,9 @@ export interface PublishCatalogOptions extends PublishOptions {
  *
  * Concurrency and pace are learned from the service unless `concurrency` (a fixed limit) or `rate` (a ceiling) say
  * otherwise. The reports, journal and state the CLI writes of a run come from `RunOutputs`, and its exit code with
- * the sentence that says why from `publishVerdict({ end: run.end, summary })`, the one verdict the CLI uses.
+ * the sentence that says why from `publishVerdict({ end: run.end, summary })`, the one verdict the CLI uses; the
+ * whole run as the CLI runs it (paths, locks, resume, changed-only, retry-failed, outputs, verdict) is
+ * `runPublishSpec` (publish-run.ts).
  */
 export async function publishCatalog(sources: string | readonly string[], options: PublishCatalogOptions = {}): Promise<PublishRun> {
   const { defaults, catalog, ...publishOptions } = options;

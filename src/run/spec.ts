@@ -64,7 +64,7 @@ export interface RunWatcher {
   onNotice?: CatalogOptions['onNotice'];
   /** A row's outcome as soon as its answer came (progress counts, rates). */
   onSettled?: (outcome: RowOutcome) => void;
-  /** Each outcome in input order, after the outputs had it (logs, CI annotations). */
+  /** Each outcome in input order, as it is handed to the outputs (logs, CI annotations). */
   onOutcome?: (outcome: RowOutcome) => void;
   /** Engine events (answers, retries, limit changes) for a verbose log; without it none is built. */
   onEvent?: PublishOptions['onEvent'];

@@ -1,0 +1,50 @@
+import type { RunStart } from './log-events.js';
+
+/** What `run_start` reads of a run's resolved settings: the profile, and the listing and sending settings. */
+export interface RunStartSettings {
+  profile: string;
+  settings: { marketplace?: string | undefined; shape?: string | undefined; concurrency?: number | undefined; max_concurrency?: number | undefined };
+}
+
+/** The sending options (`publish`, `stream`) that `run_start` tells, as given (a timeout in ms, give-up in s). */
+export interface SendingValues {
+  rate?: number | undefined;
+  maxAttempts: number;
+  timeout?: number | undefined;
+  connectTimeout?: number | undefined;
+  giveUpAfter?: number | undefined;
+}
+
+const given = (value: unknown): unknown => value ?? null;
+
+/** How the rows are sent, as `run_start` tells it in its settings (publish and stream). */
+export function sendingSettings(values: SendingValues, loaded: RunStartSettings): Record<string, unknown> {
+  const { settings } = loaded;
+  return {
+    concurrency: given(settings.concurrency),
+    max_concurrency: given(settings.max_concurrency),
+    rate: given(values.rate),
+    max_attempts: values.maxAttempts,
+    timeout_ms: given(values.timeout),
+    connect_timeout_ms: given(values.connectTimeout),
+    give_up_after_s: given(values.giveUpAfter),
+  };
+}
+
+/**
+ * `run_start` of any command: where to (`origin`: the host, never the key; none when nothing is sent) and the
+ * settings that shape the run, the same fields for publish, validate and stream.
+ */
+export function runStartOf(command: RunStart['command'], sources: string[], loaded: RunStartSettings, run: { origin: string | undefined; sandbox: boolean; dryRun: boolean }, settings: Record<string, unknown>): RunStart {
+  return {
+    command,
+    sources,
+    profile: loaded.profile,
+    target: run.origin === undefined ? undefined : new URL(run.origin).host,
+    sandbox: run.sandbox,
+    marketplace: loaded.settings.marketplace,
+    shape: loaded.settings.shape,
+    dryRun: run.dryRun,
+    settings,
+  };
+}
