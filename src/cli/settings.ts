@@ -27,6 +27,7 @@ const SETTINGS_USED: Readonly<Record<string, SettingsUse>> = {
   publish: { keys: [...SERVICE, ...LISTING, ...FLOW], sends: true },
   stream: { keys: [...SERVICE, ...LISTING, ...FLOW], sends: true },
   validate: { keys: LISTING, sends: false },
+  enqueue: { keys: LISTING, sends: false },
   create: { keys: [...SERVICE, ...LISTING], sends: true },
   doctor: { keys: SERVICE, sends: true },
   init: { keys: [...SERVICE, ...LISTING], sends: true, profile: 'profile to write (default: the active one; a new name makes a new profile)' },

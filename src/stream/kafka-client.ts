@@ -252,16 +252,16 @@ export interface TopicProducer extends ListingProducer {
 }
 
 /**
- * Connects a producer for `listings enqueue`: idempotent (a retried request is not written twice, and a partition
- * keeps the order of its messages), every in-sync replica acknowledging, keys partitioned as Java clients do (murmur2),
- * so a listing lands on the partition any Kafka tool would put it. Throws NetworkError when the brokers cannot be
- * reached.
+ * Connects a producer for `listings enqueue`: one request in flight per broker (a partition keeps the order of its
+ * messages, retries included), every in-sync replica acknowledging, keys partitioned as Java clients do (murmur2), so
+ * a listing lands on the partition any Kafka tool would put it. Not Kafka's idempotent producer: a message a retry
+ * writes twice is published once anyway (its Idempotency-Key is its content's), and some brokers (librdkafka's mock)
+ * refuse kafkajs's producer-id request. Throws NetworkError when the brokers cannot be reached.
  */
 export async function openListingProducer(settings: ProducerSettings): Promise<TopicProducer> {
   const kafka = await loadKafka();
   const { address } = settings;
   const producer = new kafka.Kafka(kafkaConfig(kafka, address, settings.clientId, settings.log, settings.security)).producer({
-    idempotent: true,
     maxInFlightRequests: 1,
     createPartitioner: kafka.Partitioners.DefaultPartitioner,
   });

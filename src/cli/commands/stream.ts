@@ -5,6 +5,7 @@ import { addSettingsOptions, loadSettings } from '../settings.js';
 import { collect } from '../catalog-options.js';
 import { PRESETS } from '../../catalog/types.js';
 import { GROUP } from '../help.js';
+import { addKafkaSecurityFlags } from '../kafka-flags.js';
 import type { StreamFlags } from './stream-flags.js';
 
 export function registerStream(program: Command): void {
@@ -19,9 +20,8 @@ export function registerStream(program: Command): void {
     .option('--mapping <file>', 'a JSON file of field -> key renames')
     .option('--list-separator <text>', 'separator of list values inside one string (images_source)', '|')
     .addOption(new Option('--preset <name>', "messages are records of a shop system's export").choices(PRESETS));
-  addSendingFlags(addSettingsOptions(command).optionsGroup(GROUP.sending), 'message')
-    .optionsGroup('Kafka options:')
-    .option('--kafka-tls', 'connect to the brokers over TLS (env LISTINGS_KAFKA_TLS=1; SASL from LISTINGS_KAFKA_SASL_MECHANISM, LISTINGS_KAFKA_USERNAME, LISTINGS_KAFKA_PASSWORD)')
+  addSendingFlags(addSettingsOptions(command).optionsGroup(GROUP.sending), 'message');
+  addKafkaSecurityFlags(command.optionsGroup('Kafka options:'))
     .option('--max-buffered <n>', 'messages read and not yet published or dead-lettered, at most: fetching pauses beyond it', whole(1, 1_000_000), 4096)
     .option('--commit-interval <ms>', 'how often durable progress is committed (also at each rebalance and at the end)', whole(100, 600_000), 1000)
     .option('--session-timeout <ms>', 'how soon the group takes over the partitions of a process that died', whole(3000, 300_000), 10_000)
