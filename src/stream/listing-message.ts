@@ -31,7 +31,7 @@ export function listingKey(marketplace: string, sku: string): string {
  * flat request is such a record already; a wrapped one is its payload with the marketplace.
  */
 function recordOf(request: ListingRequest): Record<string, unknown> {
-  if (!isWrappedRequest(request)) return request as unknown as Record<string, unknown>;
+  if (!isWrappedRequest(request)) return request;
   return { ...request.payload, marketplace: request.marketplace };
 }
 

@@ -23,6 +23,7 @@ import { openRunLog, runStartOf } from '../log-events.js';
 import { cliName } from '../setting-flags.js';
 import type { LoadedSettings } from '../settings.js';
 import type { EnqueueFlags } from './enqueue-flags.js';
+import type { TopicProducer } from '../../stream/kafka-client.js';
 
 /** What `--json` prints and the log's `summary` holds: the run's counts, and where the listings went. */
 type EnqueueSummary = RunSummary & { topic: string; partitions: number[]; batches: number; bytes: number; compression: string; verdict: { exit_code: number; why: string } };
@@ -79,7 +80,7 @@ export async function runEnqueue(source: string, topic: string, flags: EnqueueFl
   const signals = trapSignals((n) => err(n === 1 ? 'stopping: no new rows are read; waiting for the batch in flight' : 'abandoning'));
   const outputStop = new AbortController();
   let outputs: RunOutputs | undefined;
-  let producer: Awaited<ReturnType<typeof import('../../stream/kafka-client.js').openListingProducer>> | undefined;
+  let producer: TopicProducer | undefined;
   try {
     // Settings that no flag, env, profile or first row gives: one error (exit 2) here, before Kafka is reached.
     const onNotice = noticePrinter(loaded.defaults, err);
