@@ -100,14 +100,17 @@ export async function runEnqueue(source: string, topic: string, flags: EnqueueFl
     const run = enqueueListings(pipeline.drafts, { defaults: loaded.defaults, producer, batchSize: flags.batchSize, stop: AbortSignal.any([signals.stop, outputStop.signal]) });
     const counter = new SummaryCounter();
     const rowErrors: RowOutcome[] = [];
+    const reports = outputs;
+    // Each outcome to its subscribers: the counts, the log, the reports, the first errors to show.
+    const take = (outcome: RowOutcome): Promise<void> => {
+      counter.add(outcome);
+      log.outcome(outcome);
+      if ((outcome.outcome === 'failed' || outcome.outcome === 'invalid') && rowErrors.length < ROW_ERRORS_SHOWN) rowErrors.push(outcome);
+      return reports.write(outcome);
+    };
     let sourceError: unknown;
     try {
-      for await (const outcome of run) {
-        counter.add(outcome);
-        log.outcome(outcome);
-        await outputs.write(outcome);
-        if ((outcome.outcome === 'failed' || outcome.outcome === 'invalid') && rowErrors.length < ROW_ERRORS_SHOWN) rowErrors.push(outcome);
-      }
+      for await (const outcome of run) await take(outcome);
     } catch (error) {
       if (run.end.kind !== 'source') throw error;
       sourceError = error;
