@@ -23,6 +23,10 @@ export const EXAMPLES: Readonly<Record<string, readonly Example[]>> = {
     ['listings stream kafka://k1:9092,k2:9092/products --group listings --dead-letter kafka://k1:9092/products-dlq', 'failed and invalid messages to a dead-letter topic'],
     ['listings stream kafka://localhost:9092/products --group try --sandbox --from latest', 'try it against an embedded sandbox, from new messages only'],
   ],
+  enqueue: [
+    ['listings enqueue catalog.csv kafka://localhost:9092/products --report enqueued.csv', 'check every row as publish does and send each listing to the topic, keyed MARKETPLACE/SKU'],
+    ['listings stream kafka://localhost:9092/products --group listings', 'then, on any number of machines: workers of one group publish it'],
+  ],
   publish: [
     ['listings publish fixtures/catalog.csv --sandbox', 'try it with no account: an embedded sandbox on a free port'],
     ['listings publish catalog.csv --report results.csv', 'publish with the active profile, and keep a report of every row'],

@@ -8,6 +8,7 @@ import { runnerSafe, terminalSafe, tolerateClosedPipes } from './output.js';
 import { registerCompletion } from './commands/completion.js';
 import { registerConfig } from './commands/config.js';
 import { registerCreate } from './commands/create.js';
+import { registerEnqueue } from './commands/enqueue.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerInit } from './commands/init.js';
 import { registerListen } from './commands/listen.js';
@@ -27,6 +28,7 @@ export function buildProgram(): Command {
   program.commandsGroup('Publishing:');
   registerPublish(program);
   registerStream(program);
+  registerEnqueue(program);
   registerValidate(program);
   registerCreate(program);
   program.commandsGroup('Setting up:');

@@ -57,6 +57,7 @@ export function printSummary(summary: RunSummary, options: { json: boolean; dryR
 const KIND_LABELS: readonly [keyof MarketplaceCounts, string][] = [
   ['published', 'published'],
   ['validated', 'validated'],
+  ['enqueued', 'enqueued'],
   ['failed', 'failed'],
   ['invalid', 'invalid'],
   ['skipped', 'skipped'],

@@ -64,7 +64,7 @@ const LOG_FORMAT: ValueSpec = { kind: 'choice', placeholder: 'format', choices: 
 export const OUTPUT_FLAGS: readonly FlagSpec[] = [
   {
     name: 'report',
-    commands: ['publish', 'validate'],
+    commands: ['publish', 'validate', 'enqueue'],
     group: 'output',
     key: 'report',
     value: { kind: 'text', placeholder: 'file' },
@@ -72,11 +72,11 @@ export const OUTPUT_FLAGS: readonly FlagSpec[] = [
     repeatable: true,
     description: 'write a results report, its format told by the extension: .csv, .json, .ndjson, .xml (JUnit) or .html',
   },
-  { name: 'json', commands: ['publish'], group: 'output', description: 'print the summary as one JSON object on stdout' },
+  { name: 'json', commands: ['publish', 'enqueue'], group: 'output', description: 'print the summary as one JSON object on stdout' },
   { name: 'json', commands: ['stream'], group: 'output', description: 'print the final summary as one JSON object on stdout' },
-  { name: 'quiet', commands: ['publish', 'validate'], group: 'output', description: 'print only the summary and errors' },
+  { name: 'quiet', commands: ['publish', 'validate', 'enqueue'], group: 'output', description: 'print only the summary and errors' },
   { name: 'quiet', commands: ['stream'], group: 'output', description: 'print only the summary, warnings and errors' },
-  { name: 'log-format', commands: ['publish', 'validate'], group: 'output', value: LOG_FORMAT, default: 'human', description: 'stderr as human lines, or as NDJSON events (json: one object a line, no progress line)' },
+  { name: 'log-format', commands: ['publish', 'validate', 'enqueue'], group: 'output', value: LOG_FORMAT, default: 'human', description: 'stderr as human lines, or as NDJSON events (json: one object a line, no progress line)' },
   { name: 'log-format', commands: ['stream'], group: 'output', value: LOG_FORMAT, default: 'human', description: 'stderr as human lines, or as NDJSON events' },
   {
     name: 'max-errors',
@@ -119,7 +119,7 @@ export const KAFKA_FLAGS: readonly FlagSpec[] = [
   { name: 'from', commands: ['stream'], group: 'kafka', value: { kind: 'choice', placeholder: 'where', choices: ['earliest', 'latest'] }, default: 'earliest', description: 'where a group with no committed offset starts' },
   {
     name: 'kafka-tls',
-    commands: ['stream'],
+    commands: ['stream', 'enqueue'],
     group: 'kafka',
     env: 'LISTINGS_KAFKA_TLS',
     description: 'connect to the brokers over TLS (SASL from LISTINGS_KAFKA_SASL_MECHANISM, LISTINGS_KAFKA_USERNAME, LISTINGS_KAFKA_PASSWORD)',
@@ -128,6 +128,8 @@ export const KAFKA_FLAGS: readonly FlagSpec[] = [
   { name: 'commit-interval', commands: ['stream'], group: 'kafka', value: { kind: 'duration', bare: 'ms', unit: 'ms', min: '100ms', max: '10m' }, default: '1s', description: 'how often durable progress is committed (also at each rebalance and at the end)' },
   { name: 'session-timeout', commands: ['stream'], group: 'kafka', value: { kind: 'duration', bare: 'ms', unit: 'ms', min: '3s', max: '5m' }, default: '10s', description: 'how soon the group takes over the partitions of a process that died' },
   { name: 'drain-timeout', commands: ['stream'], group: 'kafka', value: { kind: 'duration', bare: 's', unit: 's', min: '0s', max: '1h' }, default: '30s', description: 'on stop, how long requests in flight may take before they are abandoned' },
+  { name: 'batch-size', commands: ['enqueue'], group: 'kafka', value: { kind: 'whole', placeholder: 'n', min: 1, max: 100_000 }, default: 1000, description: 'messages per produce request, at most (and 1 MiB of them)' },
+  { name: 'compression', commands: ['enqueue'], group: 'kafka', value: { kind: 'choice', placeholder: 'codec', choices: ['gzip', 'none'] }, default: 'gzip', description: 'compression of each batch' },
 ];
 
 /** The options of `create`, `doctor` and `init` that are theirs alone. */

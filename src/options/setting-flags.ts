@@ -12,7 +12,7 @@ const KINDS = {
 /** Which settings each kind of command reads: it shows (and accepts) the options of these only. */
 const READ_BY: Readonly<Record<keyof typeof KINDS, readonly CommandPath[]>> = {
   service: ['publish', 'stream', 'create', 'doctor', 'init', 'config list'],
-  listing: ['publish', 'stream', 'validate', 'create', 'init', 'config list'],
+  listing: ['publish', 'stream', 'validate', 'enqueue', 'create', 'init', 'config list'],
   flow: ['publish', 'stream', 'config list'],
 };
 
@@ -54,7 +54,7 @@ export const SETTING_FLAGS: readonly FlagSpec[] = [
   },
   {
     name: 'profile',
-    commands: ['publish', 'stream', 'validate', 'create', 'doctor', 'config list'],
+    commands: ['publish', 'stream', 'validate', 'enqueue', 'create', 'doctor', 'config list'],
     group: 'profile',
     value: { kind: 'text', placeholder: 'name' },
     env: 'LISTINGS_PROFILE',

@@ -5,7 +5,7 @@ import type { DurationUnit } from './duration.js';
  * The commands that take options, by path (`config list` for a subcommand). A command not named here takes none of
  * its own (`completion`, `config path`...).
  */
-export const COMMANDS = ['publish', 'stream', 'validate', 'create', 'init', 'doctor', 'config set', 'config get', 'config unset', 'config list', 'sandbox', 'listen'] as const;
+export const COMMANDS = ['publish', 'stream', 'validate', 'enqueue', 'create', 'init', 'doctor', 'config set', 'config get', 'config unset', 'config list', 'sandbox', 'listen'] as const;
 export type CommandPath = (typeof COMMANDS)[number];
 
 /** The headings options are grouped under in help, in the order help shows them ('' is the last, unnamed group). */

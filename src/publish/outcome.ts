@@ -1,8 +1,8 @@
 import type { ListingsError, Location } from '../errors.js';
 import type { FieldIssue } from '../contract/issues.js';
 
-/** What happened to one input row. `validated` is the outcome of a dry run. */
-export const OUTCOMES = ['published', 'failed', 'invalid', 'skipped', 'not_attempted', 'validated'] as const;
+/** What happened to one input row. `validated` is the outcome of a dry run; `enqueued`, of `listings enqueue` (sent to Kafka for workers to publish). */
+export const OUTCOMES = ['published', 'failed', 'invalid', 'skipped', 'not_attempted', 'validated', 'enqueued'] as const;
 export type OutcomeKind = (typeof OUTCOMES)[number];
 
 /** The result of one input row; exactly one per row read. */

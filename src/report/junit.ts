@@ -17,7 +17,7 @@ const SUITE_TAG_WIDTH = 240;
 /**
  * The JUnit XML report for CI dashboards: one `<testsuite>` with one `<testcase>` per row, named
  * `sku [marketplace] (source:line)` with classname `listings.<source>`; failed and invalid rows carry a `<failure>`, skipped and
- * not attempted rows a `<skipped>`; published and validated rows pass.
+ * not attempted rows a `<skipped>`; published, validated and enqueued rows pass.
  */
 export function junitFormat(): ReportFormat {
   let tests = 0;
@@ -63,6 +63,7 @@ function testcase(o: RowOutcome): string {
   switch (o.outcome) {
     case 'published':
     case 'validated':
+    case 'enqueued':
       return `${open}/>\n`;
     case 'skipped':
     case 'not_attempted': {

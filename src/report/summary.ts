@@ -14,9 +14,11 @@ export interface RunSummary {
   not_attempted: number;
   /** Checked but not sent (`--dry-run`). */
   validated: number;
+  /** Sent to Kafka for workers to publish (`listings enqueue`). */
+  enqueued: number;
   duration_ms: number;
   /**
-   * Rows handled per second of the run: published + failed + invalid + validated. Skipped and not attempted rows
+   * Rows handled per second of the run: published + failed + invalid + validated + enqueued. Skipped and not attempted rows
    * are not work, so a resumed or sharded run is not flattered by them.
    */
   rows_per_second: number;
@@ -66,7 +68,7 @@ export type MarketplaceCounts = { rows: number } & Record<OutcomeKind, number>;
 export const NO_MARKETPLACE = '(none)';
 
 function zeroCounts(): Record<OutcomeKind, number> {
-  return { published: 0, failed: 0, invalid: 0, skipped: 0, not_attempted: 0, validated: 0 };
+  return { published: 0, failed: 0, invalid: 0, skipped: 0, not_attempted: 0, validated: 0, enqueued: 0 };
 }
 
 /** How far a run read its source, for the summary. */
@@ -126,12 +128,12 @@ export class SummaryCounter {
   /** The rows counted so far. */
   get rows(): number {
     const c = this.#counts;
-    return c.published + c.failed + c.invalid + c.skipped + c.not_attempted + c.validated;
+    return c.published + c.failed + c.invalid + c.skipped + c.not_attempted + c.validated + c.enqueued;
   }
 
   summary(durationMs: number, reportPaths: string[], traffic: TrafficCounts = NO_TRAFFIC, reading: Reading = READ_TO_END): RunSummary {
     const c = this.#counts;
-    const work = c.published + c.failed + c.invalid + c.validated;
+    const work = c.published + c.failed + c.invalid + c.validated + c.enqueued;
     const byStatus: Record<string, number> = {};
     for (const key of [...this.#byStatus.keys()].sort(compareKeys)) byStatus[key] = this.#byStatus.get(key) ?? 0;
     return {
@@ -142,6 +144,7 @@ export class SummaryCounter {
       skipped: c.skipped,
       not_attempted: c.not_attempted,
       validated: c.validated,
+      enqueued: c.enqueued,
       duration_ms: durationMs,
       rows_per_second: durationMs > 0 ? Math.round((work * 10_000) / durationMs) / 10 : 0,
       errors_by_status: byStatus,
@@ -167,7 +170,7 @@ export class SummaryCounter {
     const byMarketplace: Record<string, MarketplaceCounts> = {};
     for (const name of [...this.#byMarketplace.keys()].sort()) {
       const c = this.#byMarketplace.get(name)!;
-      byMarketplace[name === '' ? NO_MARKETPLACE : name] = { rows: c.published + c.failed + c.invalid + c.skipped + c.not_attempted + c.validated, ...c };
+      byMarketplace[name === '' ? NO_MARKETPLACE : name] = { rows: c.published + c.failed + c.invalid + c.skipped + c.not_attempted + c.validated + c.enqueued, ...c };
     }
     return { by_marketplace: byMarketplace };
   }

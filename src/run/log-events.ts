@@ -67,7 +67,7 @@ export function jsonLine(event: LogEventName, fields: Record<string, unknown>, n
 
 /** What `run_start` says of the run: never the key. */
 export interface RunStart {
-  command: 'publish' | 'validate' | 'stream';
+  command: 'publish' | 'validate' | 'stream' | 'enqueue';
   sources: string[];
   profile: string;
   /** The host the rows go to (`host:port`), undefined for a dry run. */

@@ -1,5 +1,6 @@
 import { ListingsError } from '../errors.js';
 import type { PublishEnd } from '../publish/engine-types.js';
+import type { EnqueueEnd } from '../stream/enqueue.js';
 
 /** The exit codes: the contract with CI (README "Exit codes"). */
 export const EXIT = {
@@ -15,11 +16,12 @@ export const EXIT = {
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 /** What ran: the counts that decide a verdict and the words of its `why` depend on it. */
-export type RunKind = 'publish' | 'dry-run' | 'validate' | 'stream';
+export type RunKind = 'publish' | 'dry-run' | 'validate' | 'stream' | 'enqueue';
 
 /**
  * The counts a verdict reads; a RunSummary has them all. `validate` gives its valid rows as `validated`, `stream`
- * the messages it received as `rows`, and the ones it dead-lettered (which do not fail a stream) as `dead_lettered`.
+ * the messages it received as `rows`, and the ones it dead-lettered (which do not fail a stream) as `dead_lettered`;
+ * `enqueue` the listings Kafka acknowledged as `enqueued`.
  */
 export interface VerdictCounts {
   rows: number;
@@ -30,6 +32,7 @@ export interface VerdictCounts {
   skipped: number;
   not_attempted: number;
   dead_lettered?: number;
+  enqueued?: number;
 }
 
 /** Every count 0: the counts a run without some of them (validate sends nothing) starts from. */
@@ -82,6 +85,7 @@ function countsText(parts: [number, string][], noun: string | null = 'row'): str
 }
 
 function doneOf(counts: VerdictCounts, run: RunKind): [number, string] {
+  if (run === 'enqueue') return [counts.enqueued ?? 0, 'enqueued'];
   return run === 'publish' || run === 'stream' ? [counts.published, 'published'] : [counts.validated, 'valid'];
 }
 
@@ -141,7 +145,7 @@ export function verdictOf(run: RunKind, end: RunEnding, counts: VerdictCounts): 
       if (end.abandoned === true && run === 'stream') return { kind, exitCode: CODES[kind], why: 'abandoned by a second signal: what was not committed is read again by the next reader' };
       return verdict(end.abandoned === true ? 'abandoned by a second signal' : 'interrupted by a signal');
     case 'service':
-      return verdict('the service could not be used, so nothing more was sent', end.reason);
+      return verdict(`${run === 'enqueue' ? 'Kafka' : 'the service'} could not be used, so nothing more was sent`, end.reason);
     case 'source':
       return verdict(run === 'stream' ? 'Kafka could not be used' : 'the source could not be read to its end', end.reason);
     case 'output':
@@ -199,4 +203,20 @@ function publishEnding({ end, summary, outputFailure }: PublishVerdictInput): Ru
  */
 export function publishVerdict(input: PublishVerdictInput): RunVerdict {
   return verdictOf(input.dryRun === true ? 'dry-run' : 'publish', publishEnding(input), input.summary);
+}
+
+/**
+ * The verdict of `listings enqueue`: as a publish run's, Kafka in the service's place (exit 3 when it refused a
+ * batch), and the rows: 0 when every listing was enqueued (or skipped by design), 1 when any was invalid or not sent.
+ */
+export function enqueueVerdict(end: EnqueueEnd, counts: VerdictCounts & { interrupted: boolean }, outputFailure?: PublishVerdictInput['outputFailure']): RunVerdict {
+  return verdictOf('enqueue', enqueueEnding(end, counts.interrupted, outputFailure), counts);
+}
+
+function enqueueEnding(end: EnqueueEnd, interrupted: boolean, outputFailure: PublishVerdictInput['outputFailure']): RunEnding {
+  if (outputFailure !== undefined) return { kind: 'output', output: outputFailure.role, path: outputFailure.path, reason: outputFailure.error.message };
+  if (end.kind === 'source') return endingOfError(end.error);
+  if (interrupted || end.kind === 'interrupted') return { kind: 'interrupted' };
+  if (end.kind === 'kafka') return { kind: 'service', reason: end.error instanceof Error ? end.error.message : String(end.error) };
+  return { kind: 'complete' };
 }

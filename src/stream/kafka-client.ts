@@ -2,13 +2,14 @@
 // lazily by the stream, so `publish` never loads it.
 import type * as KafkaJs from 'kafkajs';
 import type { Consumer, KafkaConfig, KafkaMessage, LogEntry, Producer } from 'kafkajs';
-import { SourceError } from '../errors.js';
+import { NetworkError, SourceError } from '../errors.js';
 import { redact } from '../secrets.js';
 import type { KafkaAddress } from './kafka-address.js';
 import type { CommitPoint } from './offset-tracker.js';
 import type { StreamMessage } from './message-draft.js';
 import type { DeadLetter, DeadLetterSink } from './dead-letter.js';
 import type { KafkaSecurity } from './kafka-security.js';
+import type { ListingProducer } from './enqueue.js';
 
 export type KafkaLogLevel = 'error' | 'warn' | 'info';
 export type KafkaLog = (level: KafkaLogLevel, message: string) => void;
@@ -90,6 +91,7 @@ function toMessage(topic: string, partition: number, message: KafkaMessage): Str
     key: message.key,
     value: message.value,
     timestamp: Number(message.timestamp),
+    ...(message.headers === undefined ? {} : { headers: message.headers as Record<string, Buffer | string | undefined> }),
   };
 }
 
@@ -230,4 +232,54 @@ export class KafkaDeadLetters implements DeadLetterSink {
       await this.producer.disconnect();
     }
   }
+}
+
+/** The compressions `listings enqueue` offers: those kafkajs has without a codec package. */
+export const COMPRESSIONS = ['gzip', 'none'] as const;
+export type Compression = (typeof COMPRESSIONS)[number];
+
+export interface ProducerSettings {
+  address: KafkaAddress;
+  clientId: string;
+  log: KafkaLog;
+  security: KafkaSecurity;
+  compression: Compression;
+}
+
+/** A producer of one topic's listings (see ListingProducer), with its connection to close. */
+export interface TopicProducer extends ListingProducer {
+  close(): Promise<void>;
+}
+
+/**
+ * Connects a producer for `listings enqueue`: one request in flight per broker (a partition keeps the order of its
+ * messages, retries included), every in-sync replica acknowledging, keys partitioned as Java clients do (murmur2), so
+ * a listing lands on the partition any Kafka tool would put it. Not Kafka's idempotent producer: a message a retry
+ * writes twice is published once anyway (its Idempotency-Key is its content's), and some brokers (librdkafka's mock)
+ * refuse kafkajs's producer-id request. Throws NetworkError when the brokers cannot be reached.
+ */
+export async function openListingProducer(settings: ProducerSettings): Promise<TopicProducer> {
+  const kafka = await loadKafka();
+  const { address } = settings;
+  const producer = new kafka.Kafka(kafkaConfig(kafka, address, settings.clientId, settings.log, settings.security)).producer({
+    maxInFlightRequests: 1,
+    createPartitioner: kafka.Partitioners.DefaultPartitioner,
+  });
+  try {
+    await producer.connect();
+  } catch (error) {
+    await producer.disconnect().catch(() => undefined);
+    throw new NetworkError(`cannot connect to the brokers of kafka://${address.brokers.join(',')}/${address.topic}: ${redact(error instanceof Error ? error.message : String(error))}`, {
+      cause: error,
+      hint: 'check the brokers are reachable from here (HOST:PORT as the brokers advertise themselves), and their TLS and SASL settings',
+    });
+  }
+  const compression = settings.compression === 'gzip' ? kafka.CompressionTypes.GZIP : kafka.CompressionTypes.None;
+  return {
+    send: async (messages) => {
+      const written = await producer.send({ topic: address.topic, acks: -1, compression, messages: messages.map((message) => ({ key: message.key, value: message.value, headers: message.headers })) });
+      return written.map((metadata) => metadata.partition);
+    },
+    close: () => producer.disconnect(),
+  };
 }

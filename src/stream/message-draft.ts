@@ -4,6 +4,7 @@ import { presetDrafts, type PresetName } from '../catalog/presets/index.js';
 import type { Location } from '../errors.js';
 import { JsonDepthError, parseJsonText } from '../json-text.js';
 import { describeJson, isJsonObject } from '../catalog/formats/json-values.js';
+import { LISTING_FORMAT, listingFormatOf, listingKeyProblem } from './listing-message.js';
 
 /** One Kafka message as the stream sees it (the client library's own type stays inside kafka-consumer.ts). */
 export interface StreamMessage {
@@ -14,6 +15,8 @@ export interface StreamMessage {
   value: Buffer | null;
   /** Milliseconds since the epoch, as the producer or the broker stamped it. */
   timestamp: number;
+  /** The message's headers; `listings-message` marks one of `listings enqueue` (see listing-message.ts). */
+  headers?: Readonly<Record<string, Buffer | string | undefined>>;
 }
 
 /** How message values become drafts: the same renames, list separator and presets as `publish`. */
@@ -50,11 +53,13 @@ async function firstDraft(preset: PresetName, location: Location, fields: Record
  * like a catalog record; the key, when there is one, is the SKU (a value naming another SKU is an error, since
  * which one is meant cannot be told). A message that is not such an object is a draft with the reason as its issue,
  * so it is reported (and dead-lettered), never lost. A tombstone (no value) asks for a delete, which the service does
- * not offer: it is skipped.
+ * not offer: it is skipped. A message of `listings enqueue` (its header says so) is a listing already mapped: it is
+ * read as it is, whatever the renames and preset, and its key is `MARKETPLACE/SKU`.
  */
 export function createMessageMapper(mapping: MessageMapping): (message: StreamMessage) => Promise<Draft> | Draft {
   const toDraft = createRecordMapper({ ...(mapping.map === undefined ? {} : { map: mapping.map }), ...(mapping.listSeparator === undefined ? {} : { listSeparator: mapping.listSeparator }) });
   const { preset } = mapping;
+  const asWritten = createRecordMapper({});
   const withKey = (draft: Draft, key: string | undefined): Draft => {
     if (key === undefined || key === '') return draft;
     const sku = draft.values.sku;
@@ -70,6 +75,13 @@ export function createMessageMapper(mapping: MessageMapping): (message: StreamMe
     } catch {
       return unreadable(location, 'the message key is not UTF-8 text');
     }
+    const format = listingFormatOf(message.headers);
+    if (format !== undefined && format !== LISTING_FORMAT) {
+      return unreadable(location, `the message is of listings enqueue's format ${JSON.stringify(format.slice(0, 40))}, which this version does not read (it reads ${LISTING_FORMAT})`);
+    }
+    // A listing's key names its marketplace too: it is checked against the listing, not taken as its SKU.
+    const listingKeyText = key;
+    if (format !== undefined) key = undefined;
     if (message.value === null) {
       const draft: Draft = { location, values: {}, issues: [], skip: 'tombstone (the service has no delete operation)' };
       if (key !== undefined && key !== '') draft.values.sku = key;
@@ -86,6 +98,12 @@ export function createMessageMapper(mapping: MessageMapping): (message: StreamMe
       return withKey(unreadable(location, `the message value is JSON but not an object (${describeJson(fields)})`), key);
     }
     const record = fields;
+    if (format !== undefined) {
+      const draft = asWritten({ location, fields: record });
+      const problem = listingKeyProblem(listingKeyText, draft.values);
+      if (problem !== undefined) draft.issues.push({ path: 'sku', message: problem });
+      return draft;
+    }
     if (preset !== undefined) return firstDraft(preset, location, record).then((draft) => withKey(draft, key));
     return withKey(toDraft({ location, fields: record }), key);
   };

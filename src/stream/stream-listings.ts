@@ -11,6 +11,7 @@ import { deadLetterOf, FileDeadLetters, type DeadLetterSink } from './dead-lette
 import { isKafkaAddress, parseKafkaAddress, type KafkaAddress } from './kafka-address.js';
 import type { BatchControl, ConsumerHandle, KafkaLog } from './kafka-client.js';
 import { createMessageMapper, type StreamMessage } from './message-draft.js';
+import { listingFormatOf } from './listing-message.js';
 import type { BreakerState, StreamEnd, StreamListingsOptions, StreamOutcome, StreamStats } from './stream-types.js';
 import { MessageFeed } from './message-feed.js';
 import { OffsetTracker, type OffsetTicket } from './offset-tracker.js';
@@ -213,7 +214,8 @@ export class StreamRun implements AsyncIterable<StreamOutcome> {
       if (!this.#tracker.owns(item.state.ticket)) return { kind: 'skipped', location: item.draft.location, reason: REVOKED };
       const row = preparer(item.draft);
       const { message } = item;
-      if (row.kind === 'ready') row.idempotencyScope = `${message.topic}/${message.partition}/${message.offset}`;
+      // A listing of `listings enqueue` is keyed by its content alone, as publish keys it: enqueued twice, created once.
+      if (row.kind === 'ready' && listingFormatOf(message.headers) === undefined) row.idempotencyScope = `${message.topic}/${message.partition}/${message.offset}`;
       return row;
     });
   }

@@ -48,8 +48,8 @@ describe('one SKU on several marketplaces: a listing is (marketplace, SKU)', () 
     const summary = JSON.parse(result.stdout) as Record<string, unknown>;
     expect(summary).toMatchObject({ rows: 7, published: 6, invalid: 1 });
     expect(summary.by_marketplace).toEqual({
-      EBAY_GB: { rows: 4, published: 3, failed: 0, invalid: 1, skipped: 0, not_attempted: 0, validated: 0 },
-      EBAY_US: { rows: 3, published: 3, failed: 0, invalid: 0, skipped: 0, not_attempted: 0, validated: 0 },
+      EBAY_GB: { rows: 4, published: 3, failed: 0, invalid: 1, skipped: 0, not_attempted: 0, validated: 0, enqueued: 0 },
+      EBAY_US: { rows: 3, published: 3, failed: 0, invalid: 0, skipped: 0, not_attempted: 0, validated: 0, enqueued: 0 },
     });
     expect(result.stderr).toContain('by marketplace: EBAY_GB 3 published, 1 invalid; EBAY_US 3 published');
 

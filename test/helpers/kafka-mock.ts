@@ -96,3 +96,17 @@ export async function waitForCommitted(bootstrap: string, group: string, topic: 
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }
+
+/**
+ * Creates the topic (4 partitions, the mock's default) by asking for its metadata with kcat, which lets brokers
+ * create it. kafkajs's admin cannot: the mock names no controller (broker 0, which does not exist).
+ */
+export function createTopic(bootstrap: string, topic: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('kcat', ['-L', '-b', bootstrap, '-t', topic], { stdio: ['ignore', 'ignore', 'pipe'] });
+    let errors = '';
+    child.stderr.on('data', (chunk: Buffer) => (errors += chunk.toString('utf8')));
+    child.on('error', reject);
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`kcat -L exited ${code}: ${errors.slice(-500)}`))));
+  });
+}

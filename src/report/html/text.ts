@@ -9,6 +9,7 @@ export const LABEL: Record<OutcomeKind | 'not_read', string> = {
   skipped: 'Skipped',
   not_attempted: 'Not attempted',
   validated: 'Validated',
+  enqueued: 'Enqueued',
   not_read: 'Not read',
 };
 

@@ -275,9 +275,9 @@ describe('the run\'s target and summary', () => {
     for (const o of [row('EBAY_US', 'published'), row('EBAY_GB', 'published'), row('EBAY_GB', 'failed'), row(undefined, 'invalid'), row('EBAY_US', 'skipped')]) several.add(o);
     const summary = several.summary(1, []);
     expect(summary.by_marketplace).toEqual({
-      '(none)': { rows: 1, published: 0, failed: 0, invalid: 1, skipped: 0, not_attempted: 0, validated: 0 },
-      EBAY_GB: { rows: 2, published: 1, failed: 1, invalid: 0, skipped: 0, not_attempted: 0, validated: 0 },
-      EBAY_US: { rows: 2, published: 1, failed: 0, invalid: 0, skipped: 1, not_attempted: 0, validated: 0 },
+      '(none)': { rows: 1, published: 0, failed: 0, invalid: 1, skipped: 0, not_attempted: 0, validated: 0, enqueued: 0 },
+      EBAY_GB: { rows: 2, published: 1, failed: 1, invalid: 0, skipped: 0, not_attempted: 0, validated: 0, enqueued: 0 },
+      EBAY_US: { rows: 2, published: 1, failed: 0, invalid: 0, skipped: 1, not_attempted: 0, validated: 0, enqueued: 0 },
     });
     expect(summary.rows).toBe(5);
   });

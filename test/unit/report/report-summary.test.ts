@@ -40,19 +40,21 @@ describe('SummaryCounter', () => {
       row('skipped', { reason: 'other shard' }),
       row('not_attempted'),
       row('validated'),
+      row('enqueued'),
     ];
     for (const o of outcomes) counter.add(o);
     const summary = counter.summary(2000, ['r.csv', 'r.xml'], { requests: 14, throttled: 2, overloaded: 1, timeouts: 1, peakConcurrency: 32 });
     expect(summary).toEqual({
-      rows: 13,
+      rows: 14,
       published: 3,
       failed: 5,
       invalid: 1,
       skipped: 2,
       not_attempted: 1,
       validated: 1,
+      enqueued: 1,
       duration_ms: 2000,
-      rows_per_second: 5, // (3 + 5 + 1 + 1) rows of work in 2 s
+      rows_per_second: 5.5, // (3 + 5 + 1 + 1 + 1) rows of work in 2 s
       errors_by_status: { '400': 1, '503': 2, invalid: 1, network: 1, timeout: 1 },
       requests: 14,
       throttled: 2,
@@ -62,9 +64,9 @@ describe('SummaryCounter', () => {
       report: ['r.csv', 'r.xml'],
       complete: true,
       interrupted: false,
-      total: 13,
+      total: 14,
     });
-    expect(summary.published + summary.failed + summary.invalid + summary.skipped + summary.not_attempted + summary.validated).toBe(summary.rows);
+    expect(summary.published + summary.failed + summary.invalid + summary.skipped + summary.not_attempted + summary.validated + summary.enqueued).toBe(summary.rows);
     expect(Object.keys(summary)).toEqual([
       'rows',
       'published',
@@ -73,6 +75,7 @@ describe('SummaryCounter', () => {
       'skipped',
       'not_attempted',
       'validated',
+      'enqueued',
       'duration_ms',
       'rows_per_second',
       'errors_by_status',

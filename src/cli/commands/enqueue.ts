@@ -1,0 +1,34 @@
+import type { Command } from 'commander';
+import { loadSettings } from '../settings.js';
+import { declareFlags } from '../flags.js';
+import { exitCodesText } from '../exit-codes.js';
+import type { EnqueueFlags } from './enqueue-flags.js';
+
+/** What each code means after `listings enqueue` (Kafka takes the service's place). */
+const ENQUEUE_EXITS = {
+  0: 'all enqueued',
+  1: 'some invalid or not sent',
+  2: 'usage',
+  3: 'Kafka unusable',
+  4: 'source unreadable',
+  74: 'a report could not be written',
+  130: 'interrupted',
+} as const;
+
+export function registerEnqueue(program: Command): void {
+  const command = program
+    .command('enqueue')
+    .description(`read, map and validate a catalog as publish does, and send each listing to a Kafka topic for listings stream workers to publish; ${exitCodesText(ENQUEUE_EXITS)}`)
+    .argument('<source>', 'catalog: a file, - for stdin, an http(s):// URL, s3://bucket/key or s3://bucket/prefix/')
+    .argument('<topic>', 'kafka://HOST:PORT[,HOST:PORT...]/TOPIC: one message per listing, keyed MARKETPLACE/SKU');
+  declareFlags(command, 'enqueue').action(async (source: string, topic: string, flags: EnqueueFlags, self: Command) => {
+    if (flags.logFormat === 'json') (await import('../log-events.js')).captureStderrAsJson();
+    const { runEnqueue } = await import('./enqueue-action.js');
+    try {
+      await runEnqueue(source, topic, flags, () => loadSettings(self.opts()));
+    } finally {
+      // Everything is acknowledged and written: a Kafka client still retrying brokers that are gone must not hold the exit.
+      setTimeout(() => process.exit(), 3000).unref();
+    }
+  });
+}
