@@ -19,7 +19,7 @@ export function registerPublish(program: Command): void {
     .optionsGroup(GROUP.rows)
     .option('--changed-only', 'send only rows that are new or changed since the last run (see --state)')
     .option('--state <file>', 'the --changed-only state file (default .listings/state-<source hash>.ndjson)')
-    .option('--shard <K/N>', 'publish only the rows whose SKU hashes to shard K of N (CI matrix jobs)')
+    .option('--shard <K/N|auto>', "publish only the rows whose SKU hashes to shard K of N (CI matrix jobs); auto reads the job's index and total from the CI")
     .option('--resume', 'skip rows an earlier run of this source already published (from the journal)')
     .option('--journal <file>', 'the resume journal (default .listings/journal-<source hash>.ndjson)')
     .option('--no-journal', 'keep no resume journal')
@@ -33,6 +33,7 @@ export function registerPublish(program: Command): void {
     if (flags.debug === true) process.env.LISTINGS_DEBUG = '1';
     // From here on every stderr line is an event, the errors of loading the settings included.
     if (flags.logFormat === 'json') (await import('../log-events.js')).captureStderrAsJson();
+    if (flags.shard?.trim() === 'auto') flags.shard = (await import('../shard-auto.js')).announceAutoShard(flags.quiet === true);
     const { runPublish } = await import('./publish-action.js');
     await runPublish(sources, flags, () => loadSettings(self.opts()));
   });
