@@ -301,6 +301,13 @@ describe('text', () => {
     ['HTTP 500 Internal Server Error (gave up after 5 attempts)', 'HTTP # Internal Server Error (gave up after # attempts)'],
     ['images_source[1]: not an absolute http(s) URL: "images/a.jpg"', 'images_source[#]: not an absolute http(s) URL: "…"'],
     ['service asked to wait 120.5 s', 'service asked to wait # s'],
+    // A server's message with a value in single quotes, or a bare URL: one kind of error whatever the value.
+    ["image URL 'http://x/1.jpg' is not reachable", "image URL '…' is not reachable"],
+    ["image URL 'https://cdn.example/a-b.png?w=1' is not reachable", "image URL '…' is not reachable"],
+    ['could not fetch https://cdn.example/p/9.jpg: 404', 'could not fetch …: #'],
+    // An apostrophe is no quote: the words around it stay.
+    ["the wrapped shape's form; the flat shape's is EBAY_US", "the wrapped shape's form; the flat shape's is EBAY_US"],
+    ["'ebay' is the wrapped shape's form", "'…' is the wrapped shape's form"],
   ])('groupKey(%j) = %j', (message, key) => {
     expect(groupKey(message)).toBe(key);
   });
