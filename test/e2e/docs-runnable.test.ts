@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, BIN } from '../helpers/cli.js';
+import { REPO_ROOT, listingsBinDir } from '../helpers/cli.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox-process.js';
 import { tempDir } from '../helpers/tmp.js';
 import { fencedBlocks, type Block } from '../helpers/fenced-blocks.js';
@@ -45,15 +45,6 @@ function run(file: string, args: string[], options: { cwd: string; env: NodeJS.P
       resolve({ code, stdout, stderr: error && code === null ? `${stderr}\n(${error.message})` : stderr });
     });
   });
-}
-
-/** A bin directory with a `listings` that runs this repo's built binary. */
-function binDir(): string {
-  const dir = tempDir('listings-docs-bin-');
-  const wrapper = join(dir, 'listings');
-  writeFileSync(wrapper, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"\n`);
-  chmodSync(wrapper, 0o755);
-  return dir;
 }
 
 /** A fresh working directory: a copy of fixtures/ and its own HOME. */
@@ -112,7 +103,7 @@ let bin = '';
 let sandbox: SandboxProcess | undefined;
 
 beforeAll(async () => {
-  bin = binDir();
+  bin = listingsBinDir();
   sandbox = await startSandboxProcess();
 });
 
