@@ -39,10 +39,14 @@ if [ -n "${INPUT_ARGS:-}" ]; then read -r -a extra <<<"$INPUT_ARGS" && args+=("$
 summary_json="${INPUT_SUMMARY_JSON:-listings-summary.json}"
 mkdir -p -- "$(dirname -- "$summary_json")"
 
-# listings itself: on PATH when the workflow installed it, else the version the action names.
+# listings itself: on PATH when the workflow installed it, else the version asked for, else the action's own.
 if ! command -v listings >/dev/null 2>&1; then
-  echo "::group::install listings-cli@${INPUT_VERSION:-latest}" >&2
-  npm install --global --no-audit --no-fund "listings-cli@${INPUT_VERSION:-latest}" >&2 || fail "could not install listings-cli@${INPUT_VERSION:-latest}"
+  version="${INPUT_VERSION:-}"
+  if [ -z "$version" ]; then
+    version="$(node -p 'require(process.argv[1]).version' "${GITHUB_ACTION_PATH:-.}/package.json" 2>/dev/null || echo latest)"
+  fi
+  echo "::group::install listings-cli@$version" >&2
+  npm install --global --no-audit --no-fund "listings-cli@$version" >&2 || fail "could not install listings-cli@$version"
   echo "::endgroup::" >&2
 fi
 
