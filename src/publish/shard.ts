@@ -15,8 +15,8 @@ export function parseShard(text: string): Shard {
   const index = Number(match?.[1]);
   const count = Number(match?.[2]);
   if (!match || count < 1 || index < 1 || index > count) {
-    throw new UsageError((name) => `${name('shard')} must be K/N with 1 <= K <= N, got "${text}"`, {
-      hint: (name) => `for a CI matrix of three jobs use ${name('shard')} 1/3, ${name('shard')} 2/3 and ${name('shard')} 3/3`,
+    throw new UsageError((name) => `${name('shard')} must be K/N with 1 <= K <= N, or auto, got "${text}"`, {
+      hint: (name) => `for a CI matrix of three jobs use ${name('shard')} 1/3, ${name('shard')} 2/3 and ${name('shard')} 3/3, or ${name('shard')} auto to read the job's index from the CI`,
       setting: { key: 'shard', value: text },
     });
   }

@@ -57,13 +57,15 @@ export function annotationFile(source: string, cwd: string, workspace?: string):
 /**
  * `::error file=catalog.csv,line=17,title=listings publish - failed row::catalog.csv:17: sku X: HTTP 400 ...`. A
  * local file is named by {@link annotationFile}; a URL or stdin gets no `file`, and a JSON record no `line`. The
- * message repeats the location, as the log shows only the message.
+ * message repeats the location, as the log shows only the message; with `marketplaces` (as the terminal shows it: a
+ * run to several, or `validate`), the row's marketplace after its SKU (`sku X on EBAY_GB:`).
  */
-export function annotationLine(command: string, error: RowError, cwd: string, workspace?: string): string {
+export function annotationLine(command: string, error: RowError, cwd: string, workspace?: string, marketplaces = false): string {
   const { location } = error;
   const local = isLocalFile(location.source);
   const file = local ? annotationFile(location.source, cwd, workspace) : undefined;
-  const sku = error.sku === undefined ? '' : ` sku ${inertText(error.sku)}:`;
+  const on = marketplaces && error.marketplace !== undefined ? ` on ${inertText(error.marketplace)}` : '';
+  const sku = error.sku === undefined ? (on === '' ? '' : `${on}:`) : ` sku ${inertText(error.sku)}${on}:`;
   const message = `${inertText(formatLocation(location))}:${sku} ${error.outcome === 'invalid' ? 'invalid: ' : ''}${inertText(error.message)}`;
   return workflowCommand('error', { file: file === undefined ? undefined : redact(file), line: file === undefined ? undefined : location.line, title: `listings ${command} - ${error.outcome} row` }, message);
 }
@@ -78,13 +80,13 @@ function whereAll(command: string, reports: readonly string[], name: NameSetting
  * The annotation lines of a run: a group holding one `::error` per row up to the cap, then one `::warning` counting
  * the rest. Nothing when no row failed. `name` words the settings a hint names (the CLI passes its flags).
  */
-export function annotationLines(command: string, errors: RowErrorCollector, cwd: string, reports: readonly string[] = [], workspace?: string, name: NameSetting = libraryName): string[] {
+export function annotationLines(command: string, errors: RowErrorCollector, cwd: string, reports: readonly string[] = [], workspace?: string, name: NameSetting = libraryName, marketplaces = false): string[] {
   if (errors.total === 0) return [];
   const rows = (n: number) => `${count(n)} ${n === 1 ? 'row' : 'rows'}`;
   const validating = command === 'validate';
   const what = `${rows(errors.total)} ${validating ? 'invalid' : 'failed or invalid'}`;
   const title = `listings ${command}: ${what}${errors.rest > 0 ? `, the first ${count(errors.first.length)} annotated` : ''}`;
-  const lines = [workflowCommand('group', {}, title), ...errors.first.map((error) => annotationLine(command, error, cwd, workspace)), '::endgroup::'];
+  const lines = [workflowCommand('group', {}, title), ...errors.first.map((error) => annotationLine(command, error, cwd, workspace, marketplaces)), '::endgroup::'];
   if (errors.rest > 0) {
     const text = `${what}: the first ${count(errors.first.length)} are annotated, ${count(errors.rest)} more are not (${whereAll(command, reports, name)})`;
     lines.push(workflowCommand('warning', { title: `listings ${command} - ${rows(errors.rest)} not annotated` }, redact(text)));

@@ -81,7 +81,10 @@ export function errorGroupsMarkdown(errors: RowErrorCollector, shownGroups = ERR
   const groups = errors.groups();
   const top = groups.slice(0, shownGroups);
   const lines = ['#### Top errors', '', '| rows | cause | error | first at |', '|---:|---|---|---|'];
-  for (const group of top) lines.push(`| ${count(group.rows)} | ${escapeMarkdown(group.cause)} | ${escapeMarkdown(group.message)} | ${escapeMarkdown(formatLocation(group.first))} |`);
+  for (const group of top) {
+    const varies = group.varies ? ' (values vary: the first is shown)' : '';
+    lines.push(`| ${count(group.rows)} | ${escapeMarkdown(group.cause)} | ${escapeMarkdown(group.message)}${varies} | ${escapeMarkdown(formatLocation(group.first))} |`);
+  }
   const otherRows = groups.slice(shownGroups).reduce((sum, group) => sum + group.rows, 0) + errors.ungrouped;
   if (otherRows > 0) {
     const kinds = groups.length - top.length;

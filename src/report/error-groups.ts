@@ -28,11 +28,17 @@ export function causeOf(o: RowOutcome): string {
 }
 
 /**
- * What makes two messages the same error: numbers and quoted values aside, so `"images/a.jpg" is not a URL` and
- * `"images/b.jpg" is not a URL` are one line with a count, as are `gave up after 3 attempts` and `... 5 attempts`.
+ * What makes two messages the same error: numbers, quoted values (in double quotes, or single quotes that are not an
+ * apostrophe) and URLs aside, so `"images/a.jpg" is not a URL` and `"images/b.jpg" is not a URL` are one line with a
+ * count, as are `image URL 'http://x/1.jpg' is not reachable` and `... 'http://x/2.jpg' ...`, and `gave up after 3
+ * attempts` and `... 5 attempts`.
  */
 export function groupKey(message: string): string {
-  return message.replace(/"(?:[^"\\]|\\.)*"/g, '"…"').replace(/\d+(?:\.\d+)?/g, '#');
+  return message
+    .replace(/"(?:[^"\\]|\\.)*"/g, '"…"')
+    .replace(/(?<![\p{L}\p{N}])'[^'\n]*'(?![\p{L}\p{N}])/gu, "'…'")
+    .replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>]*[^\s"'<>.,:;)]/gi, '…')
+    .replace(/\d+(?:\.\d+)?/g, '#');
 }
 
 /** Row errors by cause and message; `sameError` says which messages are one error (the message itself unless given). */

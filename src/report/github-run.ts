@@ -75,19 +75,21 @@ export class GithubRun {
 
   /** Annotations, then the step summary of a `publish` run. */
   finishPublish(summary: RunSummary, options: PublishSummaryOptions): void {
-    this.#annotate(summary.report);
+    // The terminal names a row's marketplace when the run went to several; so do the annotations.
+    this.#annotate(summary.report, summary.by_marketplace !== undefined);
     this.#appendSummary(publishSummaryMarkdown(summary, this.errors, options, this.outputs.name ?? libraryName));
   }
 
   /** Annotations, then the step summary of a `validate` run. */
   finishValidate(counts: ValidateCounts, sources: readonly string[], verdict: Verdict): void {
-    this.#annotate([]);
+    // validate's terminal lines name the marketplace of every row that has one.
+    this.#annotate([], true);
     this.#appendSummary(validateSummaryMarkdown(counts, this.errors, sources, verdict));
   }
 
-  #annotate(reports: readonly string[]): void {
+  #annotate(reports: readonly string[], marketplaces: boolean): void {
     this.endGroup();
-    for (const line of annotationLines(this.command, this.errors, this.outputs.cwd, reports, this.outputs.workspace, this.outputs.name ?? libraryName)) this.outputs.command(line);
+    for (const line of annotationLines(this.command, this.errors, this.outputs.cwd, reports, this.outputs.workspace, this.outputs.name ?? libraryName, marketplaces)) this.outputs.command(line);
   }
 
   /** Append to the step summary; a summary that cannot be written is a warning, never the run's failure. */

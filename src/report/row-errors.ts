@@ -1,7 +1,7 @@
 import type { Location } from '../errors.js';
 import type { RowOutcome } from '../publish/outcome.js';
 import type { PreparedRow } from '../prepare/types.js';
-import { causeOf, ErrorGroups, type ErrorGroup } from './error-groups.js';
+import { causeOf, ErrorGroups, groupKey, type ErrorGroup } from './error-groups.js';
 
 /** The failed and invalid rows of a run as its CI output needs them: the first ones to annotate, all of them grouped. */
 
@@ -17,6 +17,8 @@ export const ERROR_GROUPS_KEPT = 1_000;
 export interface RowError {
   location: Location;
   sku?: string;
+  /** The marketplace the row went (or would have gone) to, as the catalog or the settings gave it. */
+  marketplace?: string;
   outcome: 'failed' | 'invalid';
   /** How it is counted in `errors_by_status`: `400`, `network`, `timeout`, `invalid`. */
   cause: string;
@@ -30,6 +32,7 @@ export function rowErrorOf(outcome: RowOutcome): RowError | undefined {
   return {
     location: outcome.location,
     ...(outcome.sku === undefined ? {} : { sku: outcome.sku }),
+    ...(outcome.marketplace === undefined ? {} : { marketplace: outcome.marketplace }),
     outcome: outcome.outcome,
     cause: causeOf(outcome),
     message: outcome.error ?? outcome.reason ?? outcome.outcome,
@@ -40,12 +43,12 @@ export function rowErrorOf(outcome: RowOutcome): RowError | undefined {
 export function rowErrorOfPrepared(row: PreparedRow): RowError | undefined {
   if (row.kind !== 'invalid') return undefined;
   const message = row.issues.map((issue) => (issue.path === '(record)' ? issue.message : `${issue.path}: ${issue.message}`)).join('; ');
-  return { location: row.location, ...(row.sku === undefined ? {} : { sku: row.sku }), outcome: 'invalid', cause: 'invalid', message };
+  return { location: row.location, ...(row.sku === undefined ? {} : { sku: row.sku }), ...(row.marketplace === undefined ? {} : { marketplace: row.marketplace }), outcome: 'invalid', cause: 'invalid', message };
 }
 
 /**
  * Collects the row errors of a run as they stream past, holding at most `cap` rows (the ones to annotate) and
- * `maxGroups` kinds of error (by cause and exact message): never the whole catalog.
+ * `maxGroups` kinds of error (by cause and message, values aside: the HTML report's grouping, {@link groupKey}): never the whole catalog.
  */
 export class RowErrorCollector {
   /** The first `cap` row errors, in input order. */
@@ -58,7 +61,7 @@ export class RowErrorCollector {
     readonly cap: number = ANNOTATIONS_MAX,
     readonly maxGroups: number = ERROR_GROUPS_KEPT,
   ) {
-    this.#groups = new ErrorGroups(maxGroups);
+    this.#groups = new ErrorGroups(maxGroups, groupKey);
   }
 
   add(error: RowError | undefined): void {

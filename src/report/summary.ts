@@ -56,7 +56,7 @@ export interface RunSummary {
   unread?: Unread;
   /**
    * The counts of each marketplace, when the rows went to more than one (a fan-out, or a marketplace column with
-   * several values); rows with no marketplace at all are under `(none)`. Absent otherwise.
+   * several values); rows with no marketplace at all, or one refused as invalid, are under `(none)`. Absent otherwise.
    */
   by_marketplace?: Record<string, MarketplaceCounts>;
 }
@@ -69,6 +69,11 @@ export const NO_MARKETPLACE = '(none)';
 
 function zeroCounts(): Record<OutcomeKind, number> {
   return { published: 0, failed: 0, invalid: 0, skipped: 0, not_attempted: 0, validated: 0, enqueued: 0 };
+}
+
+/** A row refused for its marketplace value (`ebay` to the flat shape): the value is no marketplace to count under. */
+function marketplaceRefused(o: RowOutcome): boolean {
+  return o.outcome === 'invalid' && o.issues !== undefined && o.issues.some((issue) => issue.path === 'marketplace');
 }
 
 /** How far a run read its source, for the summary. */
@@ -113,7 +118,7 @@ export class SummaryCounter {
 
   add(o: RowOutcome): void {
     this.#counts[o.outcome]++;
-    const marketplace = o.marketplace ?? '';
+    const marketplace = o.marketplace === undefined || marketplaceRefused(o) ? '' : o.marketplace;
     if (marketplace !== this.#marketplace || this.#marketplaceCounts === undefined) {
       this.#marketplace = marketplace;
       let counts = this.#byMarketplace.get(marketplace);

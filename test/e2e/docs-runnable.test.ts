@@ -1,10 +1,11 @@
 import { execFile } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, BIN } from '../helpers/cli.js';
+import { REPO_ROOT, listingsBinDir } from '../helpers/cli.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox-process.js';
 import { tempDir } from '../helpers/tmp.js';
+import { fencedBlocks, type Block } from '../helpers/fenced-blocks.js';
 
 /**
  * The docs cannot drift: every fenced block of README.md and docs/*.md that is marked runnable is run, and every
@@ -24,39 +25,8 @@ import { tempDir } from '../helpers/tmp.js';
  */
 
 const DOCS = ['README.md', ...readdirSync(join(REPO_ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
-const SHELL_LANGS = new Set(['sh', 'bash', 'shell']);
-const TS_LANGS = new Set(['ts', 'typescript']);
-const FLAGS: Record<string, Set<string>> = { shell: new Set(['runnable', 'sandbox']), ts: new Set(['no-run']) };
-
-interface Block {
-  /** e.g. `README.md:42`, the line of the opening fence. */
-  where: string;
-  file: string;
-  /** 1-based line of the opening fence. */
-  line: number;
-  kind: 'shell' | 'ts' | 'other';
-  flags: string[];
-  code: string;
-}
-
-/** The fenced blocks of a markdown text, with their info strings split into language and flags. */
-function fencedBlocks(file: string, markdown: string): Block[] {
-  const lines = markdown.split('\n');
-  const blocks: Block[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const open = /^(`{3,}|~{3,})\s*(\S*)\s*(.*)$/.exec(lines[i] ?? '');
-    if (!open) continue;
-    const fence = open[1] ?? '```';
-    const lang = (open[2] ?? '').toLowerCase();
-    const start = i;
-    const body: string[] = [];
-    for (i++; i < lines.length && !(lines[i] ?? '').startsWith(fence); i++) body.push(lines[i] ?? '');
-    const kind = SHELL_LANGS.has(lang) ? 'shell' : TS_LANGS.has(lang) ? 'ts' : 'other';
-    const flags = (open[3] ?? '').split(/\s+/).filter(Boolean);
-    blocks.push({ where: `${file}:${start + 1}`, file, line: start + 1, kind, flags, code: body.join('\n') + '\n' });
-  }
-  return blocks;
-}
+// `installed`: run by test/e2e/packed-quick-start.test.ts in a directory where the packed tarball was installed.
+const FLAGS: Record<string, Set<string>> = { shell: new Set(['runnable', 'sandbox', 'installed']), ts: new Set(['no-run']) };
 
 const blocks = DOCS.flatMap((file) => fencedBlocks(file, readFileSync(join(REPO_ROOT, file), 'utf8')));
 const shellRunnable = blocks.filter((block) => block.kind === 'shell' && block.flags.includes('runnable'));
@@ -75,15 +45,6 @@ function run(file: string, args: string[], options: { cwd: string; env: NodeJS.P
       resolve({ code, stdout, stderr: error && code === null ? `${stderr}\n(${error.message})` : stderr });
     });
   });
-}
-
-/** A bin directory with a `listings` that runs this repo's built binary. */
-function binDir(): string {
-  const dir = tempDir('listings-docs-bin-');
-  const wrapper = join(dir, 'listings');
-  writeFileSync(wrapper, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"\n`);
-  chmodSync(wrapper, 0o755);
-  return dir;
 }
 
 /** A fresh working directory: a copy of fixtures/ and its own HOME. */
@@ -142,7 +103,7 @@ let bin = '';
 let sandbox: SandboxProcess | undefined;
 
 beforeAll(async () => {
-  bin = binDir();
+  bin = listingsBinDir();
   sandbox = await startSandboxProcess();
 });
 

@@ -159,6 +159,28 @@ describe('listings publish in GitHub Actions', () => {
   });
 });
 
+describe('listings publish in GitHub Actions, to several marketplaces', () => {
+  it('groups errors that differ in a value as the HTML report does, and names the marketplace in annotations as the terminal does', async () => {
+    const dir = tempDir('listings-gha-');
+    // 40 rows, every other one to EBAY_GB, each with its own relative image path: invalid, never sent.
+    const lines = [HEADER];
+    for (let i = 0; i < 40; i++) lines.push(csvRow(i).replace('EBAY_US', i % 2 === 0 ? 'EBAY_US' : 'EBAY_GB').replace(`https://images.example.com/${i}/a.jpg`, `images/${i}.jpg`));
+    for (let i = 40; i < 50; i++) lines.push(csvRow(i));
+    writeFileSync(join(dir, 'catalog.csv'), `${lines.join('\n')}\n`);
+    const summaryFile = join(dir, 'step-summary.md');
+    const result = await runCli(['publish', 'catalog.csv', '--sandbox', '--no-journal'], { cwd: dir, env: { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summaryFile } });
+    expect(result.code, result.stderr).toBe(1);
+    const summary = readFileSync(summaryFile, 'utf8');
+    expect(summary).toContain('| 40 | invalid | images\\_source\\[0\\]\\: not an absolute http\\(s\\) URL\\: "images/0.jpg" (values vary: the first is shown) | catalog.csv\\:2 |');
+    expect(summary).not.toContain('other kinds');
+    const annotations = commandsIn(result.stderr).filter((command) => command.name === 'error');
+    expect(annotations).toHaveLength(40);
+    expect(annotations[1]?.data).toBe('catalog.csv:3: sku SKU-000001 on EBAY_GB: invalid: images_source[0]: not an absolute http(s) URL: "images/1.jpg"');
+    // The terminal's line of the same row says the same.
+    expect(result.stderr).toContain('catalog.csv:3: sku SKU-000001 on EBAY_GB: invalid: images_source[0]: not an absolute http(s) URL: "images/1.jpg"');
+  });
+});
+
 describe('listings validate in GitHub Actions', () => {
   it('folds the error list on stdout, annotates invalid rows on stderr, appends the step summary', async () => {
     const result = await run(['validate', 'catalog.csv'], { GITHUB_ACTIONS: 'true' });
@@ -174,7 +196,7 @@ describe('listings validate in GitHub Actions', () => {
     expect(annotations[1]).toEqual({
       name: 'error',
       properties: { file: result.catalog, line: '2', title: 'listings validate - invalid row' },
-      data: 'catalog.csv:2: sku EVIL-1\\u000a::add-mask::pwned: invalid: images_source[0]: not an absolute http(s) URL: "notaurl%0A::error::pwned\\u0023#[add-mask]pwned"; sku: holds a control character (U+000A) at character 7; an identifier cannot hold control characters, line breaks or direction controls',
+      data: 'catalog.csv:2: sku EVIL-1\\u000a::add-mask::pwned on EBAY_US: invalid: images_source[0]: not an absolute http(s) URL: "notaurl%0A::error::pwned\\u0023#[add-mask]pwned"; sku: holds a control character (U+000A) at character 7; an identifier cannot hold control characters, line breaks or direction controls',
     });
     expectOnlyOurCommands(result);
     expect(result.summary).toContain('### listings validate · ');

@@ -115,6 +115,33 @@ describe('publish only what is needed', () => {
     expect(published).toBe(300);
     expect(await sandbox.stats()).toMatchObject({ created: 300, duplicates: 0, requests: 300 });
   });
+
+  it('--shard auto takes the shard from the CI (GitLab 1-based, CircleCI 0-based), says so, and refuses when none is set', async () => {
+    const dir = tempDir();
+    const catalog = writeCatalog(dir, 90);
+    // Whatever CI runs this test, only the variables given here are seen.
+    const noCi = Object.fromEntries(['GITHUB_ACTIONS', 'CI_NODE_INDEX', 'CI_NODE_TOTAL', 'CIRCLE_NODE_INDEX', 'CIRCLE_NODE_TOTAL', 'BUILDKITE_PARALLEL_JOB', 'BUILDKITE_PARALLEL_JOB_COUNT', 'JOB_COMPLETION_INDEX'].map((name) => [name, undefined]));
+    const run = (shard: string, env: Record<string, string> = {}) => runCli(['publish', catalog, '--sandbox', '--shard', shard, '--json', '--no-journal'], { cwd: dir, env: { ...noCi, ...env } });
+    const [explicit, gitlab, circle, none] = await Promise.all([
+      run('2/3'),
+      run('auto', { CI_NODE_INDEX: '2', CI_NODE_TOTAL: '3' }),
+      run('auto', { CIRCLE_NODE_INDEX: '1', CIRCLE_NODE_TOTAL: '3' }),
+      run('auto'),
+    ]);
+    expect(explicit.code, explicit.stderr).toBe(0);
+    const published = (JSON.parse(explicit.stdout) as { published: number }).published;
+    expect(published).toBeGreaterThan(10);
+    expect(published).toBeLessThan(60);
+    for (const [result, from] of [[gitlab, 'GitLab CI_NODE_INDEX/CI_NODE_TOTAL'], [circle, 'CircleCI CIRCLE_NODE_INDEX/CIRCLE_NODE_TOTAL']] as const) {
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toContain(`shard 2/3 (from ${from})`);
+      expect(JSON.parse(result.stdout)).toMatchObject({ published, skipped: 90 - published });
+    }
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('--shard auto: no CI job index is set in the environment');
+    expect(none.stderr).toContain('LISTINGS_SHARD_INDEX (1 to N)');
+    expect(none.stdout).toBe('');
+  });
 });
 
 describe('the CSV report', () => {

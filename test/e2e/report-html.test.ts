@@ -227,3 +227,67 @@ describe('the HTML report loads only when asked for', () => {
     ]);
   });
 });
+
+/**
+ * What the layout check reports in the page (a string, run by the browser: the tests are typed without the DOM
+ * library): a summary table whose container scrolls sideways, a cell whose content overflows it, a number or a
+ * marketplace name broken over two lines.
+ */
+const LAYOUT_PROBLEMS = `(() => {
+  const problems = [];
+  const named = (el) => {
+    const table = el.closest('table');
+    return (table ? (table.id || table.className) : el.className) + ' ' + el.tagName.toLowerCase() + ' "' + el.textContent.trim().slice(0, 40) + '"';
+  };
+  for (const box of document.querySelectorAll('.scroll')) {
+    if (box.scrollWidth > box.clientWidth + 1) problems.push('scrolls sideways: ' + named(box.querySelector('table')) + ' ' + box.scrollWidth + ' > ' + box.clientWidth);
+  }
+  for (const cell of document.querySelectorAll('td, th, .tile-value, .tile-note, .stats dd, .legend li, .meta dd')) {
+    if (cell.scrollWidth > cell.clientWidth + 1) problems.push('clipped: ' + named(cell) + ' ' + cell.scrollWidth + ' > ' + cell.clientWidth);
+  }
+  const whole = 'table.markets td, table.markets tbody th, table.groups td:first-child, table.groups td:nth-child(3), .tile-value, .stats dd';
+  for (const cell of document.querySelectorAll(whole)) {
+    const range = document.createRange();
+    range.selectNodeContents(cell);
+    const lines = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top))).size;
+    if (lines > 1) problems.push('broken over ' + lines + ' lines: ' + named(cell));
+  }
+  return problems;
+})()`;
+
+describe.skipIf(!hasChromium)(hasChromium ? 'the HTML report layout in chromium at 800, 1280 and 1920 px' : `the HTML report layout (SKIPPED: no ${CHROMIUM})`, () => {
+  it('clips no cell and scrolls no summary table sideways; lists only real marketplaces', async () => {
+    const { chromium } = await import('playwright-core');
+    const launched = chromium.launch({ executablePath: CHROMIUM });
+    const sandbox = await startSandboxProcess(['--fail-rate', '0.05', '--fail-status', '500', '--seed', '7']);
+    const dir = tempDir();
+    // 2,400 rows over two marketplaces (four-digit counts), long error messages, and values that are no marketplace.
+    const lines = [HEADER];
+    for (let i = 0; i < 2400; i++) {
+      let row = csvRow(i).replace('EBAY_US', i % 2 === 0 ? 'EBAY_US' : 'EBAY_GB');
+      if (i % 50 === 7) row = row.replace(/EBAY_[A-Z]{2}/, 'ebay');
+      else if (i % 40 === 3) row = row.replace(`https://images.example.com/${i}/b.jpg`, `relative/path/to/a/rather/long/image/name-${i}-with-many-words.jpg`);
+      lines.push(row);
+    }
+    writeFileSync(join(dir, 'catalog.csv'), `${lines.join('\n')}\n`);
+    const result = await runCli(['publish', 'catalog.csv', '--report', 'run.html', '--max-attempts', '1', '--no-journal', '--quiet', '--concurrency', '32'], { cwd: dir, env: publishEnv(sandbox.url), timeoutMs: 60_000 });
+    expect(result.code, result.stderr).toBe(1);
+    const browser = await launched;
+    try {
+      const found: string[] = [];
+      for (const width of [800, 1280, 1920]) {
+        const page = await browser.newPage({ viewport: { width, height: 1000 } });
+        await page.goto(pathToFileURL(join(dir, 'run.html')).href);
+        const names = await page.locator('#by-marketplace tbody th').allTextContents();
+        expect(names).toEqual(['(none)', 'EBAY_GB', 'EBAY_US']);
+        expect(await page.locator('#by-marketplace tbody tr:nth-child(2) td').first().textContent()).toMatch(/^\d,\d{3}$/);
+        found.push(...(await page.evaluate<string[]>(LAYOUT_PROBLEMS)).map((problem) => `${width} px: ${problem}`));
+        await page.close();
+      }
+      expect(found).toEqual([]);
+    } finally {
+      await browser.close();
+      await sandbox.stop();
+    }
+  });
+});

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { tempDir } from './tmp.js';
@@ -86,4 +87,13 @@ export function runCli(args: string[], options: CliOptions = {}): Promise<CliRes
       resolve({ code, signal, stdout, stderr });
     });
   });
+}
+
+/** A bin directory with a `listings` that runs this repo's built binary, for shell scripts that call `listings`. */
+export function listingsBinDir(): string {
+  const dir = tempDir('listings-bin-');
+  const wrapper = join(dir, 'listings');
+  writeFileSync(wrapper, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} "$@"\n`);
+  chmodSync(wrapper, 0o755);
+  return dir;
 }

@@ -13,6 +13,7 @@ export function registerPublish(program: Command): void {
     if (flags.debug === true) process.env.LISTINGS_DEBUG = '1';
     // From here on every stderr line is an event, the errors of loading the settings included.
     if (flags.logFormat === 'json') (await import('../log-events.js')).captureStderrAsJson();
+    if (flags.shard?.trim() === 'auto') flags.shard = (await import('../shard-auto.js')).announceAutoShard(flags.quiet === true);
     const { runPublish } = await import('./publish-action.js');
     await runPublish(sources, flags, () => loadSettings(self.opts()));
   });

@@ -73,7 +73,8 @@ export function byMarketplace(summary: RunSummary): string {
   const rows = entries
     .map(([name, counts]) => `<tr><th scope="row">${outside(name)}</th><td>${formatCount(counts.rows)}</td>${kinds.map((kind) => `<td>${formatCount(counts[kind])}</td>`).join('')}</tr>`)
     .join('');
-  return `<div class="scroll"><table class="groups" id="by-marketplace" aria-label="By marketplace"><thead>${head}</thead><tbody>${rows}</tbody></table></div>`;
+  // Its own class: the error table's column rules (a wide, wrapping 4th column) would break its numbers.
+  return `<div class="scroll by-market"><table class="markets" id="by-marketplace" aria-label="By marketplace"><thead>${head}</thead><tbody>${rows}</tbody></table></div>`;
 }
 
 export function errorsByStatus(summary: RunSummary): string {

@@ -9,12 +9,45 @@ import type { HtmlReportInput } from './input.js';
 import { problemsSection } from './problems.js';
 import { SCRIPT } from './script.js';
 import { STYLE } from './styles.js';
-import { LABEL, escapeHtml, formatCount, formatMs, outside, percent, utc } from './text.js';
+import { LABEL, escapeHtml, formatCount, formatDuration, formatMs, outside, percent, utc } from './text.js';
+import type { RunDigest } from '../html-digest.js';
+import type { RunSummary } from '../summary.js';
 
 export type { HtmlReportInput } from './input.js';
 
 function sha256(text: string): string {
   return `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
+}
+
+/** A run charts when this many rows were worked (sent or checked) over at least this many bars of time. */
+const CHART_MIN_ROWS = 10;
+const CHART_MIN_BARS = 3;
+
+/**
+ * Throughput and time per row: two charts, or, for a run too short to draw (a few rows, a run stopped at its first
+ * requests), one sentence that says what there was. A chart with nothing to draw is a sentence too.
+ */
+function timingSection(summary: RunSummary, digest: RunDigest): string {
+  const timeline = digest.timeline(TIME_BARS);
+  const worked = WORK.reduce((sum, kind) => sum + summary[kind], 0);
+  const p50 = digest.latencyQuantile(0.5);
+  const sent = p50 === undefined ? '' : `${formatCount(digest.latencyCount)} ${digest.latencyCount === 1 ? 'row' : 'rows'} sent, median ${formatMs(p50)}, slowest ${formatMs(digest.latencyMaxMs)}`;
+  if (worked < CHART_MIN_ROWS || timeline.buckets.length < CHART_MIN_BARS) {
+    const rows = `${formatCount(worked)} ${worked === 1 ? 'row' : 'rows'} ${summary.validated > 0 && summary.published + summary.failed === 0 ? 'checked' : 'sent or checked'}`;
+    const sentence = `Too short to chart: ${rows} in ${formatDuration(summary.duration_ms)}${sent === '' ? '' : ` (${sent})`}. The charts start at ${CHART_MIN_ROWS} rows over ${formatMs(CHART_MIN_BARS * digest.bucketMs)}.`;
+    return `<section class="card timing" aria-labelledby="tp-h"><h2 id="tp-h">Throughput and time per row</h2><p class="note" id="no-charts">${escapeHtml(sentence)}</p></section>\n`;
+  }
+  const throughputNote = `Rows finished per second: ${formatCount(summary.rows_per_second)} over the run, peak ${formatCount(Math.max(0, ...timeline.rates))}; bars of ${formatMs(timeline.bucketMs)}`;
+  const latency =
+    digest.latencyCount < CHART_MIN_ROWS
+      ? `<p class="note">${escapeHtml(sent === '' ? 'No request was sent.' : `Too few requests to chart: ${sent}.`)}</p>`
+      : `<p class="sub">${escapeHtml(`${sent}; all attempts included`)}</p>${latencyChart(digest)}${chartLegend((['published', 'failed'] as const).filter((kind) => digest.latency.some((bucket) => bucket[kind === 'published' ? 0 : 1] > 0)))}`;
+  return [
+    `<div class="grid2">`,
+    `<section class="card" aria-labelledby="tp-h"><h2 id="tp-h">Throughput</h2><p class="sub">${escapeHtml(throughputNote)}</p>${throughputChart(digest)}${chartLegend(WORK.filter((kind) => summary[kind] > 0))}</section>`,
+    `<section class="card" aria-labelledby="lat-h"><h2 id="lat-h">Time per row</h2>${latency}</section>`,
+    `</div>\n`,
+  ].join('');
 }
 
 /**
@@ -29,8 +62,9 @@ export function renderHtmlReport(input: HtmlReportInput): string {
   const single = digest.sources.length <= 1 && digest.moreSources === 0;
   const name = sources.length === 0 ? 'listings run' : sources.length === 1 ? (sources[0] ?? '') : `${sources[0] ?? ''} and ${formatCount(sources.length - 1 + (meta.sources === undefined ? digest.moreSources : 0))} more`;
   const { tone, text } = verdict(summary, meta);
-  const whole = summary.rows;
   const notRead = summary.total !== null && summary.total > summary.rows ? summary.total - summary.rows : undefined;
+  // One base for every share on the page (tiles, legend, bar): the whole source when the rows not read are counted.
+  const whole = summary.rows + (notRead ?? 0);
   const tiles = [
     tile('rows', summary.rows, whole, summary.complete ? 'the whole source' : notRead !== undefined ? `of ${formatCount(summary.total ?? 0)}` : 'source not read to the end'),
     ...(['published', 'failed', 'invalid', 'skipped', 'not_attempted'] as const).map((kind) => tile(kind, summary[kind], whole)),
@@ -39,16 +73,12 @@ export function renderHtmlReport(input: HtmlReportInput): string {
   const legendKinds: [OutcomeKind | 'not_read', number][] = [...OUTCOMES.map((kind) => [kind, summary[kind]] as [OutcomeKind, number]), ['not_read', notRead ?? 0]];
   const legend = legendKinds
     .filter(([, n]) => n > 0)
-    .map(([kind, n]) => `<li class="f-${kind}"><span class="dot" aria-hidden="true"></span>${LABEL[kind]} <b>${formatCount(n)}</b> <span class="muted">${percent(n, whole + (notRead ?? 0))}</span></li>`)
+    .map(([kind, n]) => `<li class="f-${kind}"><span class="dot" aria-hidden="true"></span>${LABEL[kind]} <b>${formatCount(n)}</b> <span class="muted">${percent(n, whole)}</span></li>`)
     .join('');
   const banner = !summary.complete
     ? `<p class="banner" role="note">The run stopped before the end of the source${summary.interrupted ? ' (interrupted)' : ''}: ${notRead !== undefined ? `${formatCount(notRead)} rows were` : 'the rows after the last one counted were'} not read${summary.unread === undefined ? '' : ` (${escapeHtml(unreadText(summary.unread))})`}. <span class="mono">${escapeHtml(nameSetting('retryFailed'))}</span> of the CSV or NDJSON report sends them.</p>`
     : '';
   const exitBadge = meta.exitCode === undefined ? '' : `<span class="code" title="exit code">exit ${meta.exitCode}</span>`;
-  const timeline = digest.timeline(TIME_BARS);
-  const throughputNote = `Rows finished per second: ${formatCount(summary.rows_per_second)} over the run, peak ${formatCount(Math.max(0, ...timeline.rates))}; bars of ${formatMs(timeline.bucketMs)}`;
-  const p50 = digest.latencyQuantile(0.5);
-  const latencyNote = p50 === undefined ? 'all attempts of a row included' : `${formatCount(digest.latencyCount)} rows sent, median ${formatMs(p50)}, slowest ${formatMs(digest.latencyMaxMs)}; all attempts included`;
   const title = `${tone === 'good' ? '✓' : '✗'} ${safeText(name) ?? ''}: ${text}`;
   const csp = `default-src 'none'; style-src ${sha256(STYLE)}; script-src ${sha256(SCRIPT)}; img-src data:; base-uri 'none'; form-action 'none'`;
   return [
@@ -64,10 +94,8 @@ export function renderHtmlReport(input: HtmlReportInput): string {
     `<div class="grid2">`,
     `<section class="card" aria-labelledby="outcomes-h"><h2 id="outcomes-h">Outcomes</h2>${outcomeBar(summary)}<ul class="legend">${legend}</ul>${errorsByStatus(summary)}${byMarketplace(summary)}${traffic(summary)}</section>`,
     `<section class="card" aria-labelledby="run-h"><h2 id="run-h">Run</h2>${metaList(input, single)}</section>`,
-    `</div>\n<div class="grid2">`,
-    `<section class="card" aria-labelledby="tp-h"><h2 id="tp-h">Throughput</h2><p class="sub">${escapeHtml(throughputNote)}</p>${throughputChart(digest)}${chartLegend(WORK.filter((kind) => summary[kind] > 0))}</section>`,
-    `<section class="card" aria-labelledby="lat-h"><h2 id="lat-h">Time per row</h2><p class="sub">${escapeHtml(latencyNote)}</p>${latencyChart(digest)}${chartLegend((['published', 'failed'] as const).filter((kind) => digest.latency.some((bucket) => bucket[kind === 'published' ? 0 : 1] > 0)))}</section>`,
     `</div>\n`,
+    timingSection(summary, digest),
     problemsSection(input, single),
     `\n</main>\n<footer>Written by listings${meta.toolVersion === undefined ? '' : ` ${outside(meta.toolVersion)}`} on ${utc(input.openedAt)}. One self-contained file: no network, works offline.</footer>\n`,
     `<script>${SCRIPT}</script>\n</body>\n</html>\n`,

@@ -82,6 +82,12 @@ table.rows td:nth-child(1),table.rows td:nth-child(2){font-family:ui-monospace,S
 table.rows td:nth-child(2),table.groups td:nth-child(5){white-space:nowrap}
 table.groups td:nth-child(3),table.rows td:nth-child(4){font-variant-numeric:tabular-nums;white-space:nowrap}
 table.groups td:nth-child(4),table.rows td:nth-child(5){overflow-wrap:anywhere;min-width:18em}
+.by-market{margin-top:14px}
+table.markets th,table.markets td{padding:6px 8px;text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+table.markets thead th{white-space:normal;vertical-align:bottom}
+table.markets th:first-child{text-align:left}
+table.markets tbody th{position:static;color:var(--fg);font-weight:600;white-space:normal;overflow-wrap:anywhere;border-top:1px solid var(--grid);border-bottom:0}
+table.markets tbody tr:first-child th{border-top:0}
 td[class^="p-"]{white-space:nowrap}
 td[class^="p-"]::before{content:"";display:inline-block;width:10px;height:10px;border-radius:3px;background:var(--c);margin-right:7px}
 .note{color:var(--muted);font-size:.86rem;margin:8px 0 0}

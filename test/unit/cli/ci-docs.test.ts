@@ -165,6 +165,37 @@ describe('docs/ci.md workflows', () => {
   });
 });
 
+describe('the GitHub Action in docs/ci.md', () => {
+  interface Step {
+    uses?: string;
+    with?: Record<string, unknown>;
+    env?: Record<string, unknown>;
+  }
+  const ACTION_EXAMPLE = 'examples/github-action-nightly.yml';
+  const action = parseYaml(readFileSync(new URL('../action.yml', DOCS), 'utf8'), 'action.yml') as { inputs: Record<string, { required?: boolean }> };
+  const workflow = parseYaml(read(ACTION_EXAMPLE), ACTION_EXAMPLE) as { jobs: Record<string, { steps: Step[] }> };
+  const steps = Object.values(workflow.jobs).flatMap((job) => job.steps);
+  const uses = steps.filter((step) => step.uses?.endsWith('/listings@v0.1.0') === true);
+
+  it('shows the example verbatim and links it', () => {
+    const page = read('ci.md');
+    expect(yamlBlocks(page)).toContain(read(ACTION_EXAMPLE));
+    expect(page).toContain(`](${ACTION_EXAMPLE})`);
+  });
+
+  it('gives the action only inputs action.yml declares, every required one, and the key through env from a secret', () => {
+    expect(uses).toHaveLength(1);
+    const [step] = uses;
+    const given = Object.keys(step?.with ?? {});
+    expect(given.filter((name) => !(name in action.inputs))).toEqual([]);
+    expect(Object.entries(action.inputs).filter(([name, input]) => input.required === true && !given.includes(name))).toEqual([]);
+    expect(step?.env?.LISTINGS_API_KEY).toBe('${{ secrets.LISTINGS_API_KEY }}');
+    expect(JSON.stringify(step?.with)).not.toMatch(/secret|api.?key/i);
+    expect(step?.with).toMatchObject({ shard: 'auto', 'changed-only': 'true' });
+    expect(steps.some((other) => other.uses?.startsWith('actions/upload-artifact') === true)).toBe(true);
+  });
+});
+
 describe('the flag check itself', () => {
   const program = buildProgram();
 

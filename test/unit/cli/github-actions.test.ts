@@ -147,6 +147,18 @@ describe('annotations', () => {
     expect(parsed?.data).not.toMatch(/[\r\n]/);
   });
 
+  it("names the row's marketplace as the terminal does: for a run to several marketplaces, and for validate", () => {
+    const errors = new RowErrorCollector();
+    errors.add(rowErrorOf(failed(1, { marketplace: 'EBAY_GB' })));
+    errors.add(rowErrorOf({ index: 2, location: { source: 'catalog.csv', line: 4 }, marketplace: 'EBAY_DE\n::x', outcome: 'invalid', error: 'title: is required', attempts: 0, durationMs: 0 }));
+    const several = annotationLines('publish', errors, cwd, [], undefined, undefined, true).map((line) => parseCommand(line)?.data);
+    expect(several.slice(1, 3)).toEqual(['catalog.csv:3: sku SKU-1 on EBAY_GB: HTTP 400 Bad Request: nope', 'catalog.csv:4: on EBAY_DE\\u000a::x: invalid: title: is required']);
+    const one = annotationLines('publish', errors, cwd).map((line) => parseCommand(line)?.data);
+    expect(one[1]).toBe('catalog.csv:3: sku SKU-1: HTTP 400 Bad Request: nope');
+    const validated = rowErrorOfPrepared({ kind: 'invalid', location: { source: 'a.csv', line: 2 }, sku: 'x', marketplace: 'EBAY_AU', issues: [{ path: 'sku', message: 'is required' }] });
+    expect(validated?.marketplace).toBe('EBAY_AU');
+  });
+
   it('caps the annotations, and counts the rest in one warning', () => {
     const errors = new RowErrorCollector(3);
     for (let i = 0; i < 7; i++) errors.add(rowErrorOf(failed(i)));
@@ -182,9 +194,22 @@ describe('RowErrorCollector', () => {
     ]);
   });
 
+  it('groups messages that differ only in a value, as the HTML report does: one kind, its count, values varying', () => {
+    const errors = new RowErrorCollector();
+    for (let i = 0; i < 458; i++) errors.add(rowErrorOf(outcome(i, 'invalid', { error: `images_source[0]: not an absolute http(s) URL: "images/${i}.jpg"` })));
+    for (let i = 458; i < 465; i++) errors.add(rowErrorOf(failed(i, { error: `HTTP 400 Bad Request: image URL 'http://x/${i}.jpg' is not reachable` })));
+    expect(errors.groups().map((group) => [group.rows, group.cause, group.varies])).toEqual([
+      [458, 'invalid', true],
+      [7, '400', true],
+    ]);
+    const markdown = validateSummaryMarkdown({ rows: 465, valid: 0, invalid: 465, skipped: 0, complete: true }, errors, ['a.csv'], { exitCode: 1, why: '465 rows invalid' });
+    expect(markdown).toContain('| 458 | invalid | images\\_source\\[0\\]\\: not an absolute http\\(s\\) URL\\: "images/0.jpg" (values vary: the first is shown) | catalog.csv\\:2 |');
+    expect(markdown).not.toContain('other kinds');
+  });
+
   it('counts kinds of error beyond its limit without keeping them', () => {
     const errors = new RowErrorCollector(1, 2);
-    for (let i = 0; i < 10; i++) errors.add(rowErrorOf(failed(i, { error: `message ${i % 4}` })));
+    for (let i = 0; i < 10; i++) errors.add(rowErrorOf(failed(i, { error: `message ${'abcd'.charAt(i % 4)}` })));
     expect(errors.groups()).toHaveLength(2);
     expect(errors.ungrouped).toBe(4);
   });
@@ -246,11 +271,11 @@ describe('markdown', () => {
 
   it('lists the ten biggest kinds of error and counts the others', () => {
     const errors = new RowErrorCollector();
-    for (let i = 0; i < 14; i++) for (let n = 0; n <= i; n++) errors.add(rowErrorOf(failed(n, { error: `kind ${i}` })));
+    for (let i = 0; i < 14; i++) for (let n = 0; n <= i; n++) errors.add(rowErrorOf(failed(n, { error: `kind ${String.fromCharCode(97 + i)}` })));
     const markdown = validateSummaryMarkdown({ rows: 200, valid: 95, invalid: 105, skipped: 0, complete: true }, errors, ['a.csv'], { exitCode: 1, why: '105 rows invalid; 95 valid' });
     expect(markdown).toContain('**❌ 105 of 200 rows invalid**');
     expect(markdown.match(/^\| \d+ \| 400 \|/gm)).toHaveLength(10);
-    expect(markdown).toContain('| 14 | 400 | kind 13 |');
+    expect(markdown).toContain('| 14 | 400 | kind n |');
     expect(markdown).toContain('… and 10 rows with 4 other kinds of error.');
   });
 });

@@ -91,9 +91,12 @@ describe('catalog errors: the library names the setting, the CLI the flag', () =
 
   it('the run settings too: a shard, a report format, a report to retry from', async () => {
     const shard = thrown(UsageError, () => parseShard('4/3'));
-    expect(shard.message).toBe('shard must be K/N with 1 <= K <= N, got "4/3"');
+    expect(shard.message).toBe('shard must be K/N with 1 <= K <= N, or auto, got "4/3"');
     expect(shard.setting).toEqual({ key: 'shard', value: '4/3' });
-    expect(wordError(shard)).toEqual({ message: '--shard must be K/N with 1 <= K <= N, got "4/3"', hint: 'for a CI matrix of three jobs use --shard 1/3, --shard 2/3 and --shard 3/3' });
+    expect(wordError(shard)).toEqual({
+      message: '--shard must be K/N with 1 <= K <= N, or auto, got "4/3"',
+      hint: "for a CI matrix of three jobs use --shard 1/3, --shard 2/3 and --shard 3/3, or --shard auto to read the job's index from the CI",
+    });
     const report = thrown(UsageError, () => reportFormatOf('run.txt'));
     expect(report.message).toBe('report run.txt: the format is chosen by the extension, and ".txt" is not one');
     expect(wordError(report).message).toBe('--report run.txt: the format is chosen by the extension, and ".txt" is not one');

@@ -136,6 +136,22 @@ describe('HTML report', () => {
     expect(single.html).not.toContain('id="by-marketplace"');
   });
 
+  it("lists as marketplaces only values rows went to: one refused for its marketplace is under (none), with its own table's layout", async () => {
+    const refused: RowOutcome = { ...invalid(3, 'marketplace: "ebay" is the wrapped shape\'s form'), marketplace: 'ebay', issues: [{ path: 'marketplace', message: '"ebay" is the wrapped shape\'s form' }] };
+    const otherIssue: RowOutcome = { ...invalid(4), marketplace: 'EBAY_GB', issues: [{ path: 'images_source[1]', message: 'not an absolute http(s) URL' }] };
+    const rows = [{ ...published(0), marketplace: 'EBAY_US' }, { ...published(1), marketplace: 'EBAY_GB' }, { ...failed(2), marketplace: 'EBAY_GB' }, refused, otherIssue];
+    const { html, summary } = await writeHtml(rows, META);
+    expect(Object.keys(summary.by_marketplace ?? {})).toEqual(['(none)', 'EBAY_GB', 'EBAY_US']);
+    const table = html.slice(html.indexOf('<table class="markets" id="by-marketplace"'), html.indexOf('</table>', html.indexOf('id="by-marketplace"')));
+    expect(table).not.toBe('');
+    expect(visibleText(table)).not.toContain('ebay');
+    expect(visibleText(table)).toMatch(/EBAY_GB 3 1 1 1/);
+    // Only US and a refused value: one marketplace, no table.
+    const one = await writeHtml([{ ...published(0), marketplace: 'EBAY_US' }, refused], META, 'one.html');
+    expect(one.summary.by_marketplace).toBeUndefined();
+    expect(one.html).not.toContain('id="by-marketplace"');
+  });
+
   it('escapes every text from outside: SKUs, messages, source names, metadata', async () => {
     const hostile: RowOutcome = { index: 0, location: at(2, `${HOSTILE}.csv`), sku: HOSTILE, outcome: 'failed', error: HOSTILE, reason: HOSTILE, attempts: 1, durationMs: 5 };
     const meta: RunMeta = { sources: [`${HOSTILE}.csv`], profile: HOSTILE, target: HOSTILE, marketplace: HOSTILE, toolVersion: HOSTILE };
@@ -185,7 +201,8 @@ describe('HTML report', () => {
     const dry = visibleText((await writeHtml([validated], { dryRun: true }, 'dry.html')).html);
     expect(dry).toContain('listings dry run report');
     expect(dry).toContain('The row checked: none invalid');
-    expect(dry).toContain('No request was sent.');
+    expect(dry).toContain('Too short to chart: 1 row checked in 4.3 s. The charts start at 10 rows over 300 ms.');
+    expect((await writeHtml([validated], { dryRun: true }, 'dry.html')).html).not.toContain('<svg class="chart"');
   });
 
   it('without metadata (a library caller), still names the source and the start', async () => {
@@ -207,6 +224,35 @@ describe('HTML report', () => {
     expect(text).toContain('Interrupted after 2 rows');
     expect(text).toContain('98 rows were not read');
     expect(text).toMatch(/Not read 98/);
+    // One base for every share: 1 published of the 100 rows of the source, on its tile and in the legend.
+    const html = renderHtmlReport({ summary, meta: { exitCode: 130 }, digest, openedAt: new Date() });
+    expect(/data-count="published">.*?<span class="tile-note">([^<]*)<\/span>/.exec(html)?.[1]).toBe('1%');
+    expect(/<li class="f-published">.*?<span class="muted">([^<]*)<\/span>/.exec(html)?.[1]).toBe('1%');
+    expect(/<li class="f-not_read">.*?<span class="muted">([^<]*)<\/span>/.exec(html)?.[1]).toBe('98%');
+    // Two rows in 100 ms: a sentence, not two empty charts.
+    expect(text).toContain('Too short to chart: 2 rows sent or checked in 100 ms (2 rows sent, median');
+    expect(html).not.toContain('<svg class="chart"');
+  });
+
+  it('draws both charts for a run long enough, and says when too few rows were sent to chart their time', () => {
+    const digest = new RunDigest();
+    const counter = new SummaryCounter();
+    const rows: RowOutcome[] = Array.from({ length: 40 }, (_, i) => ({ index: i, location: at(i + 2), sku: `S-${i}`, outcome: 'validated', attempts: 0, durationMs: 0 }));
+    rows.forEach((o, i) => {
+      counter.add(o);
+      digest.add(o, i * 25);
+    });
+    const dry = renderHtmlReport({ summary: counter.summary(1000, []), meta: { dryRun: true }, digest, openedAt: new Date() });
+    expect(dry.match(/<svg class="chart"/g)).toHaveLength(1);
+    expect(visibleText(dry)).toContain('Time per row No request was sent.');
+    for (let i = 40; i < 50; i++) {
+      const o = published(i, 30 + i);
+      counter.add(o);
+      digest.add(o, 1000 + i);
+    }
+    const sent = renderHtmlReport({ summary: counter.summary(1100, []), meta: {}, digest, openedAt: new Date() });
+    expect(sent.match(/<svg class="chart"/g)).toHaveLength(2);
+    expect(visibleText(sent)).toMatch(/10 rows sent, median \d+ ms, slowest 79 ms; all attempts included/);
   });
 
   it('draws throughput by when each answer came: written in one burst, rows answered at 300/s peak at 300/s', async () => {
@@ -301,6 +347,13 @@ describe('text', () => {
     ['HTTP 500 Internal Server Error (gave up after 5 attempts)', 'HTTP # Internal Server Error (gave up after # attempts)'],
     ['images_source[1]: not an absolute http(s) URL: "images/a.jpg"', 'images_source[#]: not an absolute http(s) URL: "…"'],
     ['service asked to wait 120.5 s', 'service asked to wait # s'],
+    // A server's message with a value in single quotes, or a bare URL: one kind of error whatever the value.
+    ["image URL 'http://x/1.jpg' is not reachable", "image URL '…' is not reachable"],
+    ["image URL 'https://cdn.example/a-b.png?w=1' is not reachable", "image URL '…' is not reachable"],
+    ['could not fetch https://cdn.example/p/9.jpg: 404', 'could not fetch …: #'],
+    // An apostrophe is no quote: the words around it stay.
+    ["the wrapped shape's form; the flat shape's is EBAY_US", "the wrapped shape's form; the flat shape's is EBAY_US"],
+    ["'ebay' is the wrapped shape's form", "'…' is the wrapped shape's form"],
   ])('groupKey(%j) = %j', (message, key) => {
     expect(groupKey(message)).toBe(key);
   });
