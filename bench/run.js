@@ -18,14 +18,16 @@ import { benchPeer } from './sections/peer.js';
 import { benchProfile } from './sections/profile.js';
 import { benchPublish } from './sections/publish.js';
 import { loadTest, startResponder } from './sections/servers.js';
+import { SPEED_CASES, benchSpeed, speedErrors } from './sections/speed.js';
 import { benchStartup } from './sections/startup.js';
 import { benchStream, streamErrors } from './sections/stream.js';
 import { benchValidate } from './sections/validate.js';
 
-const SECTIONS = ['responder', 'publish', 'validate', 'memory', 'startup', 'latency', 'sandbox', 'peer', 'goodput', 'stream'];
+const SECTIONS = ['responder', 'publish', 'validate', 'memory', 'startup', 'latency', 'sandbox', 'peer', 'goodput', 'stream', 'speed'];
 
-const { values } = parseArgs({
+const { values, positionals } = parseArgs({
   allowNegative: true,
+  allowPositionals: true,
   options: {
     quick: { type: 'boolean', default: false },
     rows: { type: 'string' },
@@ -47,11 +49,12 @@ const { values } = parseArgs({
 });
 
 if (values.help) {
-  console.log(`usage: npm run bench -- [--quick] [--rows N] [--repeats N] [--startup-repeats N] [--latency-rows N]
+  console.log(`usage: npm run bench -- [CASE...] [--quick] [--rows N] [--repeats N] [--startup-repeats N] [--latency-rows N]
        [--peer-rows N] [--goodput-rows N] [--stream-messages N] [--load-seconds N] [--only ${SECTIONS.join(',')}] [--profile] [--snapshot] [--no-pin]
        [--out DIR] [--data-dir DIR]
   full run: 1,000,000 rows, 5 repeats; --quick: 100,000 rows, 3 repeats. Writes DIR/results.json and DIR/RESULTS.md
-  (DIR defaults to bench/). Catalogs are generated once under bench/data/.`);
+  (DIR defaults to bench/). Catalogs are generated once under bench/data/.
+  CASE: one or more of the speed section's cases (${SPEED_CASES.join(', ')}): only those run.`);
   process.exit(0);
 }
 
@@ -87,14 +90,21 @@ const ctx = {
   streamSeconds: quick ? 5 : 10,
   loadSeconds: count('load-seconds', quick ? 3 : 5),
 };
-const only = values.only ? new Set(values.only.split(',').map((s) => s.trim())) : new Set(SECTIONS);
+for (const name of positionals) {
+  if (!SPEED_CASES.includes(name)) {
+    console.error(`unknown case ${name} (cases: ${SPEED_CASES.join(', ')})`);
+    process.exit(2);
+  }
+}
+const only = positionals.length > 0 ? new Set(['speed']) : values.only ? new Set(values.only.split(',').map((s) => s.trim())) : new Set(SECTIONS);
 for (const name of only) {
   if (!SECTIONS.includes(name)) {
     console.error(`--only: unknown section ${name} (sections: ${SECTIONS.join(', ')})`);
     process.exit(2);
   }
 }
-const outDir = values.out ? resolve(values.out) : BENCH_DIR;
+// A run of named cases leaves the record (bench/results.json, RESULTS.md) alone unless told otherwise.
+const outDir = values.out ? resolve(values.out) : positionals.length > 0 ? join(BENCH_DIR, 'tmp', 'cases') : BENCH_DIR;
 const dataDir = values['data-dir'] ? resolve(values['data-dir']) : DEFAULT_DATA_DIR;
 
 // A private copy of the build, when others may rebuild the working tree during the run.
@@ -121,7 +131,8 @@ log(`listings benchmark (${results.mode}): ${rows.toLocaleString('en-US')} rows,
 const started = Date.now();
 
 log('catalogs ...');
-const catalogs = {
+// A run of named cases needs none of the sections' catalogs (each case makes its own).
+const catalogs = positionals.length > 0 ? {} : {
   large: { rows, csv: await ensureCatalog(rows, 'csv', dataDir), ndjson: await ensureCatalog(rows, 'ndjson', dataDir) },
   small: { rows: ctx.smallRows, csv: await ensureCatalog(ctx.smallRows, 'csv', dataDir) },
   latency: await ensureCatalog(ctx.latencyRows, 'csv', dataDir),
@@ -159,8 +170,11 @@ try {
     benchGoodput(ctx, { catalogOf: (n, format) => ensureCatalog(n, format, dataDir), responder, fastRows: Math.min(100_000, rows), fastRepeats: Math.min(repeats, 3) }),
   );
   await section('stream', () => benchStream(ctx, { catalogOf: (n, format) => ensureCatalog(n, format, dataDir) }));
+  await section('speed', () =>
+    benchSpeed(ctx, { catalogOf: (n, format) => ensureCatalog(n, format, dataDir), responder, ...(positionals.length > 0 ? { only: positionals } : {}) }),
+  );
   // A model (or peer) that could not be measured is an error of the run, as a failed section is.
-  Object.assign(results.errors, goodputErrors(results.figures.goodput), streamErrors(results.figures.stream));
+  Object.assign(results.errors, goodputErrors(results.figures.goodput), streamErrors(results.figures.stream), speedErrors(results.figures.speed));
   if (values.profile) {
     log('profile ...');
     try {

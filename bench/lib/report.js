@@ -1,4 +1,5 @@
 /** The targets of issue 5, judged against the figures, and the Markdown / terminal table of the results. */
+import { speedMarkdown, speedTargets } from './speed-report.js';
 import { fmtRange, round } from './stats.js';
 
 const pct = (v) => `${round(v * 100, 1)}%`;
@@ -45,6 +46,7 @@ export function judgeTargets(results) {
   if (results.figures.goodput || results.errors?.goodput) {
     for (const g of goodputTargets(results.figures.goodput)) add(g.figure, g.target, g.value, g.met, g.measured);
   }
+  for (const s of speedTargets(results.figures.speed)) add(s.figure, s.target, s.value, s.met, s.measured);
   return t;
 }
 
@@ -268,6 +270,7 @@ export function markdown(results) {
     ...mdTable(['figure', 'target', 'measured', ''], results.targets.map((t) => [t.figure, t.target, t.measured, metText(t.met)])),
     '',
     ...goodputMarkdown(results),
+    ...speedMarkdown(results.figures.speed),
     '## All figures',
     '',
     ...mdTable(['figure', 'value', 'note'], figureRows(results)),

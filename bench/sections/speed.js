@@ -1,0 +1,210 @@
+/**
+ * (9) speed (issue 24): each case a ratio measured in one run, side by side.
+ * - ramp: a 2 s service with no limit (`sandbox --latency 2000`), 2,000 rows, defaults: wall time, round trips to 90 %
+ *   of the final window (throughput is window / 2 s there), and the limiter's window over time (`limit` events).
+ * - sweep: a latency-only service (`sandbox --latency 80-120`, served on one core, so latency grows with load):
+ *   the defaults against the best fixed `--concurrency` of a sweep.
+ * - bare: the fast local responder, defaults against the bare undici Pool(64) client, alternating.
+ * - outputs: the fast local responder, `--concurrency 64`, every output (csv, json, ndjson, JUnit, HTML reports and
+ *   the journal) against none (`--no-journal`), alternating.
+ * - commands: start-up of `--version`, `publish --help`, `validate --help` against `node -e 0`, interleaved.
+ */
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
+import { BIN, NODE, failure, listingsEnv, log, runListings, scratch } from '../lib/context.js';
+import { spawnTracked, wallOnce } from '../lib/proc.js';
+import { pairedRatio, round, summary } from '../lib/stats.js';
+import { bareOnce, publishOnce } from './publish.js';
+import { SANDBOX_KEY, startSandbox } from './servers.js';
+
+export const SPEED_CASES = ['ramp', 'sweep', 'bare', 'outputs', 'commands'];
+
+const fmt = (v) => round(v).toLocaleString('en-US');
+
+/** One `listings publish` with the defaults against a fresh sandbox of `model`; checked like the goodput runs. */
+async function sandboxRun(model, catalog, rows, extra = []) {
+  const sandbox = await startSandbox(model);
+  try {
+    const result = await runListings(['publish', catalog, '--json', '--base-url', sandbox.url, ...extra], { apiKey: SANDBOX_KEY });
+    if (result.code !== 0) throw failure(`listings publish ${extra.join(' ')}`, result);
+    const stats = await sandbox.stats();
+    if (stats.created !== rows || stats.duplicates !== 0) throw new Error(`the sandbox created ${stats.created} of ${rows} listings, ${stats.duplicates} duplicates`);
+    return { wallMs: result.wallMs, rowsPerSec: (rows / result.wallMs) * 1000 };
+  } finally {
+    await sandbox.stop();
+  }
+}
+
+/**
+ * `listings publish --verbose --log-format json` against a fresh sandbox, its stderr read line by line (a request
+ * event per row is more than the measured runs keep): wall time and the `limit` events, [{ atMs, limit }] since
+ * `run_start`.
+ */
+async function windowRun(model, catalog, rows) {
+  const sandbox = await startSandbox(model);
+  const work = scratch();
+  try {
+    const started = performance.now();
+    const child = spawnTracked(NODE, [BIN, 'publish', catalog, '--json', '--verbose', '--log-format', 'json', '--base-url', sandbox.url], {
+      cwd: work.dir,
+      env: listingsEnv(work.dir, SANDBOX_KEY),
+    });
+    child.stdout.resume();
+    const exited = new Promise((resolve) => child.once('close', (code) => resolve(code)));
+    let start;
+    const window = [];
+    let tail = '';
+    for await (const line of createInterface({ input: child.stderr, crlfDelay: Infinity })) {
+      tail = line;
+      if (!line.startsWith('{')) continue;
+      const event = JSON.parse(line);
+      const at = Date.parse(event.ts);
+      if (event.event === 'run_start') start = at;
+      if (event.event === 'limit' && start !== undefined) window.push({ atMs: at - start, limit: event.limit });
+    }
+    const code = await exited;
+    const wallMs = performance.now() - started;
+    if (code !== 0) throw new Error(`listings publish --verbose exited with ${code}: ${tail.slice(0, 300)}`);
+    const stats = await sandbox.stats();
+    if (stats.created !== rows || stats.duplicates !== 0) throw new Error(`the sandbox created ${stats.created} of ${rows} listings, ${stats.duplicates} duplicates`);
+    return { wallMs, window };
+  } finally {
+    work.remove();
+    await sandbox.stop();
+  }
+}
+
+async function ramp(catalogOf) {
+  const rows = 2000;
+  const roundTripMs = 2000;
+  const run = await windowRun(['--latency', String(roundTripMs)], await catalogOf(rows, 'csv'), rows);
+  const { window } = run;
+  const final = Math.max(4, ...window.map((p) => p.limit));
+  const at90 = window.find((p) => p.limit >= 0.9 * final)?.atMs;
+  const figures = {
+    rows,
+    roundTripMs,
+    wallMs: run.wallMs,
+    finalWindow: final,
+    roundTripsTo90: at90 === undefined ? undefined : at90 / roundTripMs,
+    target: { wallMs: 10_000 },
+    window,
+  };
+  log(`  ramp: ${rows} rows at ${roundTripMs} ms in ${fmt(run.wallMs)} ms; 90 % of the final window (${final}) after ${round(figures.roundTripsTo90 ?? NaN, 2)} round trips`);
+  log(`  window over time: ${window.map((p) => `${round(p.atMs / 1000, 1)}s:${p.limit}`).join(' ')}`);
+  return figures;
+}
+
+async function sweep(catalogOf, rows) {
+  const model = ['--latency', '80-120'];
+  const catalog = await catalogOf(rows, 'csv');
+  const fixed = {};
+  for (const concurrency of [64, 128, 256, 512]) {
+    fixed[concurrency] = (await sandboxRun(model, catalog, rows, ['--concurrency', String(concurrency)])).rowsPerSec;
+    log(`  sweep: --concurrency ${concurrency}: ${fmt(fixed[concurrency])} rows/s`);
+  }
+  const [bestConcurrency, bestRowsPerSec] = Object.entries(fixed).sort((a, b) => b[1] - a[1])[0];
+  const defaults = (await sandboxRun(model, catalog, rows)).rowsPerSec;
+  // The best fixed value again after the defaults, so that a drift of the machine weighs on both.
+  const bestAgain = (await sandboxRun(model, catalog, rows, ['--concurrency', bestConcurrency])).rowsPerSec;
+  const best = (bestRowsPerSec + bestAgain) / 2;
+  log(`  sweep: defaults ${fmt(defaults)} rows/s, best fixed (--concurrency ${bestConcurrency}) ${fmt(best)}: ${round(defaults / best, 2)}`);
+  return { rows, sandbox: model.join(' '), fixed, bestConcurrency: Number(bestConcurrency), bestRowsPerSec: best, defaultsRowsPerSec: defaults, ratio: defaults / best, target: 0.9 };
+}
+
+async function bare(responder, catalogOf, rows, repeats) {
+  const catalog = await catalogOf(rows, 'csv');
+  const runs = { listings: [], bare: [] };
+  for (let i = 0; i < repeats; i++) {
+    for (const who of i % 2 === 0 ? ['listings', 'bare'] : ['bare', 'listings']) {
+      const run = who === 'listings' ? await publishOnce(responder, catalog, rows, { concurrency: null }) : await bareOnce(responder, catalog, rows);
+      runs[who].push(run.rowsPerSec);
+      log(`  bare ${i + 1}/${repeats} ${who.padEnd(8)} ${fmt(run.rowsPerSec)} rows/s`);
+    }
+  }
+  return { rows, listingsRowsPerSec: summary(runs.listings), bareRowsPerSec: summary(runs.bare), ratio: pairedRatio(runs.listings, runs.bare), target: 0.9 };
+}
+
+/** `listings publish --concurrency 64` against the responder with every output, or none. */
+async function outputsRun(responder, catalog, rows, on) {
+  await responder.ensure();
+  const before = await responder.posts();
+  const result = await runListings((dir) => [
+    'publish',
+    catalog,
+    '--concurrency',
+    '64',
+    '--base-url',
+    responder.url,
+    ...(on ? ['csv', 'json', 'ndjson', 'xml', 'html'].flatMap((ext) => ['--report', join(dir, `report.${ext}`)]) : ['--no-journal']),
+  ]);
+  if (result.code !== 0) throw failure(`listings publish (outputs ${on ? 'on' : 'off'})`, result);
+  const sent = (await responder.posts()) - before;
+  if (sent !== rows) throw new Error(`listings publish exited 0 but the responder received ${sent} of ${rows} rows`);
+  return result.wallMs;
+}
+
+async function outputs(responder, catalogOf, rows, repeats) {
+  const catalog = await catalogOf(rows, 'csv');
+  const runs = { on: [], off: [] };
+  for (let i = 0; i < repeats; i++) {
+    for (const which of i % 2 === 0 ? ['on', 'off'] : ['off', 'on']) {
+      runs[which].push(await outputsRun(responder, catalog, rows, which === 'on'));
+      log(`  outputs ${i + 1}/${repeats} ${which.padEnd(3)} ${fmt(runs[which].at(-1))} ms`);
+    }
+  }
+  return { rows, onMs: summary(runs.on), offMs: summary(runs.off), ratio: pairedRatio(runs.on, runs.off), target: 1.1 };
+}
+
+function commands(repeats) {
+  const work = scratch();
+  try {
+    const env = listingsEnv(work.dir);
+    const cases = { node: ['-e', '0'], version: [BIN, '--version'], publishHelp: [BIN, 'publish', '--help'], validateHelp: [BIN, 'validate', '--help'] };
+    for (const args of Object.values(cases)) wallOnce(NODE, args, { env, cwd: work.dir });
+    const times = Object.fromEntries(Object.keys(cases).map((name) => [name, []]));
+    for (let i = 0; i < repeats; i++) {
+      for (const [name, args] of Object.entries(cases)) {
+        const result = wallOnce(NODE, args, { env, cwd: work.dir });
+        if (result.code !== 0) throw new Error(`node ${args.join(' ')} exited with ${result.code}: ${result.stderr.slice(0, 300)}`);
+        times[name].push(result.wallMs);
+      }
+    }
+    const figures = { repeats, nodeMs: summary(times.node), target: 1.3 };
+    for (const name of ['version', 'publishHelp', 'validateHelp']) {
+      figures[`${name}Ms`] = summary(times[name]);
+      figures[`${name}Ratio`] = pairedRatio(times[name], times.node);
+    }
+    log(`  commands: node -e 0 ${round(figures.nodeMs.median)} ms; --version ${round(figures.versionRatio.median, 2)}x, publish --help ${round(figures.publishHelpRatio.median, 2)}x, validate --help ${round(figures.validateHelpRatio.median, 2)}x`);
+    return figures;
+  } finally {
+    work.remove();
+  }
+}
+
+/** The cases of `only` (all by default); a case that fails carries `error`, the others still run. */
+export async function benchSpeed(ctx, { catalogOf, responder, only = SPEED_CASES }) {
+  const figures = {};
+  const run = async (name, body) => {
+    if (!only.includes(name)) return;
+    log(`  ${name} ...`);
+    try {
+      figures[name] = await body();
+    } catch (error) {
+      figures[name] = { error: error instanceof Error ? error.message : String(error) };
+      log(`  ${name} not measured: ${figures[name].error}`);
+    }
+  };
+  await run('ramp', () => ramp(catalogOf));
+  await run('sweep', () => sweep(catalogOf, ctx.goodputRows));
+  await run('bare', () => bare(responder, catalogOf, Math.min(100_000, ctx.rows), Math.min(ctx.repeats, 3)));
+  await run('outputs', () => outputs(responder, catalogOf, Math.min(200_000, ctx.rows), Math.min(ctx.repeats, 3)));
+  await run('commands', () => commands(ctx.startupRepeats));
+  return figures;
+}
+
+/** The cases that could not be measured, as { 'speed/<case>': message }. */
+export function speedErrors(figures) {
+  return Object.fromEntries(Object.entries(figures ?? {}).filter(([, f]) => f?.error).map(([name, f]) => [`speed/${name}`, f.error]));
+}
