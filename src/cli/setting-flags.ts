@@ -18,11 +18,14 @@ export const FLAG_OF_SETTING: Readonly<Record<string, string>> = {
   shard: '--shard',
   maxErrors: '--max-errors',
   dryRun: '--dry-run',
+  // validate's: where the request bodies go, and the errors it prints.
+  requestsOut: '--out',
+  showErrors: '--show-errors',
   // The settings of the client that the diagnosis (doctor, init) names.
   allowInsecureHttp: '--allow-insecure-http',
   // The sandbox's data file (startSandbox's dataFile), named by its hint.
   dataFile: '--data',
-} satisfies Record<CatalogSetting | 'report' | 'retryFailed' | 'changedOnly' | 'shard' | 'maxErrors' | 'dryRun' | 'allowInsecureHttp' | 'dataFile', string>;
+} satisfies Record<CatalogSetting | 'report' | 'retryFailed' | 'changedOnly' | 'shard' | 'maxErrors' | 'dryRun' | 'requestsOut' | 'showErrors' | 'allowInsecureHttp' | 'dataFile', string>;
 
 /** The command line that does what a library function does, for hints that point at one. */
 const COMMAND_OF_FUNCTION: Readonly<Record<string, string>> = {
