@@ -152,7 +152,7 @@ async function validate(sources: string[], flags: ValidateFlags, command: Comman
   const { counts, verdict, unread, outputFailure: failure, ending, summary } = result;
   if (json) out(jsonResult(result));
   else if (result.errorsNotShown > 0 && !quiet) out(`... and ${count(result.errorsNotShown)} more errors`);
-  github?.finishValidate({ rows: counts.rows, valid: counts.valid, invalid: counts.invalid, skipped: counts.skipped, complete: result.complete }, sources, verdict);
+  github?.finishValidate({ rows: counts.rows, valid: counts.valid, invalid: counts.invalid, skipped: counts.skipped, notValidated: counts.notValidated, complete: result.complete }, sources, verdict);
   if (log.json && summary !== undefined) {
     const how = ending.kind === 'max-errors' ? { kind: 'max-errors', failed: ending.failed } : { kind: result.complete ? 'completed' : 'source' };
     log.finish(how, summary, verdict, false);
