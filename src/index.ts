@@ -53,6 +53,8 @@ export type { JournalHeader } from './publish/journal.js';
 export { streamListings, StreamRun } from './stream/stream-listings.js';
 export type { StreamListingsOptions, StreamOutcome, StreamEnd, StreamStats, PartitionProgress } from './stream/stream-types.js';
 export type { DeadLetter, DeadLetterSink } from './stream/dead-letter.js';
+export { runValidateSpec, SHOW_ERRORS, type ValidateSpec, type ValidateWatcher, type ValidateResult, type ValidateCounts, type ValidationError } from './run/validate-run.js';
+export { runStreamSpec, type StreamSpec, type StreamWatcher, type StreamResult, type StreamSummary } from './run/stream-run.js';
 
 export { openReport, SummaryCounter, type ReportWriter, type RunSummary, type RunMeta } from './report/index.js';
 

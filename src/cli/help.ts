@@ -38,7 +38,7 @@ export const EXAMPLES: Readonly<Record<string, readonly Example[]>> = {
   ],
   validate: [
     ['listings validate fixtures/catalog.csv', 'check a catalog against the contract; nothing is sent'],
-    ['listings validate export.csv --preset shopify --max-errors all', 'every error of a Shopify export'],
+    ['listings validate export.csv --preset shopify --show-errors all', 'every error of a Shopify export'],
     ['listings validate catalog.csv --json --out requests.ndjson', 'the result as JSON, and the requests that would be sent'],
     ['cat catalog.csv | listings validate - --format csv', 'a catalog on stdin'],
   ],

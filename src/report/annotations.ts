@@ -73,7 +73,7 @@ export function annotationLine(command: string, error: RowError, cwd: string, wo
 /** Where every row error can be read in full. */
 function whereAll(command: string, reports: readonly string[], name: NameSetting): string {
   if (reports.length > 0) return `every row is in the report ${reports.join(', ')}`;
-  return command === 'validate' ? `listings validate ${name('maxErrors')} all lists them all` : `write them all with ${name('report')} FILE.csv`;
+  return command === 'validate' ? `listings validate ${name('showErrors')} all lists them all` : `write them all with ${name('report')} FILE.csv`;
 }
 
 /**

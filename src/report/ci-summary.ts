@@ -52,6 +52,8 @@ export interface ValidateCounts {
   valid: number;
   invalid: number;
   skipped: number;
+  /** Rows read once the error limit had stopped the validation. */
+  notValidated?: number;
   /** False when a source could not be read to its end. */
   complete: boolean;
 }
@@ -161,7 +163,8 @@ export function validateSummaryMarkdown(counts: ValidateCounts, errors: RowError
   const status = verdict.exitCode === 0 ? `**✅ ${rowsText(counts.valid)} valid**` : `**❌ ${count(counts.invalid)} of ${rowsText(counts.rows)} invalid**`;
   const lines = [heading('validate', sources), '', status, '', verdictText(verdict), ''];
   if (!counts.complete) lines.push('**Stopped**: a source could not be read to its end; the counts are of the rows read.', '');
-  lines.push(...countsTable([['valid', counts.valid], ['invalid', counts.invalid], ['skipped (not listings)', counts.skipped]], counts.rows), '');
+  const left: [string, number][] = (counts.notValidated ?? 0) > 0 ? [['not validated', counts.notValidated ?? 0]] : [];
+  lines.push(...countsTable([['valid', counts.valid], ['invalid', counts.invalid], ['skipped (not listings)', counts.skipped], ...left], counts.rows), '');
   const groups = errorGroupsMarkdown(errors);
   if (groups.length > 0) lines.push(...groups, '');
   return `${lines.join('\n')}\n`;

@@ -42,7 +42,7 @@ export const NO_ROWS: Readonly<VerdictCounts> = { rows: 0, published: 0, validat
 export type RunEnding =
   /** Every row read has its outcome (a stream: it stopped when asked). */
   | { kind: 'complete' }
-  /** It stopped once `failed` rows had failed, the limit it was given. */
+  /** It stopped once `failed` rows had failed (a validation: were invalid), the limit it was given. */
   | { kind: 'max-errors'; failed: number }
   /** A signal stopped it; `abandoned`, the work in flight was given up. */
   | { kind: 'interrupted'; abandoned?: boolean }
@@ -89,17 +89,17 @@ function doneOf(counts: VerdictCounts, run: RunKind): [number, string] {
   return run === 'publish' || run === 'stream' ? [counts.published, 'published'] : [counts.validated, 'valid'];
 }
 
-function badParts(counts: VerdictCounts): [number, string][] {
+function badParts(counts: VerdictCounts, run: RunKind): [number, string][] {
   return [
     [counts.failed, 'failed'],
     [counts.invalid, 'invalid'],
-    [counts.not_attempted, 'not attempted'],
+    [counts.not_attempted, run === 'validate' ? 'not validated' : 'not attempted'],
   ];
 }
 
 /** Every count of a run that stopped: `40 rows published, 2 failed, 58 not attempted`. */
 function allCounts(counts: VerdictCounts, run: RunKind): string {
-  return countsText([doneOf(counts, run), ...badParts(counts), [counts.skipped, 'skipped']]) ?? 'no row was read';
+  return countsText([doneOf(counts, run), ...badParts(counts, run), [counts.skipped, 'skipped']]) ?? 'no row was read';
 }
 
 /** The why of a run that ended as it should and whose every row went through: all done, or some skipped. */
@@ -118,7 +118,7 @@ function completed(counts: VerdictCounts, run: RunKind): RunVerdict {
     return { kind: 'ok', exitCode: EXIT.ok, why: `the stream stopped cleanly: ${parts ?? 'no message arrived'}` };
   }
   const sent = run === 'dry-run' ? ' (nothing was sent)' : '';
-  const bad = countsText(badParts(counts));
+  const bad = countsText(badParts(counts, run));
   if (bad === undefined) return { kind: 'ok', exitCode: EXIT.ok, why: `${allWent(counts, run)}${sent}` };
   // `3 rows failed; 97 published`
   const good = countsText([doneOf(counts, run), [counts.skipped, 'skipped']], null);
@@ -140,6 +140,7 @@ export function verdictOf(run: RunKind, end: RunEnding, counts: VerdictCounts): 
   };
   switch (end.kind) {
     case 'max-errors':
+      if (run === 'validate') return verdict(`the validation stopped once ${rowsText(end.failed)} ${end.failed === 1 ? 'was' : 'were'} invalid, the most it was allowed`);
       return verdict(`the run stopped once ${rowsText(end.failed)} had failed, the most it was allowed`);
     case 'interrupted':
       if (end.abandoned === true && run === 'stream') return { kind, exitCode: CODES[kind], why: 'abandoned by a second signal: what was not committed is read again by the next reader' };

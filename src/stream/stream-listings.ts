@@ -5,6 +5,8 @@ import type { PreparedRow } from '../prepare/types.js';
 import { publishRows, type PublishRun } from '../publish/engine.js';
 import type { EngineObserver, PublishOptions } from '../publish/engine-types.js';
 import { checkFanOut, defaultMarketplaces, fanOutDraft } from '../prepare/fan-out.js';
+import { createSettingsCheck, neededSettings } from '../prepare/missing-settings.js';
+import type { ListingDefaults } from '../prepare/types.js';
 import type { RowOutcome } from '../publish/outcome.js';
 import { DEFAULT_RETRY_POLICY } from '../publish/retry-policy.js';
 import { deadLetterOf, FileDeadLetters, type DeadLetterSink } from './dead-letter.js';
@@ -100,6 +102,12 @@ export class StreamRun implements AsyncIterable<StreamOutcome> {
     if (options.group.trim() === '') throw new ConfigError('streamListings: the consumer group must not be empty');
     this.#options = options;
     this.#address = parseKafkaAddress(options.source, 'source');
+    // Marketplaces that are one in the shape's form: refused before joining the group, as a publish refuses them.
+    checkFanOut(this.#defaults());
+  }
+
+  #defaults(): ListingDefaults {
+    return { shape: 'flat' as const, saved_defaults: false, ...this.#options.defaults };
   }
 
   get end(): StreamEnd {
@@ -180,8 +188,7 @@ export class StreamRun implements AsyncIterable<StreamOutcome> {
 
   #startEngine(): PublishRun {
     const options = this.#options;
-    const defaults = { shape: 'flat' as const, saved_defaults: false, ...options.defaults };
-    checkFanOut(defaults);
+    const defaults = this.#defaults();
     this.#marketplaces = defaultMarketplaces(defaults);
     const preparer = createPreparer(defaults, { repeatedSkus: 'allowed' });
     const observer = options.onEvent;
@@ -208,7 +215,7 @@ export class StreamRun implements AsyncIterable<StreamOutcome> {
       onEvent,
     };
     // The engine numbers what it reads in reading order, from 0: the same count here names each item's index.
-    return publishRows(this.#feed, publishOptions, (item: Item): PreparedRow => {
+    return publishRows(checkedFeed(this.#feed, defaults), publishOptions, (item: Item): PreparedRow => {
       this.#fed.set(this.#nextIndex++, item);
       // Its partition went to another member, which reads it again from the last commit: not sent from here.
       if (!this.#tracker.owns(item.state.ticket)) return { kind: 'skipped', location: item.draft.location, reason: REVOKED };
@@ -344,6 +351,27 @@ export class StreamRun implements AsyncIterable<StreamOutcome> {
       this.#engineAbandon.abort();
     }
   }
+}
+
+/**
+ * The feed with the settings judged by its first messages, as a publish run's by its first rows (see
+ * createSettingsCheck): a setting that no default gives and none of them gives is one MissingSettingsError before
+ * anything is sent, and their offsets are not committed. Only the messages that lack a needed setting, and so are
+ * invalid anyway, wait for the judgment; with every needed setting defaulted the feed is read as it is.
+ */
+function checkedFeed(feed: MessageFeed<Item>, defaults: ListingDefaults): AsyncIterable<Item> {
+  if (neededSettings(defaults).length === 0) return feed;
+  const check = createSettingsCheck(defaults);
+  const items = new WeakMap<Draft, Item>();
+  async function* drafts(): AsyncGenerator<Draft> {
+    for await (const item of feed) {
+      items.set(item.draft, item);
+      yield item.draft;
+    }
+  }
+  return (async function* checked(): AsyncGenerator<Item> {
+    for await (const draft of await check(drafts())) yield items.get(draft) as Item;
+  })();
 }
 
 function pick(options: StreamListingsOptions): PublishOptions {

@@ -105,3 +105,20 @@ describe('one verdict for the library and the CLI', () => {
     }
   });
 });
+
+describe('validate on the run layer: the library and the CLI', () => {
+  it('runValidateSpec with an error limit gets the counts, the errors as data and the verdict the CLI prints', async () => {
+    const source = join(REPO_ROOT, 'fixtures', 'catalog-with-errors.csv');
+    const report = join(tempDir(), 'validate.csv');
+    const defaults = { shape: 'flat' as const, saved_defaults: false };
+    const result = await lib.runValidateSpec({ source: { sources: [source], catalog: {} }, target: { defaults }, outputs: { reports: [report] }, maxErrors: 2, showErrors: 1 });
+    expect(result.counts).toEqual({ rows: 7, inputRows: 7, valid: 1, invalid: 2, skipped: 0, notValidated: 4 });
+    expect(result.errors).toEqual([{ location: { source, line: 3 }, marketplace: 'EBAY_US', issue: { path: 'images_source[1]', message: 'not an absolute http(s) URL: "images/mug-sand-2.jpg"' } }]);
+    expect(result.errorsNotShown).toBe(1);
+    expect(result.summary?.report).toEqual([report]);
+    expect(readFileSync(report, 'utf8').trim().split('\n')).toHaveLength(8);
+    const cli = await runCli(['validate', source, '--max-errors', '2', '--show-errors', '1', '--json']);
+    expect(cli.code).toBe(result.verdict.exitCode);
+    expect((JSON.parse(cli.stdout) as { verdict: unknown }).verdict).toEqual({ exit_code: result.verdict.exitCode, why: result.verdict.why });
+  });
+});

@@ -222,6 +222,26 @@ describe.skipIf(!kcat)('listings stream: Kafka consumer groups against a Kafka-p
     expect(stderr).not.toContain('canary-kafka-password-9731');
   }, 60_000);
 
+  it('settings that no flag, variable, profile or first message gives: one error naming them (exit 2), as publish; nothing sent, dead-lettered or committed', async () => {
+    const cwd = tempDir('stream-unset-');
+    const service = await sandbox();
+    const topic = 'unset-settings';
+    await produce(mock.bootstrap, topic, products(0, 150, 'U'));
+    const child = spawnCli(['stream', `kafka://${mock.bootstrap}/${topic}`, '--group', 'unset', '--marketplace', 'EBAY_US', '--session-timeout', '6000'], { cwd, env: publishEnv(service.url) });
+    running.push({ child, exited: once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>, stderr: () => '', stdout: () => '' });
+    let stderr = '';
+    child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const deadline = setTimeout(() => child.kill('SIGTERM'), 40_000);
+    const [code] = (await once(child, 'exit')) as [number | null];
+    clearTimeout(deadline);
+    expect(code, stderr).toBe(2);
+    expect(stderr).toMatch(/merchant_location_key, fulfillment_policy_id, payment_policy_id, return_policy_id are not set, and none of the (first )?\d+ rows of unset-settings\/\d has a value for them/);
+    expect(stderr).toContain('--fulfillment-policy-id');
+    expect((await service.stats()).created).toBe(0);
+    expect(await committedTotal(mock, 'unset', topic)).toBe(0);
+    expect(existsSync(join(cwd, '.listings', `dead-letter-${topic}-unset.ndjson`)) ? readFileSync(join(cwd, '.listings', `dead-letter-${topic}-unset.ndjson`), 'utf8') : '').toBe('');
+  }, 60_000);
+
   it('refuses what is not a Kafka topic, and says so (exit 2)', async () => {
     const cwd = tempDir('stream-usage-');
     const bad = spawnCli(['stream', 'catalog.csv', '--group', 'g', ...STREAM_DEFAULTS], { cwd, env: publishEnv('http://127.0.0.1:9') });

@@ -69,12 +69,45 @@ describe.concurrent('listings validate: invalid rows', () => {
     expect(result.stderr.trim()).toBe('7 rows: 3 valid, 4 invalid');
   });
 
-  it('--max-errors N prints N lines then the count of the rest', async () => {
-    const result = await runCli(['validate', ERRORS, '--max-errors', '2']);
+  it('--show-errors N prints N lines then the count of the rest; every row is still validated', async () => {
+    const result = await runCli(['validate', ERRORS, '--show-errors', '2']);
     const lines = result.stdout.trim().split('\n');
     expect(lines).toHaveLength(3);
     expect(lines[2]).toBe('... and 3 more errors');
+    expect(result.stderr.trim()).toBe('7 rows: 2 valid, 5 invalid');
     expect(result.code).toBe(1);
+  });
+
+  it('--max-errors N stops validating after N invalid rows, as it stops a publish: the rest not validated, each in the report once as not_attempted, the verdict says why', async () => {
+    const report = join(tempDir('validate-max-errors-'), 'run.csv');
+    const result = await runCli(['validate', ERRORS, '--max-errors', '2', '--report', report]);
+    expect(result.code).toBe(1);
+    expect(result.stdout.trim().split('\n')).toEqual([
+      `${ERRORS}:3: [EBAY_US] images_source[1]: not an absolute http(s) URL: "images/mug-sand-2.jpg"`,
+      `${ERRORS}:4: [ebay] marketplace: "ebay" is the wrapped shape's form; the flat shape needs the upper-case form with a region, e.g. EBAY_US`,
+    ]);
+    // The old meaning (the errors printed) is now --show-errors: said once, since --show-errors was not given.
+    expect(result.stderr.trim().split('\n')).toEqual([
+      'notice: --max-errors 2 stops validating after 2 invalid rows (the rest are not validated), as it stops a publish; the errors printed are limited by --show-errors (now 50)',
+      '7 rows: 1 valid, 2 invalid, 4 not validated',
+      'stopped after 2 invalid rows (--max-errors); 4 rows not validated',
+    ]);
+    const rows = readFileSync(report, 'utf8').trim().split('\n').slice(1);
+    expect(rows).toHaveLength(7);
+    expect(rows.filter((row) => row.includes(',not_attempted,'))).toHaveLength(4);
+    const json = JSON.parse((await runCli(['validate', ERRORS, '--max-errors', '2', '--show-errors', '1', '--json'])).stdout) as JsonResult & { not_validated: number; verdict: { exit_code: number; why: string } };
+    expect(json).toMatchObject({ rows: 7, valid: 1, invalid: 2, not_validated: 4, errors_not_shown: 1 });
+    expect(json.verdict).toEqual({ exit_code: 1, why: 'the validation stopped once 2 rows were invalid, the most it was allowed; 1 row valid, 2 invalid, 4 not validated' });
+  });
+
+  it('--max-errors all keeps its old meaning (no stop, every error printed) unless --show-errors says otherwise; 0 is refused with the way to print none', async () => {
+    const all = await runCli(['validate', ERRORS, '--max-errors', 'all', '--show-errors', '1']);
+    expect(all.stdout.trim().split('\n')).toHaveLength(2);
+    expect(all.stderr.trim()).toBe('7 rows: 2 valid, 5 invalid');
+    expect(all.code).toBe(1);
+    const zero = await runCli(['validate', ERRORS, '--max-errors', '0']);
+    expect(zero.stderr).toContain('(--show-errors 0 prints no error)');
+    expect(zero.code).toBe(2);
   });
 
   it('--json prints one object with the counts and the errors', async () => {
@@ -92,7 +125,7 @@ describe.concurrent('listings validate: invalid rows', () => {
     const rows = JSON.parse(readFileSync(join(REPO_ROOT, 'fixtures/catalog.json'), 'utf8')) as Array<Record<string, unknown>>;
     rows[1]!.images_source = ['not a url'];
     writeFileSync(file, JSON.stringify(rows.slice(0, 3)));
-    const result = await runCli(['validate', file, '--json', '--max-errors', '0']);
+    const result = await runCli(['validate', file, '--json', '--show-errors', '0']);
     const json = JSON.parse(result.stdout) as JsonResult;
     expect(json).toMatchObject({ rows: 3, valid: 2, invalid: 1, errors: [], errors_not_shown: 1 });
     const full = JSON.parse((await runCli(['validate', file, '--json'])).stdout) as JsonResult;

@@ -4,8 +4,9 @@ import type { Ora } from 'ora';
 import { parseKafkaAddress, isKafkaAddress } from '../../stream/kafka-address.js';
 import { kafkaSecurityFromEnv } from '../../stream/kafka-security.js';
 import { parseAdminAddress } from '../../stream/admin-address.js';
-import { streamListings, type StreamRun } from '../../stream/stream-listings.js';
-import type { StreamEnd, StreamOutcome, StreamStats } from '../../stream/stream-types.js';
+import type { StreamRun } from '../../stream/stream-listings.js';
+import type { StreamOutcome, StreamStats } from '../../stream/stream-types.js';
+import { runStreamSpec, type StreamResult } from '../../run/stream-run.js';
 import { DEFAULT_RETRY_POLICY } from '../../publish/retry-policy.js';
 import type { EngineObserver } from '../../publish/engine-types.js';
 import { defaultMarketplaces } from '../../prepare/fan-out.js';
@@ -13,7 +14,6 @@ import { RetryBudget } from '../../publish/retry-budget.js';
 import { formatLocation, ListingsError, UsageError } from '../../errors.js';
 import { printable } from '../../printable.js';
 import { EXIT, ExitError } from '../exit-codes.js';
-import { NO_ROWS, verdictOf, type RunEnding } from '../../run/verdict.js';
 import { err, paint, terminalSafe } from '../output.js';
 import { openRunLog, runStartOf, sendingSettings } from '../log-events.js';
 import type { RunLog } from '../../run/log-events.js';
@@ -25,8 +25,6 @@ import { wordError } from '../report-error.js';
 import type { LoadedSettings } from '../settings.js';
 import { openEndpoint } from './open-endpoint.js';
 import type { StreamFlags } from './stream-flags.js';
-
-const round = (ms: number | undefined): number | undefined => (ms === undefined ? undefined : Math.round(ms));
 
 /** Dead letters told one by one; beyond these, the status lines count them. */
 const DEAD_LETTERS_SHOWN = 50;
@@ -123,7 +121,6 @@ function deadLetterLine(result: StreamOutcome, fanOut: boolean): string {
 
 /** `listings stream kafka://.../TOPIC --group NAME`: runs until a signal, the service's end, or Kafka's. */
 export async function runStream(source: string, flags: StreamFlags, load: () => Promise<LoadedSettings>): Promise<void> {
-  const startedAt = performance.now();
   if (!isKafkaAddress(source)) throw new UsageError(`${JSON.stringify(source)} is not a Kafka topic: listings stream reads kafka://HOST:PORT[,HOST:PORT...]/TOPIC (files and URLs are for listings publish)`);
   const address = parseKafkaAddress(source, 'source');
   if (flags.group.trim() === '') throw new UsageError('--group must not be empty');
@@ -150,60 +147,64 @@ export async function runStream(source: string, flags: StreamFlags, load: () => 
     if (json) log.event('stopping', { abandon: n > 1 });
     else note(line);
   });
-  const run = streamListings({
-    source,
-    group: flags.group,
-    sender: endpoint.client,
-    defaults: loaded.defaults,
-    mapping: { ...(catalog.map === undefined ? {} : { map: catalog.map }), ...(catalog.listSeparator === undefined ? {} : { listSeparator: catalog.listSeparator }), ...(flags.preset === undefined ? {} : { preset: flags.preset }) },
-    deadLetter,
-    fromBeginning: flags.from === 'earliest',
-    commitIntervalMs: flags.commitInterval,
-    maxBuffered: flags.maxBuffered,
-    sessionTimeoutMs: flags.sessionTimeout,
-    security,
-    drainTimeoutMs: flags.drainTimeout * 1000,
-    ...(concurrency === undefined ? { maxConcurrency } : { concurrency }),
-    ...(flags.rate === undefined ? {} : { rate: flags.rate }),
-    ...(flags.giveUpAfter === undefined ? {} : { giveUpAfterMs: flags.giveUpAfter * 1000 }),
-    retryPolicy: { ...DEFAULT_RETRY_POLICY, maxAttempts: flags.maxAttempts },
-    retryBudget: new RetryBudget(),
-    stop: signals.stop,
-    abandon: signals.abandon,
-    ...observers(log.observer, admin?.observe),
-    onLog: (level, message) => {
-      if (json) log.event('kafka', { level, message });
-      else if (level !== 'info' || !quiet) note(level === 'info' ? message : `${level === 'error' ? paint.red('error') : paint.yellow('warning')} ${message}`);
-    },
-  });
-  made.run = run;
-  if (json) {
-    log.start(
-      runStartOf('stream', [`kafka://${address.brokers.join(',')}/${address.topic}`], loaded, { origin: endpoint.client.endpoint.origin, sandbox: flags.sandbox === true, dryRun: false }, {
-        ...sendingSettings(flags, loaded),
-        group: flags.group,
-        from: flags.from,
-        dead_letter: redactSourceName(deadLetter),
-        max_buffered: flags.maxBuffered,
-        commit_interval_ms: flags.commitInterval,
-        session_timeout_ms: flags.sessionTimeout,
-        drain_timeout_s: flags.drainTimeout,
-      }),
-    );
-  } else if (!quiet) note(`streaming ${address.topic} in group ${flags.group} to ${endpoint.sandbox === undefined ? URL.parse(loaded.baseUrl())?.host : 'an embedded sandbox'}; failed and invalid messages go to ${deadLetter}`);
-  if (admin !== undefined) {
-    if (json) log.event('admin', { url: admin.url });
-    else if (!quiet) note(`health, readiness and metrics at ${admin.url}/healthz, /readyz, /metrics`);
-  }
+  const started = (): void => {
+    if (json) {
+      log.start(
+        runStartOf('stream', [`kafka://${address.brokers.join(',')}/${address.topic}`], loaded, { origin: endpoint.client.endpoint.origin, sandbox: flags.sandbox === true, dryRun: false }, {
+          ...sendingSettings(flags, loaded),
+          group: flags.group,
+          from: flags.from,
+          dead_letter: redactSourceName(deadLetter),
+          max_buffered: flags.maxBuffered,
+          commit_interval_ms: flags.commitInterval,
+          session_timeout_ms: flags.sessionTimeout,
+          drain_timeout_s: flags.drainTimeout,
+        }),
+      );
+    } else if (!quiet) note(`streaming ${address.topic} in group ${flags.group} to ${endpoint.sandbox === undefined ? URL.parse(loaded.baseUrl())?.host : 'an embedded sandbox'}; failed and invalid messages go to ${deadLetter}`);
+    if (admin !== undefined) {
+      if (json) log.event('admin', { url: admin.url });
+      else if (!quiet) note(`health, readiness and metrics at ${admin.url}/healthz, /readyz, /metrics`);
+    }
+  };
   let shown = 0;
   const fanOut = defaultMarketplaces(loaded.defaults).length > 1;
+  let result: StreamResult;
   try {
-    status = await StreamStatus.start(run, mode, flags.statusInterval, log);
-    for await (const result of run) {
-      if (!result.deadLettered) continue;
-      if (json) log.event('dead_letter', { location: formatLocation(result.outcome.location), partition: result.message.partition, offset: result.message.offset, sku: result.outcome.sku ?? null, marketplace: result.outcome.marketplace ?? null, outcome: result.outcome.outcome, reason: result.outcome.reason ?? null, error: result.outcome.error ?? null, status: result.outcome.httpStatus ?? null });
-      else if (shown++ < DEAD_LETTERS_SHOWN) note(`${paint.yellow('warning')} ${deadLetterLine(result, fanOut)}${shown === DEAD_LETTERS_SHOWN ? ` (the rest are counted, not shown; all are in ${deadLetter})` : ''}`);
-    }
+    result = await runStreamSpec({
+      source,
+      group: flags.group,
+      mapping: { ...(catalog.map === undefined ? {} : { map: catalog.map }), ...(catalog.listSeparator === undefined ? {} : { listSeparator: catalog.listSeparator }), ...(flags.preset === undefined ? {} : { preset: flags.preset }) },
+      target: { defaults: loaded.defaults, sender: endpoint.client },
+      sending: {
+        ...(concurrency === undefined ? { maxConcurrency } : { concurrency }),
+        ...(flags.rate === undefined ? {} : { rate: flags.rate }),
+        ...(flags.giveUpAfter === undefined ? {} : { giveUpAfterMs: flags.giveUpAfter * 1000 }),
+        retryPolicy: { ...DEFAULT_RETRY_POLICY, maxAttempts: flags.maxAttempts },
+        retryBudget: new RetryBudget(),
+      },
+      deadLetter,
+      kafka: { fromBeginning: flags.from === 'earliest', commitIntervalMs: flags.commitInterval, maxBuffered: flags.maxBuffered, sessionTimeoutMs: flags.sessionTimeout, security, drainTimeoutMs: flags.drainTimeout * 1000 },
+      watcher: {
+        stop: signals.stop,
+        abandon: signals.abandon,
+        ...observers(log.observer, admin?.observe),
+        onLog: (level, message) => {
+          if (json) log.event('kafka', { level, message });
+          else if (level !== 'info' || !quiet) note(level === 'info' ? message : `${level === 'error' ? paint.red('error') : paint.yellow('warning')} ${message}`);
+        },
+        onStart: async (run) => {
+          made.run = run;
+          started();
+          status = await StreamStatus.start(run, mode, flags.statusInterval, log);
+        },
+        onOutcome: (outcome) => {
+          if (!outcome.deadLettered) return;
+          if (json) log.event('dead_letter', { location: formatLocation(outcome.outcome.location), partition: outcome.message.partition, offset: outcome.message.offset, sku: outcome.outcome.sku ?? null, marketplace: outcome.outcome.marketplace ?? null, outcome: outcome.outcome.outcome, reason: outcome.outcome.reason ?? null, error: outcome.outcome.error ?? null, status: outcome.outcome.httpStatus ?? null });
+          else if (shown++ < DEAD_LETTERS_SHOWN) note(`${paint.yellow('warning')} ${deadLetterLine(outcome, fanOut)}${shown === DEAD_LETTERS_SHOWN ? ` (the rest are counted, not shown; all are in ${deadLetter})` : ''}`);
+        },
+      },
+    });
   } finally {
     status?.stop();
     await admin?.close();
@@ -213,31 +214,11 @@ export async function runStream(source: string, flags: StreamFlags, load: () => 
     else await endpoint.client.close();
     await endpoint.sandbox?.close();
   }
-  const stats = run.stats();
-  const end = run.end;
-  const elapsed = performance.now() - startedAt;
-  const verdict = verdictOf('stream', streamEnding(end), { ...NO_ROWS, rows: stats.received, published: stats.published, dead_lettered: stats.deadLettered });
-  const summary = {
-    received: stats.received,
-    published: stats.published,
-    dead_lettered: stats.deadLettered,
-    left_uncommitted: stats.notDurable + stats.buffered,
-    commits: stats.commits,
-    requests: stats.engine.requests,
-    throttled: stats.engine.throttled,
-    overloaded: stats.engine.overloaded,
-    timeouts: stats.engine.timeouts,
-    peak_concurrency: stats.engine.peakInFlight,
-    latency_ms: { p50: round(stats.latency.p50), p95: round(stats.latency.p95), p99: round(stats.latency.p99) },
-    partitions: stats.partitions.map((partition) => ({ partition: partition.partition, committed: partition.committed ?? null, lag: partition.lag ?? null })),
-    duration_ms: Math.round(elapsed),
-    end: end.kind === 'stopped' ? (end.abandoned ? 'abandoned' : 'stopped') : end.kind,
-    verdict: { exit_code: verdict.exitCode, why: verdict.why },
-  };
+  const { stats, end, summary, verdict } = result;
   log.finish({ kind: summary.end, ...(end.kind === 'systemic' ? { reason: end.reason } : {}) }, summary, verdict, flags.json === true);
   if (!json) {
     const committed = summary.partitions.map((partition) => `${partition.partition}@${partition.committed ?? '-'}`).join(' ');
-    err(`${count(stats.received)} received · ${paint.green(`${count(stats.published)} published`)} · ${stats.deadLettered > 0 ? paint.yellow(`${count(stats.deadLettered)} dead-lettered`) : '0 dead-lettered'} · ${count(summary.left_uncommitted)} left for the next reader · in ${duration(elapsed)}`);
+    err(`${count(stats.received)} received · ${paint.green(`${count(stats.published)} published`)} · ${stats.deadLettered > 0 ? paint.yellow(`${count(stats.deadLettered)} dead-lettered`) : '0 dead-lettered'} · ${count(summary.left_uncommitted)} left for the next reader · in ${duration(summary.duration_ms)}`);
     if (summary.latency_ms.p50 !== undefined) err(`latency (message timestamp to published): p50 ${count(summary.latency_ms.p50)} ms · p95 ${count(summary.latency_ms.p95 ?? 0)} ms · p99 ${count(summary.latency_ms.p99 ?? 0)} ms`);
     err(`committed offsets: ${committed === '' ? 'none' : committed} (${count(stats.commits)} ${stats.commits === 1 ? 'commit' : 'commits'})`);
   }
@@ -258,12 +239,4 @@ function observers(...list: Array<EngineObserver | undefined>): { onEvent?: Engi
   if (given.length === 0) return {};
   const [only] = given;
   return { onEvent: given.length === 1 && only !== undefined ? only : (event) => given.forEach((observer) => observer(event)) };
-}
-
-/** How a stream ended, for its verdict: a stop when asked is its clean end; Kafka failing for good is its source's. */
-function streamEnding(end: StreamEnd): RunEnding {
-  if (end.kind === 'systemic') return { kind: 'service', reason: end.reason };
-  if (end.kind === 'source') return { kind: 'source', reason: end.error instanceof Error ? end.error.message : String(end.error) };
-  if (end.kind === 'stopped' && end.abandoned) return { kind: 'interrupted', abandoned: true };
-  return { kind: 'complete' };
 }

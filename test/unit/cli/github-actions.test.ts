@@ -278,6 +278,12 @@ describe('markdown', () => {
     expect(markdown).toContain('| 14 | 400 | kind n |');
     expect(markdown).toContain('… and 10 rows with 4 other kinds of error.');
   });
+
+  it('a validation the error limit stopped: the rows not validated are a row of the table, and the total adds up', () => {
+    const markdown = validateSummaryMarkdown({ rows: 7, valid: 1, invalid: 2, skipped: 0, notValidated: 4, complete: true }, new RowErrorCollector(), ['a.csv'], { exitCode: 1, why: 'the validation stopped' });
+    expect(markdown).toContain('| not validated | 4 |\n| **total** | **7** |');
+    expect(validateSummaryMarkdown({ rows: 3, valid: 3, invalid: 0, skipped: 0, complete: true }, new RowErrorCollector(), ['a.csv'], { exitCode: 0, why: 'all valid' })).not.toContain('not validated');
+  });
 });
 
 describe('GithubRun', () => {
