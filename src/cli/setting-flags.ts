@@ -1,5 +1,5 @@
 import type { CatalogSetting } from '../catalog/types.js';
-import type { OptionSpec } from '../config/options.js';
+import { OPTION_BY_KEY, type OptionSpec } from '../config/options.js';
 import type { NameSetting } from '../errors.js';
 
 /** The flag of each setting the core's errors name, by the option name a library caller passes. */
@@ -22,7 +22,13 @@ export const FLAG_OF_SETTING: Readonly<Record<string, string>> = {
   allowInsecureHttp: '--allow-insecure-http',
   // The sandbox's data file (startSandbox's dataFile), named by its hint.
   dataFile: '--data',
-} satisfies Record<CatalogSetting | 'report' | 'retryFailed' | 'changedOnly' | 'shard' | 'maxErrors' | 'dryRun' | 'allowInsecureHttp' | 'dataFile', string>;
+  // What the setup (settings in effect, doctor, init) names besides the settings of the options table.
+  profile: '--profile',
+  sandbox: '--sandbox',
+  journal: '--journal',
+  state: '--state',
+  noJournal: '--no-journal',
+} satisfies Record<CatalogSetting | 'report' | 'retryFailed' | 'changedOnly' | 'shard' | 'maxErrors' | 'dryRun' | 'allowInsecureHttp' | 'dataFile' | 'profile' | 'sandbox' | 'journal' | 'state' | 'noJournal', string>;
 
 /** The command line that does what a library function does, for hints that point at one. */
 const COMMAND_OF_FUNCTION: Readonly<Record<string, string>> = {
@@ -31,11 +37,17 @@ const COMMAND_OF_FUNCTION: Readonly<Record<string, string>> = {
 };
 
 /** How the CLI names what the core names by option or function name: as its flag, or its command. */
-export const cliName: NameSetting = (key) => FLAG_OF_SETTING[key] ?? COMMAND_OF_FUNCTION[key] ?? key;
+export const cliName: NameSetting = (key) => FLAG_OF_SETTING[key] ?? COMMAND_OF_FUNCTION[key] ?? tableFlag(key) ?? key;
 
 /** The flag of a setting of the options table: `--base-url`; none for a setting not given per run. */
 export function settingFlagName(option: OptionSpec): string | undefined {
   return option.perRun === undefined ? undefined : `--${option.key.replaceAll('_', '-')}`;
+}
+
+/** The flag of a setting of the options table by its key (`base_url` -> `--base-url`), when it has one. */
+function tableFlag(key: string): string | undefined {
+  const option = OPTION_BY_KEY.get(key);
+  return option === undefined ? undefined : settingFlagName(option);
 }
 
 /** The flag as commander declares it, with its value: `--base-url <url>`, `--saved-defaults`. */
