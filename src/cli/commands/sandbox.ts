@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
-import { registerSecret } from '../../secrets.js';
+import { describeFaults, sandboxOptionsFromText, type SandboxOptionTexts } from '../../sandbox/option-text.js';
 import { sandboxOptionIssues, SANDBOX_DEFAULTS } from '../../sandbox/options.js';
-import type { LatencyRange, SandboxOptions, SandboxRequestEvent } from '../../sandbox/types.js';
+import type { SandboxOptions, SandboxRequestEvent } from '../../sandbox/types.js';
 import { err, out, paint } from '../output.js';
 import { GROUP } from '../help.js';
 
@@ -32,71 +32,24 @@ export interface SandboxFlags {
   verbose?: boolean;
 }
 
-type NumericFlag = Exclude<keyof SandboxFlags, 'host' | 'apiKey' | 'savedDefaults' | 'latency' | 'data' | 'verbose' | 'webhookUrl' | 'webhookSecret'>;
-
-// Flag -> library option; the ranges themselves are checked once, by sandboxOptionIssues.
-const NUMERIC: { flag: NumericFlag; option: keyof SandboxOptions; name: string }[] = [
-  { flag: 'port', option: 'port', name: '--port' },
-  { flag: 'failRate', option: 'failRate', name: '--fail-rate' },
-  { flag: 'failStatus', option: 'failStatus', name: '--fail-status' },
-  { flag: 'rateLimit', option: 'rateLimit', name: '--rate-limit' },
-  { flag: 'retryAfter', option: 'retryAfterSeconds', name: '--retry-after' },
-  { flag: 'capacity', option: 'capacity', name: '--capacity' },
-  { flag: 'queue', option: 'queue', name: '--queue' },
-  { flag: 'dropRate', option: 'dropRate', name: '--drop-rate' },
-  { flag: 'spikeRate', option: 'spikeRate', name: '--spike-rate' },
-  { flag: 'spikeMs', option: 'spikeMs', name: '--spike-ms' },
-  { flag: 'seed', option: 'seed', name: '--seed' },
-  { flag: 'maxBodyBytes', option: 'maxBodyBytes', name: '--max-body-bytes' },
-  { flag: 'webhookAttempts', option: 'webhookAttempts', name: '--webhook-attempts' },
-  { flag: 'webhookBackoffMs', option: 'webhookBackoffMs', name: '--webhook-backoff-ms' },
-];
-const FLAG_NAME: Record<string, { name: string; flag: keyof SandboxFlags }> = {
-  host: { name: '--host', flag: 'host' },
-  apiKey: { name: '--api-key', flag: 'apiKey' },
-  latency: { name: '--latency', flag: 'latency' },
-  dataFile: { name: '--data', flag: 'data' },
-  webhookUrl: { name: '--webhook-url', flag: 'webhookUrl' },
-  webhookSecret: { name: '--webhook-secret', flag: 'webhookSecret' },
-  ...Object.fromEntries(NUMERIC.map((entry) => [entry.option, { name: entry.name, flag: entry.flag }])),
-};
-
-/** A decimal number, or NaN: `Number('')` would be 0 and `Number('0x10')` 16. */
-function decimal(raw: string): number {
-  return /^\s*-?(\d+\.?\d*|\.\d+)\s*$/.test(raw) ? Number(raw) : Number.NaN;
-}
-
-/** `20` -> 20 ms; `10-50` -> between 10 and 50 ms. */
-function latency(raw: string): number | LatencyRange {
-  const range = /^\s*([\d.]+)\s*-\s*([\d.]+)\s*$/.exec(raw);
-  return range ? { min: decimal(range[1] ?? ''), max: decimal(range[2] ?? '') } : decimal(raw);
-}
+// Flag -> library option: the same name but for these two (a flag's name is its attribute's: failRate -> --fail-rate).
+// src/sandbox reads the values, and sandboxOptionIssues checks their ranges once.
+const RENAMED: Partial<Record<keyof SandboxFlags, keyof SandboxOptionTexts>> = { retryAfter: 'retryAfterSeconds', data: 'dataFile' };
+const FLAG_OF_OPTION = new Map(Object.entries(RENAMED).map(([flag, option]) => [option as string, flag as keyof SandboxFlags]));
+const flagOf = (option: string): keyof SandboxFlags => FLAG_OF_OPTION.get(option) ?? (option as keyof SandboxFlags);
 
 /** Turn the flags into library options; every bad value is a UsageError naming its flag. */
 export function sandboxOptionsFromFlags(flags: SandboxFlags): SandboxOptions {
-  const options: SandboxOptions = {};
-  const numbers = options as Record<string, unknown>;
-  for (const { flag, option } of NUMERIC) {
-    const raw = flags[flag];
-    if (raw !== undefined) numbers[option] = decimal(raw);
-  }
-  if (flags.host !== undefined) options.host = flags.host;
-  if (flags.apiKey !== undefined) options.apiKey = flags.apiKey;
-  if (flags.savedDefaults) options.savedDefaults = true;
-  if (flags.latency !== undefined) options.latency = latency(flags.latency);
-  if (flags.data !== undefined) options.dataFile = flags.data;
-  if (flags.webhookUrl !== undefined) options.webhookUrl = flags.webhookUrl;
-  if (flags.webhookSecret !== undefined) {
-    registerSecret(flags.webhookSecret);
-    options.webhookSecret = flags.webhookSecret;
-  }
+  const { verbose: _verbose, ...given } = flags;
+  const texts = Object.fromEntries(Object.entries(given).map(([flag, value]) => [RENAMED[flag as keyof SandboxFlags] ?? flag, value]));
+  const options = sandboxOptionsFromText(texts);
   const issues = sandboxOptionIssues(options);
   if (issues.length > 0) {
     const lines = issues.map((issue) => {
-      const named = FLAG_NAME[issue.path];
-      const raw = named === undefined ? undefined : flags[named.flag];
-      const shown = named?.flag === 'apiKey' || named?.flag === 'webhookSecret' || typeof raw !== 'string' ? '' : ` (got ${JSON.stringify(raw)})`;
-      return `${named?.name ?? issue.path} ${issue.message}${shown}`;
+      const flag = flagOf(issue.path);
+      const raw = flags[flag];
+      const shown = flag === 'apiKey' || flag === 'webhookSecret' || typeof raw !== 'string' ? '' : ` (got ${JSON.stringify(raw)})`;
+      return `--${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} ${issue.message}${shown}`;
     });
     throw new UsageError(lines.length === 1 ? (lines[0] ?? '') : `invalid sandbox options:\n  ${lines.join('\n  ')}`);
   }
@@ -115,19 +68,6 @@ function untilSignal(): Promise<NodeJS.Signals> {
   });
 }
 
-function faultSummary(options: SandboxOptions): string | undefined {
-  const parts: string[] = [];
-  const { latency: delay } = options;
-  if (delay !== undefined) parts.push(`latency ${typeof delay === 'number' ? delay : `${delay.min}-${delay.max}`} ms`);
-  if (options.failRate) parts.push(`fail rate ${options.failRate}${options.failStatus ? ` (HTTP ${options.failStatus})` : ''}`);
-  if (options.rateLimit !== undefined) parts.push(`rate limit ${options.rateLimit}/s (Retry-After ${options.retryAfterSeconds ?? SANDBOX_DEFAULTS.retryAfterSeconds})`);
-  if (options.capacity !== undefined) parts.push(`capacity ${options.capacity} (queue ${options.queue ?? 'unlimited'})`);
-  if (options.dropRate) parts.push(`drop rate ${options.dropRate}`);
-  if (options.spikeRate) parts.push(`latency spikes of ${options.spikeMs ?? SANDBOX_DEFAULTS.spikeMs} ms at rate ${options.spikeRate}`);
-  if (options.seed !== undefined) parts.push(`seed ${options.seed}`);
-  return parts.length === 0 ? undefined : parts.join(', ');
-}
-
 function logRequest(event: SandboxRequestEvent): void {
   const status = event.status === 'dropped' ? paint.yellow('dropped') : event.status < 300 ? paint.green(String(event.status)) : paint.red(String(event.status));
   err(`${event.method} ${event.path} ${status} ${event.ms.toFixed(1)} ms`);
@@ -142,7 +82,7 @@ async function runSandbox(flags: SandboxFlags): Promise<void> {
   err(`${paint.bold('listings sandbox')} imitates the Listing Publication Service at ${sandbox.url}${options.savedDefaults ? ' (with saved Marketplace configurations)' : ''}`);
   err(`  export LISTINGS_BASE_URL=${sandbox.url}`);
   err(`  export LISTINGS_API_KEY=${options.apiKey === undefined ? SANDBOX_DEFAULTS.apiKey : '<the key given with --api-key>'}`);
-  const faults = faultSummary(options);
+  const faults = describeFaults(options);
   if (faults) err(`  faults: ${faults}`);
   if (options.webhookUrl !== undefined) {
     err(`  webhooks: a ${options.webhookSecret === undefined ? 'unsigned' : 'signed'} listing.created callback to ${options.webhookUrl} after each listing created`);
