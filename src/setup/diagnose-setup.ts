@@ -1,6 +1,5 @@
 import { diagnoseService, type Check } from '../client/diagnose.js';
 import { libraryName, ListingsError, type NameSetting } from '../errors.js';
-import { EXIT } from '../run/verdict.js';
 import { baseUrlCheck, keyCheck, profileCheck, stateDirCheck } from './setup-checks.js';
 import { loadSettings, type LoadedSettings, type SettingsRequest } from './settings.js';
 
@@ -51,22 +50,9 @@ export async function diagnoseSetup(options: SetupDiagnosisOptions): Promise<Che
   return checks;
 }
 
-/** 2 when a failure is the configuration's, else 3 when one is the service's, else 0: warnings do not fail. */
-export function checksExitCode(checks: readonly Check[]): number {
-  if (checks.some((c) => c.status === 'fail' && c.kind === 'config')) return EXIT.usage;
-  if (checks.some((c) => c.status === 'fail')) return EXIT.service;
-  return EXIT.ok;
-}
-
-/** What the checks came to, in one sentence: `all checks passed`, `2 checks failed, 1 warning: exit 3 (the service)`. */
-export function checksVerdict(checks: readonly Check[]): { ok: boolean; exitCode: number; why: string } {
-  const exitCode = checksExitCode(checks);
-  const failed = checks.filter((c) => c.status === 'fail').length;
-  const warned = checks.filter((c) => c.status === 'warn').length;
-  const warnings = warned === 0 ? '' : `, ${warned} ${warned === 1 ? 'warning' : 'warnings'}`;
-  const why =
-    failed === 0
-      ? `all checks passed${warnings}`
-      : `${failed} ${failed === 1 ? 'check' : 'checks'} failed${warnings}: exit ${exitCode} (${exitCode === EXIT.usage ? 'the configuration' : 'the service'})`;
-  return { ok: failed === 0, exitCode, why };
+/** Whose fault a failed check is: the configuration's before the service's; undefined when none failed (warnings do not fail). */
+export function checksFault(checks: readonly Check[]): 'config' | 'service' | undefined {
+  if (checks.some((c) => c.status === 'fail' && c.kind === 'config')) return 'config';
+  if (checks.some((c) => c.status === 'fail')) return 'service';
+  return undefined;
 }

@@ -1,5 +1,5 @@
 import type { Check } from '../../client/diagnose.js';
-import { checksVerdict, diagnoseSetup } from '../../setup/diagnose-setup.js';
+import { checksFault, diagnoseSetup } from '../../setup/diagnose-setup.js';
 import { EXIT, ExitError } from '../exit-codes.js';
 import { err, out, paint, paintOut } from '../output.js';
 import { settingsRequest } from '../settings.js';
@@ -23,16 +23,26 @@ export function printChecks(checks: readonly Check[]): void {
   }
 }
 
+/** 2 when a failure is the configuration's, else 3 when one is the service's, else 0: warnings do not fail. */
+export function exitCodeOf(checks: readonly Check[]): number {
+  const fault = checksFault(checks);
+  return fault === 'config' ? EXIT.usage : fault === 'service' ? EXIT.service : EXIT.ok;
+}
+
 /** `listings doctor`: the checks of src/setup/diagnose-setup.ts, printed (or as JSON); exit 2 or 3 when one failed. */
 export async function runDoctor(flags: DoctorFlags & Record<string, unknown>, env: Record<string, string | undefined> = process.env): Promise<void> {
   const checks = await diagnoseSetup({ request: settingsRequest(flags), timeoutMs: flags.timeout, cwd: process.cwd(), env, name: cliName });
-  const verdict = checksVerdict(checks);
+  const code = exitCodeOf(checks);
   if (flags.json) {
     const shown = checks.map(({ name, status, message, fix }) => ({ name, status, message, fix: fix ?? null }));
-    out(JSON.stringify({ ok: verdict.exitCode === EXIT.ok, exit_code: verdict.exitCode, checks: shown }));
+    out(JSON.stringify({ ok: code === EXIT.ok, exit_code: code, checks: shown }));
   } else {
     printChecks(checks);
-    err(verdict.ok ? paint.green(verdict.why) : paint.red(verdict.why));
+    const failed = checks.filter((c) => c.status === 'fail').length;
+    const warned = checks.filter((c) => c.status === 'warn').length;
+    const warnings = warned === 0 ? '' : `, ${warned} ${warned === 1 ? 'warning' : 'warnings'}`;
+    if (failed === 0) err(paint.green(`all checks passed${warnings}`));
+    else err(paint.red(`${failed} ${failed === 1 ? 'check' : 'checks'} failed${warnings}: exit ${code} (${code === EXIT.usage ? 'the configuration' : 'the service'})`));
   }
-  if (verdict.exitCode !== EXIT.ok) throw new ExitError(verdict.exitCode);
+  if (code !== EXIT.ok) throw new ExitError(code);
 }

@@ -3,13 +3,12 @@ import type { SettingKey } from '../../config/options.js';
 import { resolveSettings } from '../../config/resolve.js';
 import { ProfileStore } from '../../config/store.js';
 import { UsageError } from '../../errors.js';
-import { checksExitCode } from '../../setup/diagnose-setup.js';
 import { apiKeyHere, startingAnswers, unanswered, writeAnswers } from '../../setup/init-profile.js';
 import { accept, acceptGiven, isAsked, QUESTIONS, shownAnswer, type AnswerContext, type Answers } from '../../setup/init-questions.js';
 import { EXIT, ExitError } from '../exit-codes.js';
 import { err, paint } from '../output.js';
 import { flagValues } from '../settings.js';
-import { printChecks } from './doctor-action.js';
+import { exitCodeOf, printChecks } from './doctor-action.js';
 import { cliName } from '../setting-flags.js';
 
 /** The flags of `listings init` besides the settings. */
@@ -154,7 +153,7 @@ export async function runInit(flags: InitFlags & Record<string, unknown>, env: E
   err('checking the base URL:');
   const checks = await diagnoseService({ baseUrl: String(answers.base_url), apiKey: key, apiKeyEnv: keyEnv, allowInsecureHttp: flags.allowInsecureHttp === true, timeoutMs: flags.timeout, env, name: cliName });
   printChecks(checks);
-  const code = checksExitCode(checks);
+  const code = exitCodeOf(checks);
   if (code !== EXIT.ok) {
     err(paint.red(`the profile is written, but the service cannot be used yet: fix the above, then run listings doctor${switchTo}`));
     throw new ExitError(code);
