@@ -28,7 +28,9 @@ export const FLAG_OF_SETTING: Readonly<Record<string, string>> = {
   journal: '--journal',
   state: '--state',
   noJournal: '--no-journal',
-} satisfies Record<CatalogSetting | 'report' | 'retryFailed' | 'changedOnly' | 'shard' | 'maxErrors' | 'dryRun' | 'allowInsecureHttp' | 'dataFile' | 'profile' | 'sandbox' | 'journal' | 'state' | 'noJournal', string>;
+  // streamListings' dead-letter target, named by the Kafka address check.
+  deadLetter: '--dead-letter',
+} satisfies Record<CatalogSetting | 'report' | 'retryFailed' | 'changedOnly' | 'shard' | 'maxErrors' | 'dryRun' | 'allowInsecureHttp' | 'dataFile' | 'profile' | 'sandbox' | 'journal' | 'state' | 'noJournal' | 'deadLetter', string>;
 
 /** The command line that does what a library function does, for hints that point at one. */
 const COMMAND_OF_FUNCTION: Readonly<Record<string, string>> = {
