@@ -21,10 +21,7 @@ export function callbackRecord(event: CallbackEvent): Record<string, unknown> {
     path: redactPath(callback.path),
   };
   if (event.reason !== undefined) line.reason = event.reason;
-  if (summary.id !== undefined) line.id = summary.id;
-  if (summary.kind !== undefined) line.kind = summary.kind;
-  if (summary.sku !== undefined) line.sku = summary.sku;
-  if (summary.status !== undefined) line.status = summary.status;
+  for (const key of ['id', 'kind', 'sku', 'status'] as const) if (summary[key] !== undefined) line[key] = summary[key];
   if (summary.json !== undefined) line.body = summary.json;
   else if (summary.text !== undefined) line.text = summary.text;
   else if (callback.body.length > 0) line.body_base64 = callback.body.toString('base64');
