@@ -102,11 +102,12 @@ describe('catalog errors: the library names the setting, the CLI the flag', () =
     expect(wordError(retry).message).toBe('--retry-failed run.xml: a JUnit report cannot be read back');
   });
 
-  it('words every setting as a flag that listings publish declares (the sandbox\'s data file: listings sandbox)', () => {
+  it('words every setting as a flag that listings publish declares (the sandbox\'s data file: listings sandbox; the dead-letter target: listings stream)', () => {
     const declared = (name: string) => buildProgram().commands.find((command) => command.name() === name)?.options.map((option) => option.long) ?? [];
-    const { dataFile, ...run } = FLAG_OF_SETTING;
+    const { dataFile, deadLetter, ...run } = FLAG_OF_SETTING;
     for (const flag of Object.values(run)) expect(declared('publish')).toContain(flag);
     expect(declared('sandbox')).toContain(dataFile);
+    expect(declared('stream')).toContain(deadLetter);
   });
 });
 
