@@ -181,6 +181,13 @@ export class ProfileStore {
   }
 }
 
+/** A profile asked for by name that the file does not hold: the known ones, and how to make it. */
+export function noSuchProfile(profile: string, known: readonly string[]): ConfigError {
+  return new ConfigError(`no profile named ${JSON.stringify(profile)}`, {
+    hint: (name) => `known profiles: ${known.join(', ')}; create it with: listings config set ${name('profile')} ${profile} KEY VALUE`,
+  });
+}
+
 /** The name, when it is a valid profile name; else a ConfigError that says where it came from (`from`). */
 export function checkProfileName(name: string, from?: string, hint = 'use letters, digits, - _ .'): string {
   if (PROFILE_NAME.test(name)) return name;

@@ -56,6 +56,7 @@ export const SETTING_FLAGS: readonly FlagSpec[] = [
     name: 'profile',
     commands: ['publish', 'stream', 'validate', 'enqueue', 'create', 'doctor', 'config list'],
     group: 'profile',
+    key: 'profile',
     value: { kind: 'text', placeholder: 'name' },
     env: 'LISTINGS_PROFILE',
     complete: 'profiles',

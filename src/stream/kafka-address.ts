@@ -11,10 +11,11 @@ export interface KafkaAddress {
 const TOPIC = /^[A-Za-z0-9._-]{1,249}$/;
 const BROKER = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/;
 
-/** Parses `kafka://HOST:PORT[,HOST:PORT...]/TOPIC`; `what` names the flag or argument in the error. */
+/** Parses `kafka://HOST:PORT[,HOST:PORT...]/TOPIC`; `what` is the setting (or argument) the error names. */
 export function parseKafkaAddress(text: string, what: string): KafkaAddress {
+  const shown = redactSourceName(text);
   const bad = (why: string): UsageError =>
-    new UsageError(`${what} ${JSON.stringify(redactSourceName(text))}: ${why} (expected kafka://HOST:PORT[,HOST:PORT...]/TOPIC)`);
+    new UsageError((name) => `${name(what)} ${JSON.stringify(shown)}: ${why} (expected kafka://HOST:PORT[,HOST:PORT...]/TOPIC)`, { setting: { key: what, value: shown } });
   if (!text.startsWith('kafka://')) throw bad('not a kafka:// address');
   const rest = text.slice('kafka://'.length);
   const slash = rest.indexOf('/');

@@ -1,16 +1,15 @@
 import { diagnoseService } from '../../client/diagnose.js';
-import { listingsEndpoint } from '../../client/endpoint.js';
-import { isFlatMarketplace, toWrappedMarketplace } from '../../contract/marketplace.js';
-import { OPTION_BY_KEY, type SettingKey, type SettingValue } from '../../config/options.js';
+import type { SettingKey } from '../../config/options.js';
 import { resolveSettings } from '../../config/resolve.js';
 import { ProfileStore } from '../../config/store.js';
-import { ListingsError, UsageError } from '../../errors.js';
-import { registerSecret } from '../../secrets.js';
+import { UsageError } from '../../errors.js';
+import { apiKeyHere, startingAnswers, unanswered, writeAnswers } from '../../setup/init-profile.js';
+import { accept, acceptGiven, isAsked, QUESTIONS, shownAnswer, type AnswerContext, type Answers } from '../../setup/init-questions.js';
 import { EXIT, ExitError } from '../exit-codes.js';
 import { err, paint } from '../output.js';
 import { flagValues } from '../settings.js';
 import { exitCodeOf, printChecks } from './doctor-action.js';
-import { cliName, settingFlagName } from '../setting-flags.js';
+import { cliName } from '../setting-flags.js';
 
 /** The flags of `listings init` besides the settings. */
 export interface InitFlags {
@@ -21,71 +20,6 @@ export interface InitFlags {
 }
 
 type Env = Record<string, string | undefined>;
-type Answers = Partial<Record<SettingKey, SettingValue>>;
-
-/** One question of `listings init`: the setting it sets, and when it is asked. */
-interface Question {
-  key: SettingKey;
-  prompt: (answers: Answers) => string;
-  /** Asked only when this holds for the answers so far (else the setting is left as it is). */
-  when?: (answers: Answers) => boolean;
-  /** A check beyond the setting's own parse, which may also normalise the value; throws with the reason. */
-  check?: (value: SettingValue, answers: Answers, flags: InitFlags & Record<string, unknown>) => SettingValue;
-}
-
-const IDS = ['merchant_location_key', 'fulfillment_policy_id', 'payment_policy_id', 'return_policy_id'] as const;
-const flat = (answers: Answers): boolean => answers.shape !== 'wrapped';
-const needsIds = (answers: Answers): boolean => flat(answers) && answers.saved_defaults !== true;
-
-const QUESTIONS: readonly Question[] = [
-  {
-    key: 'base_url',
-    prompt: () => 'Base URL of the service (e.g. https://api.example.com)',
-    check: (value, _answers, flags) => {
-      listingsEndpoint(String(value), { allowInsecureHttp: flags.allowInsecureHttp === true });
-      return value;
-    },
-  },
-  { key: 'api_key_env', prompt: () => 'Environment variable that holds the API key' },
-  { key: 'shape', prompt: () => 'Request shape: flat (EBAY_US, with policy ids) or wrapped (ebay, sku and title)' },
-  {
-    key: 'marketplace',
-    prompt: (answers) => `Marketplace (e.g. ${flat(answers) ? 'EBAY_US' : 'ebay'})`,
-    check: (value, answers) => {
-      const text = String(value);
-      if (flat(answers)) {
-        if (isFlatMarketplace(text.toUpperCase())) return text.toUpperCase();
-        throw new Error('the flat shape needs the upper-case form with a region, e.g. EBAY_US');
-      }
-      const wrapped = toWrappedMarketplace(text) ?? toWrappedMarketplace(text.toLowerCase());
-      if (wrapped === undefined) throw new Error('the wrapped shape needs the lower-case form without a region, e.g. ebay');
-      return wrapped;
-    },
-  },
-  { key: 'saved_defaults', prompt: () => 'Are the location key and policy ids saved in the dashboard (Marketplace configurations)? (yes/no)', when: flat },
-  { key: 'merchant_location_key', prompt: () => "Key of the merchant's location", when: needsIds },
-  { key: 'fulfillment_policy_id', prompt: () => 'Fulfillment policy id', when: needsIds },
-  { key: 'payment_policy_id', prompt: () => 'Payment policy id', when: needsIds },
-  { key: 'return_policy_id', prompt: () => 'Return policy id', when: needsIds },
-];
-
-function flagOf(key: SettingKey): string {
-  const option = OPTION_BY_KEY.get(key);
-  return (option === undefined ? undefined : settingFlagName(option)) ?? key;
-}
-
-/** The setting's parse, then the question's own check; throws an Error with the reason. */
-function accept(question: Question, raw: SettingValue, answers: Answers, flags: InitFlags & Record<string, unknown>): SettingValue {
-  const option = OPTION_BY_KEY.get(question.key);
-  if (option === undefined) throw new Error(`unknown setting ${question.key}`);
-  let text = String(raw);
-  if (typeof raw === 'string' && question.key === 'saved_defaults') {
-    text = ({ y: 'yes', n: 'no' } as Record<string, string>)[raw.trim().toLowerCase()] ?? raw;
-    if (!/^(yes|no|true|false|1|0|on|off)$/i.test(text.trim())) throw new Error('answer yes or no');
-  }
-  const value = option.parse(text);
-  return question.check === undefined ? value : question.check(value, answers, flags);
-}
 
 /** Questions on the terminal; Ctrl-C, or the end of the input, cancels with nothing written (exit 130). */
 async function terminal() {
@@ -127,36 +61,26 @@ async function terminal() {
 
 type Terminal = Awaited<ReturnType<typeof terminal>>;
 
-function shown(value: SettingValue | undefined): string {
-  if (typeof value === 'boolean') return value ? 'yes' : 'no';
-  return value === undefined ? '' : String(value);
-}
-
 /** Ask each question whose answer no flag gave, until the answer is accepted; Enter keeps the value shown. */
-async function askAll(tty: Terminal, answers: Answers, fromFlag: (key: SettingKey) => boolean, flags: InitFlags & Record<string, unknown>): Promise<void> {
+async function askAll(tty: Terminal, answers: Answers, fromFlag: (key: SettingKey) => boolean, context: AnswerContext): Promise<void> {
   for (const question of QUESTIONS) {
-    if (question.when !== undefined && !question.when(answers)) continue;
+    if (!isAsked(question, answers)) continue;
     const given = answers[question.key];
     if (fromFlag(question.key) && given !== undefined) {
-      try {
-        answers[question.key] = accept(question, given, answers, flags);
-      } catch (error) {
-        if (error instanceof ListingsError) throw error;
-        throw new UsageError(`${flagOf(question.key)}: ${(error as Error).message}`);
-      }
-      err(paint.dim(`${question.prompt(answers)}: ${shown(answers[question.key])} (from ${flagOf(question.key)})`));
+      answers[question.key] = acceptGiven(question, given, answers, context);
+      err(paint.dim(`${question.prompt(answers)}: ${shownAnswer(answers[question.key])} (from ${cliName(question.key)})`));
       continue;
     }
     for (;;) {
       const current = answers[question.key];
-      const typed = (await tty.ask(`${question.prompt(answers)}${current === undefined ? '' : ` [${shown(current)}]`}: `)).trim();
+      const typed = (await tty.ask(`${question.prompt(answers)}${current === undefined ? '' : ` [${shownAnswer(current)}]`}: `)).trim();
       const raw = typed === '' ? current : typed;
       if (raw === undefined) {
         err(paint.yellow('  an answer is needed'));
         continue;
       }
       try {
-        answers[question.key] = accept(question, raw, answers, flags);
+        answers[question.key] = accept(question, raw, answers, context);
         break;
       } catch (error) {
         err(paint.yellow(`  ${(error as Error).message}`));
@@ -166,22 +90,8 @@ async function askAll(tty: Terminal, answers: Answers, fromFlag: (key: SettingKe
 }
 
 /** Without questions: every answer from the flags (or env, profile, default); all missing ones in one usage error. */
-function checkAll(answers: Answers, flags: InitFlags & Record<string, unknown>): void {
-  const missing: string[] = [];
-  for (const question of QUESTIONS) {
-    if (question.when !== undefined && !question.when(answers)) continue;
-    const value = answers[question.key];
-    if (value === undefined) {
-      missing.push(flagOf(question.key));
-      continue;
-    }
-    try {
-      answers[question.key] = accept(question, value, answers, flags);
-    } catch (error) {
-      if (error instanceof ListingsError) throw error;
-      throw new UsageError(`${flagOf(question.key)}: ${(error as Error).message}`);
-    }
-  }
+function checkAll(answers: Answers, flags: InitFlags, context: AnswerContext): void {
+  const missing = unanswered(answers, context).map(cliName);
   if (missing.length > 0) {
     const why = flags.yes ? 'with --yes nothing is asked' : 'stdin is not a terminal, so nothing can be asked';
     throw new UsageError(`init: ${why}, and no answer was given for ${missing.join(', ')}`, {
@@ -201,11 +111,8 @@ export async function runInit(flags: InitFlags & Record<string, unknown>, env: E
   const profile = store.activeProfile(typeof flags.profile === 'string' ? flags.profile : undefined, env);
   const before = store.values(profile);
   const resolved = resolveSettings({ flags: flagValues(flags), env, profile: before });
-  const answers: Answers = {};
-  for (const question of QUESTIONS) {
-    const value = resolved.values[question.key];
-    if (value !== undefined) answers[question.key] = value;
-  }
+  const answers = startingAnswers(resolved);
+  const context: AnswerContext = { allowInsecureHttp: flags.allowInsecureHttp === true };
   const fromFlag = (key: SettingKey): boolean => resolved.sources[key] === 'flag';
   const interactive = flags.yes !== true && process.stdin.isTTY === true;
 
@@ -213,7 +120,7 @@ export async function runInit(flags: InitFlags & Record<string, unknown>, env: E
     const tty = await terminal();
     try {
       err(paint.bold(`Setting up the profile ${profile} (${store.path}). Enter keeps the value in [brackets].`));
-      await askAll(tty, answers, fromFlag, flags);
+      await askAll(tty, answers, fromFlag, context);
       const answer = (await tty.ask(`Write the profile ${profile}? [Y/n]: `)).trim().toLowerCase();
       if (answer !== '' && !answer.startsWith('y')) {
         err('nothing written');
@@ -223,33 +130,17 @@ export async function runInit(flags: InitFlags & Record<string, unknown>, env: E
       tty.close();
     }
   } else {
-    checkAll(answers, flags);
+    checkAll(answers, flags, context);
   }
 
-  // What is written: every question asked, and whatever a flag gave (--condition, say).
-  const written: SettingKey[] = [];
-  for (const question of QUESTIONS) {
-    if ((question.when === undefined || question.when(answers)) && answers[question.key] !== undefined) written.push(question.key);
-  }
-  for (const [key, source] of Object.entries(resolved.sources) as [SettingKey, string][]) {
-    if (source === 'flag' && !written.includes(key)) written.push(key);
-  }
-  const removed = needsIds(answers) ? [] : IDS.filter((key) => before[key] !== undefined && !written.includes(key));
-  for (const key of written) {
-    const value = answers[key] ?? resolved.values[key];
-    if (value !== undefined) await store.set(profile, key, value);
-  }
-  for (const key of removed) await store.unset(profile, key);
-
+  const { written, removed, removedBecause } = await writeAnswers(store, profile, answers, resolved, before);
   err(`wrote the profile ${paint.bold(profile)} in ${store.path}:`);
   const values = store.values(profile);
   const width = Math.max(...written.map((key) => key.length));
-  for (const key of written) err(`  ${key.padEnd(width)}  ${shown(values[key])}`);
-  if (removed.length > 0) err(paint.dim(`  removed ${removed.join(', ')}: ${flat(answers) ? 'the saved Marketplace configurations apply' : 'the wrapped shape sends none'}`));
+  for (const key of written) err(`  ${key.padEnd(width)}  ${shownAnswer(values[key])}`);
+  if (removed.length > 0) err(paint.dim(`  removed ${removed.join(', ')}: ${removedBecause}`));
 
-  const keyEnv = String(answers.api_key_env ?? 'LISTINGS_API_KEY');
-  const key = env[keyEnv]?.trim() ? env[keyEnv] : undefined;
-  registerSecret(key);
+  const { keyEnv, key } = apiKeyHere(answers, env);
   if (key === undefined) err(paint.yellow(`! ${keyEnv} is not set here: export ${keyEnv}=<key from the dashboard> before publishing`));
   const active = profile === store.activeProfile(undefined, env);
   if (!active) err(`${profile} is not the active profile: pass --profile ${profile} to commands, or make it the active one with listings config use ${profile}`);

@@ -1,6 +1,7 @@
 import { UsageError } from '../../errors.js';
 import { startListener, replayRecording, listenOptionIssues, redactPath, LISTEN_DEFAULTS, MAX_JSON_DEPTH } from '../../listen/index.js';
 import type { CallbackEvent, CallbackSummary, ForwardResult, ListenEvent, Listener, ListenOptions, ListenStats, ReplayEvent } from '../../listen/index.js';
+import { eventRecords, forwardRecord } from '../../listen/event-records.js';
 import { printable } from '../../printable.js';
 import { registerSecret } from '../../secrets.js';
 import { EXIT, ExitError } from '../exit-codes.js';
@@ -124,34 +125,9 @@ function forwardText(seq: number, result: ForwardResult): string {
   return `  ${paintOut.dim('→')} #${seq} forwarded: ${status} ${paintOut.dim(`(${result.ms} ms)`)}`;
 }
 
-function forwardJson(result: ForwardResult): Record<string, unknown> {
-  return 'error' in result ? { ok: false, error: result.error, ms: result.ms } : { ok: result.ok, status: result.status, ms: result.ms };
-}
-
-function callbackJson(event: CallbackEvent): Record<string, unknown> {
-  const { summary, callback } = event;
-  const line: Record<string, unknown> = {
-    seq: event.seq,
-    received_at: callback.receivedAt.toISOString(),
-    outcome: event.outcome,
-    http_status: event.status,
-    method: callback.method,
-    path: redactPath(callback.path),
-  };
-  if (event.reason !== undefined) line.reason = event.reason;
-  if (summary.id !== undefined) line.id = summary.id;
-  if (summary.kind !== undefined) line.kind = summary.kind;
-  if (summary.sku !== undefined) line.sku = summary.sku;
-  if (summary.status !== undefined) line.status = summary.status;
-  if (summary.json !== undefined) line.body = summary.json;
-  else if (summary.text !== undefined) line.text = summary.text;
-  else if (callback.body.length > 0) line.body_base64 = callback.body.toString('base64');
-  return line;
-}
-
 /** Prints the listener's events: text for a person, or NDJSON (a forwarded callback's line waits for its forward). */
 function printer(json: boolean): { onEvent: (event: ListenEvent) => void; recordFailed: () => boolean } {
-  const waiting = new Map<number, Record<string, unknown>>();
+  const records = eventRecords();
   let recordFailed = false;
   const onEvent = (event: ListenEvent): void => {
     if (event.type === 'record_error') {
@@ -159,19 +135,11 @@ function printer(json: boolean): { onEvent: (event: ListenEvent) => void; record
       err(`${paint.red('error')} the recording cannot be written, recording stopped: ${printable(event.message)}`);
       return;
     }
-    if (event.type === 'forward') {
-      if (!json) return out(forwardText(event.seq, event.result));
-      const line = waiting.get(event.seq);
-      waiting.delete(event.seq);
-      if (line !== undefined) out(JSON.stringify({ ...line, forward: forwardJson(event.result) }));
-      return;
-    }
     if (json) {
-      const line = callbackJson(event);
-      if (event.forwarding) waiting.set(event.seq, line);
-      else out(JSON.stringify(line));
+      for (const line of records(event)) out(JSON.stringify(line));
       return;
     }
+    if (event.type === 'forward') return out(forwardText(event.seq, event.result));
     out(headline(event));
     if (event.outcome === 'accepted') for (const line of bodyLines(event.summary, event.callback.body.length)) out(line);
   };
@@ -213,7 +181,7 @@ async function runReplay(file: string, flags: ListenFlags): Promise<void> {
     const { record, result, dropped } = event;
     for (const header of dropped) err(`${paint.yellow('warning')} ${printable(at)}: header ${oneLine(JSON.stringify(header.name))} not sent: ${header.reason}`);
     if (flags.json) {
-      out(JSON.stringify({ line: event.line, method: record.method, path: record.path, received_at: record.received_at, forward: forwardJson(result) }));
+      out(JSON.stringify({ line: event.line, method: record.method, path: record.path, received_at: record.received_at, forward: forwardRecord(result) }));
       return;
     }
     const what = `${paintOut.dim(printable(at))}  ${record.method} ${oneLine(record.path)}`;

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
+import { describeFaults } from '../../sandbox/option-text.js';
 import { registerSecret } from '../../secrets.js';
 import { sandboxOptionIssues, SANDBOX_DEFAULTS } from '../../sandbox/options.js';
 import type { LatencyRange, SandboxOptions, SandboxRequestEvent } from '../../sandbox/types.js';
@@ -112,19 +113,6 @@ function untilSignal(): Promise<NodeJS.Signals> {
   });
 }
 
-function faultSummary(options: SandboxOptions): string | undefined {
-  const parts: string[] = [];
-  const { latency: delay } = options;
-  if (delay !== undefined) parts.push(`latency ${typeof delay === 'number' ? delay : `${delay.min}-${delay.max}`} ms`);
-  if (options.failRate) parts.push(`fail rate ${options.failRate}${options.failStatus ? ` (HTTP ${options.failStatus})` : ''}`);
-  if (options.rateLimit !== undefined) parts.push(`rate limit ${options.rateLimit}/s (Retry-After ${options.retryAfterSeconds ?? SANDBOX_DEFAULTS.retryAfterSeconds})`);
-  if (options.capacity !== undefined) parts.push(`capacity ${options.capacity} (queue ${options.queue ?? 'unlimited'})`);
-  if (options.dropRate) parts.push(`drop rate ${options.dropRate}`);
-  if (options.spikeRate) parts.push(`latency spikes of ${options.spikeMs ?? SANDBOX_DEFAULTS.spikeMs} ms at rate ${options.spikeRate}`);
-  if (options.seed !== undefined) parts.push(`seed ${options.seed}`);
-  return parts.length === 0 ? undefined : parts.join(', ');
-}
-
 function logRequest(event: SandboxRequestEvent): void {
   const status = event.status === 'dropped' ? paint.yellow('dropped') : event.status < 300 ? paint.green(String(event.status)) : paint.red(String(event.status));
   err(`${event.method} ${event.path} ${status} ${event.ms.toFixed(1)} ms`);
@@ -139,7 +127,7 @@ async function runSandbox(flags: SandboxFlags): Promise<void> {
   err(`${paint.bold('listings sandbox')} imitates the Listing Publication Service at ${sandbox.url}${options.savedDefaults ? ' (with saved Marketplace configurations)' : ''}`);
   err(`  export LISTINGS_BASE_URL=${sandbox.url}`);
   err(`  export LISTINGS_API_KEY=${options.apiKey === undefined ? SANDBOX_DEFAULTS.apiKey : '<the key given with --api-key>'}`);
-  const faults = faultSummary(options);
+  const faults = describeFaults(options);
   if (faults) err(`  faults: ${faults}`);
   if (options.webhookUrl !== undefined) {
     err(`  webhooks: a ${options.webhookSecret === undefined ? 'unsigned' : 'signed'} listing.created callback to ${options.webhookUrl} after each listing created`);

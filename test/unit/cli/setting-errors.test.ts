@@ -105,12 +105,12 @@ describe('catalog errors: the library names the setting, the CLI the flag', () =
     expect(wordError(retry).message).toBe('--retry-failed run.xml: a JUnit report cannot be read back');
   });
 
-  it('words every setting as a flag that listings publish declares (the sandbox\'s data file: listings sandbox; validate\'s own: listings validate)', () => {
+  it('words every setting as a flag that listings publish declares (the sandbox\'s data file: listings sandbox; validate\'s own; the stream\'s)', () => {
     const declared = (name: string) => buildProgram().commands.find((command) => command.name() === name)?.options.map((option) => option.long) ?? [];
-    const { dataFile, adminListen, requestsOut, showErrors, ...run } = FLAG_OF_SETTING;
+    const { dataFile, adminListen, deadLetter, requestsOut, showErrors, ...run } = FLAG_OF_SETTING;
     for (const flag of Object.values(run)) expect(declared('publish')).toContain(flag);
     expect(declared('sandbox')).toContain(dataFile);
-    expect(declared('stream')).toContain(adminListen);
+    expect(declared('stream')).toEqual(expect.arrayContaining([adminListen, deadLetter]));
     expect(declared('validate')).toEqual(expect.arrayContaining([requestsOut, showErrors]));
   });
 });

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { OffsetTracker } from '../../../src/stream/offset-tracker.js';
 import { KeyedGate } from '../../../src/stream/sku-gate.js';
 import { parseKafkaAddress } from '../../../src/stream/kafka-address.js';
+import { UsageError } from '../../../src/errors.js';
+import { cliName } from '../../../src/cli/setting-flags.js';
 import { createMessageMapper, type StreamMessage } from '../../../src/stream/message-draft.js';
 import { MessageFeed } from '../../../src/stream/message-feed.js';
 import { deadLetterOf } from '../../../src/stream/dead-letter.js';
@@ -122,6 +124,18 @@ describe('parseKafkaAddress', () => {
     ['kafka://k:9092/a b', /topic name/],
   ])('refuses %s, saying why', (text, why) => {
     expect(() => parseKafkaAddress(text, '--dead-letter')).toThrow(why);
+  });
+  it('names the setting the address was given as: by its name for the library, by its flag in the CLI', () => {
+    let error: UsageError | undefined;
+    try {
+      parseKafkaAddress('kafka://user:pw@k:9092/t', 'deadLetter');
+    } catch (thrown) {
+      error = thrown as UsageError;
+    }
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error?.setting).toEqual({ key: 'deadLetter', value: 'kafka://****@k:9092/t' });
+    expect(error?.message).toMatch(/^deadLetter "kafka:\/\/\*\*\*\*@k:9092\/t": a broker address holds no credentials/);
+    expect(error?.wordedWith(cliName).message).toMatch(/^--dead-letter "kafka:/);
   });
 });
 

@@ -1,0 +1,16 @@
+import { SANDBOX_DEFAULTS } from './options.js';
+import type { SandboxOptions } from './types.js';
+
+/** The faults the options inject, in words (`latency 10-50 ms, fail rate 0.2 (HTTP 503)`); undefined for none. */
+export function describeFaults(options: SandboxOptions): string | undefined {
+  const parts: string[] = [];
+  const { latency: delay } = options;
+  if (delay !== undefined) parts.push(`latency ${typeof delay === 'number' ? delay : `${delay.min}-${delay.max}`} ms`);
+  if (options.failRate) parts.push(`fail rate ${options.failRate}${options.failStatus ? ` (HTTP ${options.failStatus})` : ''}`);
+  if (options.rateLimit !== undefined) parts.push(`rate limit ${options.rateLimit}/s (Retry-After ${options.retryAfterSeconds ?? SANDBOX_DEFAULTS.retryAfterSeconds})`);
+  if (options.capacity !== undefined) parts.push(`capacity ${options.capacity} (queue ${options.queue ?? 'unlimited'})`);
+  if (options.dropRate) parts.push(`drop rate ${options.dropRate}`);
+  if (options.spikeRate) parts.push(`latency spikes of ${options.spikeMs ?? SANDBOX_DEFAULTS.spikeMs} ms at rate ${options.spikeRate}`);
+  if (options.seed !== undefined) parts.push(`seed ${options.seed}`);
+  return parts.length === 0 ? undefined : parts.join(', ');
+}

@@ -1,0 +1,115 @@
+import { listingsEndpoint } from '../client/endpoint.js';
+import { didYouMean } from '../config/did-you-mean.js';
+import type { MarketplaceSetting } from '../config/marketplace-settings.js';
+import { OPTIONS, OPTION_BY_KEY, PER_MARKETPLACE_KEYS, isMarketplaceSettingKey, marketplaceEnv, parseMarketplaceId, sectionName, type MarketplaceSettingKey, type OptionSpec, type SettingValue } from '../config/options.js';
+import { ConfigError, UsageError } from '../errors.js';
+import { maskSecret } from '../secrets.js';
+import type { LoadedSettings } from './settings.js';
+
+/** One setting of a profile read, written or removed, as `listings config` does: by key, or a marketplace's own. */
+
+/** The setting of a key; a UsageError (with a did-you-mean) for a key the options table does not have. */
+export function optionFor(key: string): OptionSpec {
+  const option = OPTION_BY_KEY.get(key);
+  if (option) return option;
+  const guess = didYouMean(key, OPTION_BY_KEY.keys());
+  throw new UsageError(`unknown config key ${JSON.stringify(key)}${guess ? `; did you mean ${guess}?` : ''}`, {
+    hint: `keys: ${OPTIONS.map((o) => o.key).join(', ')}`,
+  });
+}
+
+/** A value as shown: a secret masked. */
+export function shownValue(option: OptionSpec, value: unknown): string {
+  return option.secret && typeof value === 'string' ? maskSecret(value) : String(value);
+}
+
+/** A marketplace's section of a profile and the key in it. */
+export interface SectionKey {
+  name: string;
+  key: MarketplaceSettingKey;
+}
+
+/**
+ * The section the marketplace names, for a key a marketplace may have of its own; undefined without a marketplace.
+ * A key no marketplace has of its own is a usage error.
+ */
+export function sectionOf(option: OptionSpec, marketplace: string | undefined): SectionKey | undefined {
+  if (marketplace === undefined) return undefined;
+  if (!isMarketplaceSettingKey(option.key)) {
+    throw new UsageError(`${option.key} is one setting for every marketplace: it cannot be set per marketplace`, {
+      hint: `a marketplace may have its own: ${PER_MARKETPLACE_KEYS.join(', ')}`,
+    });
+  }
+  let id: string;
+  try {
+    id = parseMarketplaceId(marketplace);
+  } catch (error) {
+    const reason = (error as Error).message;
+    throw new ConfigError((name) => `${name('marketplace')}: ${reason}`, { setting: { key: 'marketplace', value: marketplace } });
+  }
+  return { name: sectionName(id), key: option.key };
+}
+
+/**
+ * A value as `config set` stores it: parsed by its setting (a ConfigError naming the key), and a base URL that
+ * publish and create would refuse (plain http to a host that is not loopback, say) refused now.
+ */
+export function storedValue(option: OptionSpec, text: string, allowInsecureHttp: boolean): SettingValue {
+  let parsed: SettingValue;
+  try {
+    parsed = option.parse(text);
+  } catch (error) {
+    throw new ConfigError(`${option.key}: ${(error as Error).message}`);
+  }
+  if (option.key === 'base_url') listingsEndpoint(String(parsed), { allowInsecureHttp });
+  return parsed;
+}
+
+/** One line of `config list`: a setting (or `EBAY_GB.fulfillment_policy_id`), its value as shown, and its source. */
+export interface SettingRow {
+  key: string;
+  value: string | undefined;
+  source: string;
+}
+
+/** Where a marketplace's value came from, for `config list`. */
+function sourceOf(name: string, key: MarketplaceSettingKey, setting: MarketplaceSetting): string {
+  if (!setting.own) return setting.source;
+  return setting.source === 'env' ? `env ${marketplaceEnv(name, key)}` : `profile, ${name} section`;
+}
+
+/** Every setting in effect with where it came from; with `ownValues`, then each marketplace's own values. */
+export function settingRows(loaded: LoadedSettings, ownValues: boolean): SettingRow[] {
+  const rows: SettingRow[] = OPTIONS.map((option) => {
+    const value = loaded.settings[option.key];
+    return { key: option.key, value: value === undefined ? undefined : shownValue(option, value), source: loaded.sources[option.key] ?? 'unset' };
+  });
+  if (!ownValues) return rows;
+  // A marketplace's own values, as `EBAY_GB.fulfillment_policy_id`: the ones that differ from the general values.
+  for (const [name, settings] of Object.entries(loaded.marketplaces)) {
+    for (const key of PER_MARKETPLACE_KEYS) {
+      const setting = settings[key];
+      if (setting?.own === true) rows.push({ key: `${name}.${key}`, value: setting.value, source: sourceOf(name, key, setting) });
+    }
+  }
+  return rows;
+}
+
+/** `config list --json`: the profile, the file, every setting and each marketplace's values with their sources. */
+export function settingsJson(loaded: LoadedSettings): Record<string, unknown> {
+  const rows = settingRows(loaded, false);
+  const marketplaces = Object.fromEntries(
+    Object.entries(loaded.marketplaces).map(([name, settings]) => [name, Object.fromEntries(Object.entries(settings).map(([key, setting]) => [key, { value: setting.value, source: setting.source, own: setting.own }]))]),
+  );
+  return { profile: loaded.profile, path: loaded.store.path, settings: Object.fromEntries(rows.map((r) => [r.key, { value: r.value ?? null, source: r.source }])), marketplaces };
+}
+
+/** Makes a profile the active one; a ConfigError when the name is not valid, or the file holds none of that name. */
+export async function useProfile(name: string, env: Record<string, string | undefined> = process.env): Promise<void> {
+  // The store is loaded only by the commands that use it (start-up stays light).
+  const { checkProfileName, noSuchProfile, ProfileStore } = await import('../config/store.js');
+  checkProfileName(name);
+  const store = await ProfileStore.open(env);
+  if (!store.profileNames().includes(name)) throw noSuchProfile(name, store.profileNames());
+  await store.use(name);
+}
