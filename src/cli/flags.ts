@@ -65,7 +65,7 @@ function parserOf(spec: FlagSpec): ((raw: string) => unknown) | undefined {
     try {
       return parseValue(value, raw);
     } catch (error) {
-      throw new UsageError(`${flagOf(spec.name)}: ${(error as Error).message}`);
+      throw new UsageError(`${flagOf(spec.name)}: ${worded((error as Error).message)}`);
     }
   };
 }

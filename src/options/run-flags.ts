@@ -92,7 +92,7 @@ export const OUTPUT_FLAGS: readonly FlagSpec[] = [
     commands: ['validate'],
     group: 'output',
     key: 'maxErrors',
-    value: { kind: 'whole', placeholder: 'n', min: 1, max: Number.MAX_SAFE_INTEGER, all: true },
+    value: { kind: 'whole', placeholder: 'n', min: 1, max: Number.MAX_SAFE_INTEGER, all: true, belowMin: '{{show-errors}} 0 prints no error' },
     description: 'stop validating once this many rows are invalid (the rest are not_attempted), as publish stops at failed rows; "all" for no limit',
   },
   { name: 'json', commands: ['validate'], group: 'output', description: 'print the result as one JSON object: {rows, valid, invalid, errors: [{source, line, field, message}]}' },

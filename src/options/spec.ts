@@ -36,8 +36,11 @@ export type ValueSpec =
   | { kind: 'text'; placeholder: string }
   /** One of a few words. */
   | { kind: 'choice'; placeholder: string; choices: readonly string[] | NamedList }
-  /** A whole number in [min, max]; with `all`, the word `all` too (no limit: Infinity). */
-  | { kind: 'whole'; placeholder: string; min: number; max: number; all?: true }
+  /**
+   * A whole number in [min, max]; with `all`, the word `all` too (no limit: Infinity). `belowMin`: what to use
+   * instead of a number below `min`, added to its error (it may name options as `{{name}}`).
+   */
+  | { kind: 'whole'; placeholder: string; min: number; max: number; all?: true; belowMin?: string }
   /** A number of requests per second, > 0. */
   | { kind: 'rate'; placeholder: string }
   /**

@@ -36,7 +36,8 @@ function whole(raw: string, spec: Extract<ValueSpec, { kind: 'whole' }>): number
   try {
     return parseInteger(spec.min, spec.max)(raw);
   } catch (error) {
-    throw new Error(`${(error as Error).message}${spec.all === true ? ' or "all"' : ''}`, { cause: error });
+    const below = spec.belowMin !== undefined && /^\s*-?\d+\s*$/.test(raw) && Number(raw) < spec.min ? ` (${spec.belowMin})` : '';
+    throw new Error(`${(error as Error).message}${spec.all === true ? ' or "all"' : ''}${below}`, { cause: error });
   }
 }
 

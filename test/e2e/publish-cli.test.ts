@@ -18,6 +18,7 @@ describe('listings publish: the command line', () => {
     expect(Object.keys(summary).sort()).toEqual([
         'complete',
         'duration_ms',
+        'enqueued',
         'errors_by_status',
         'failed',
         'interrupted',
