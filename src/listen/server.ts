@@ -14,6 +14,7 @@ import { resolveListenOptions, type ResolvedListenOptions } from './options.js';
 import { Recorder } from './recording.js';
 import { verifySignature } from './signature.js';
 import type { CallbackEvent, ListenEvent, ListenOptions, ListenStats, Listener, RejectReason } from './types.js';
+import { readBoundedBody } from '../http-body.js';
 
 const json = (value: unknown): string => JSON.stringify(value);
 const ACCEPTED = json({ received: true });
@@ -72,23 +73,9 @@ class ListenHandler {
     const callback: ReceivedCallback = { receivedAt, method: req.method ?? 'POST', path, headers: req.headers, body: Buffer.alloc(0) };
     if (!pathMatches(this.config.path, pathOf(path))) return this.refuse(res, callback, 'wrong_path');
     if (Number(req.headers['content-length']) > this.config.maxBodyBytes) return this.refuse(res, callback, 'too_large');
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let tooLarge = false;
-    req.on('data', (chunk: Buffer) => {
-      if (tooLarge) return;
-      size += chunk.length;
-      if (size <= this.config.maxBodyBytes) chunks.push(chunk);
-      else {
-        tooLarge = true;
-        this.refuse(res, callback, 'too_large');
-      }
-    });
-    req.on('end', () => {
-      if (!tooLarge) this.received({ ...callback, body: Buffer.concat(chunks, size) }, res);
-    });
-    req.on('error', () => {
-      // the sender went away; there is nobody to answer
+    readBoundedBody(req, this.config.maxBodyBytes, (body) => {
+      if (body === undefined) this.refuse(res, callback, 'too_large');
+      else this.received({ ...callback, body }, res);
     });
   }
 

@@ -12,6 +12,7 @@ import { parseOutage, type Outage } from './outage.js';
 import { StatsCounter } from './stats.js';
 import { WebhookSender } from './webhooks.js';
 import type { Sandbox, SandboxOptions, SandboxRequestEvent, SandboxStats } from './types.js';
+import { readBoundedBody } from '../http-body.js';
 
 /** Counts, outside `/v1` so it can never collide with the service's own paths. */
 export const STATS_PATH = '/_sandbox/stats';
@@ -239,23 +240,7 @@ class SandboxHandler {
   }
 
   private readBody(req: IncomingMessage, done: (body: Buffer | undefined) => void): void {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let tooLarge = false;
-    req.on('data', (chunk: Buffer) => {
-      if (tooLarge) return;
-      size += chunk.length;
-      if (size > this.config.maxBodyBytes) {
-        tooLarge = true;
-        done(undefined);
-      } else chunks.push(chunk);
-    });
-    req.on('end', () => {
-      if (!tooLarge) done(chunks.length === 1 && chunks[0] !== undefined ? chunks[0] : Buffer.concat(chunks, size));
-    });
-    req.on('error', () => {
-      // the client went away; there is nobody to answer
-    });
+    readBoundedBody(req, this.config.maxBodyBytes, done);
   }
 
   /**

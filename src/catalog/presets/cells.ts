@@ -47,21 +47,29 @@ export function requireColumns(kind: PresetKind, source: string, fields: Record<
   });
 }
 
-/**
- * The drafts of an export whose rows are judged one by one (nothing held between rows): its columns checked at the
- * first record, an unreadable record reported as it is, every other row made a draft by `draftOf`.
- */
-export async function* rowByRow(kind: PresetKind, records: AsyncIterable<RecordItem>, draftOf: (fields: Record<string, unknown>, location: Location) => Draft): AsyncIterable<Draft> {
+/** A readable row of an export, or the draft that reports a record that could not be read. */
+export type CheckedRow = { fields: Record<string, unknown>; location: Location; draft?: undefined } | { draft: Draft };
+
+/** The records of an export with its columns checked at the first readable one (requireColumns), in order. */
+export async function* checkedRows(kind: PresetKind, records: AsyncIterable<RecordItem>): AsyncIterable<CheckedRow> {
   let checked = false;
   for await (const item of records) {
     if (isRecordError(item)) {
-      yield unreadableDraft(item);
+      yield { draft: unreadableDraft(item) };
       continue;
     }
     if (!checked) {
       requireColumns(kind, item.location.source, item.fields);
       checked = true;
     }
-    yield draftOf(item.fields, item.location);
+    yield item;
   }
+}
+
+/**
+ * The drafts of an export whose rows are judged one by one (nothing held between rows): its columns checked at the
+ * first record, an unreadable record reported as it is, every other row made a draft by `draftOf`.
+ */
+export async function* rowByRow(kind: PresetKind, records: AsyncIterable<RecordItem>, draftOf: (fields: Record<string, unknown>, location: Location) => Draft): AsyncIterable<Draft> {
+  for await (const row of checkedRows(kind, records)) yield row.draft ?? draftOf(row.fields, row.location);
 }

@@ -24,10 +24,9 @@
  * is caught by prepare's duplicate check.
  */
 import type { Draft } from '../types.js';
-import { isRecordError, type RecordItem } from '../types.js';
+import type { RecordItem } from '../types.js';
 import type { Location } from '../../errors.js';
-import { unreadableDraft } from '../mapping/index.js';
-import { cell, conditionOf, requireColumns, slug, unique } from './cells.js';
+import { cell, checkedRows, conditionOf, slug, unique } from './cells.js';
 import type { PresetKind } from './preset-kind.js';
 
 /** Shopify's product CSV, one line of PRESET_KINDS (src/catalog/presets/index.ts). */
@@ -114,16 +113,13 @@ export async function* shopifyDrafts(records: AsyncIterable<RecordItem>): AsyncI
   let product: Product | undefined;
   let variantColumns: string[] | undefined;
   try {
-    for await (const item of records) {
-      if (isRecordError(item)) {
-        yield unreadableDraft(item);
+    for await (const row of checkedRows(shopifyPreset, records)) {
+      if (row.draft !== undefined) {
+        yield row.draft;
         continue;
       }
-      const { fields, location } = item;
-      if (variantColumns === undefined) {
-        requireColumns(shopifyPreset, location.source, fields);
-        variantColumns = Object.keys(fields).filter((column) => column.startsWith('Variant ') && column !== 'Variant Image');
-      }
+      const { fields, location } = row;
+      variantColumns ??= Object.keys(fields).filter((column) => column.startsWith('Variant ') && column !== 'Variant Image');
       const handle = cell(fields, 'Handle');
       if (handle === '') {
         yield { location, values: {}, issues: [{ path: 'Handle', message: 'is empty: every row of a Shopify export names its product' }] };

@@ -23,10 +23,9 @@
  * number of variable products (a few hundred bytes each), not with the number of rows.
  */
 import type { Draft, DraftValues } from '../types.js';
-import { isRecordError, type RecordItem } from '../types.js';
+import type { RecordItem } from '../types.js';
 import type { Location } from '../../errors.js';
-import { unreadableDraft } from '../mapping/index.js';
-import { cell, requireColumns, slug, unique } from './cells.js';
+import { cell, checkedRows, slug, unique } from './cells.js';
 import type { PresetKind } from './preset-kind.js';
 import { splitList } from '../mapping/values.js';
 import { columnsByNumber } from '../mapping/map-record.js';
@@ -70,16 +69,13 @@ export async function* woocommerceDrafts(records: AsyncIterable<RecordItem>): As
   const variables: Parent[] = [];
   let attributeColumns: string[] | undefined;
   try {
-    for await (const item of records) {
-      if (isRecordError(item)) {
-        yield unreadableDraft(item);
+    for await (const row of checkedRows(woocommercePreset, records)) {
+      if (row.draft !== undefined) {
+        yield row.draft;
         continue;
       }
-      const { fields, location } = item;
-      if (attributeColumns === undefined) {
-        requireColumns(woocommercePreset, location.source, fields);
-        attributeColumns = columnsByNumber(Object.keys(fields), /^Attribute (\d+) value\(s\)$/);
-      }
+      const { fields, location } = row;
+      attributeColumns ??= columnsByNumber(Object.keys(fields), /^Attribute (\d+) value\(s\)$/);
       const types = wooTypes(cell(fields, 'Type'));
       const sku = cell(fields, 'SKU');
       const name = cell(fields, 'Name');
