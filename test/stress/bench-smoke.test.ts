@@ -90,5 +90,5 @@ describe('npm run bench (smoke: 2,000 rows, one repeat)', () => {
     expect(run.stdout).toContain('validate rows/s, listings / bare csv-parse loop (CSV)');
     // The committed results of the last full run are not touched by a smoke run.
     expect(existsSync(committed) ? readFileSync(committed, 'utf8') : undefined).toBe(before);
-  }, 240_000);
+  }, 480_000);
 });
