@@ -1,23 +1,41 @@
-import { Command } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { VERSION } from '../version.js';
-import { reportError } from './report-error.js';
 import { EXIT } from './exit-codes.js';
 import { finishHelp } from './help.js';
 import { runnerSafe, terminalSafe, tolerateClosedPipes } from './output.js';
-// Command registrations: each module declares its options and lazily imports what its action needs.
-import { registerCompletion } from './commands/completion.js';
-import { registerConfig } from './commands/config.js';
-import { registerCreate } from './commands/create.js';
-import { registerEnqueue } from './commands/enqueue.js';
-import { registerDoctor } from './commands/doctor.js';
-import { registerInit } from './commands/init.js';
-import { registerListen } from './commands/listen.js';
-import { registerSandbox } from './commands/sandbox.js';
-import { registerPublish } from './commands/publish.js';
-import { registerStream } from './commands/stream.js';
-import { registerValidate } from './commands/validate.js';
 
-export function buildProgram(): Command {
+type Register = (program: Command) => void;
+
+/**
+ * The commands in the order of the program's help, under their group headings. Each declaration module is imported
+ * only when its command is declared: a command run by name declares itself alone (its help and its action need no
+ * other), so it loads none of the others' declarations.
+ */
+const COMMANDS: readonly (readonly [group: string, name: string, load: () => Promise<Register>])[] = [
+  ['Publishing:', 'publish', async () => (await import('./commands/publish.js')).registerPublish],
+  ['Publishing:', 'stream', async () => (await import('./commands/stream.js')).registerStream],
+  ['Publishing:', 'enqueue', async () => (await import('./commands/enqueue.js')).registerEnqueue],
+  ['Publishing:', 'validate', async () => (await import('./commands/validate.js')).registerValidate],
+  ['Publishing:', 'create', async () => (await import('./commands/create.js')).registerCreate],
+  ['Setting up:', 'init', async () => (await import('./commands/init.js')).registerInit],
+  ['Setting up:', 'doctor', async () => (await import('./commands/doctor.js')).registerDoctor],
+  ['Setting up:', 'config', async () => (await import('./commands/config.js')).registerConfig],
+  ['Setting up:', 'completion', async () => (await import('./commands/completion.js')).registerCompletion],
+  ['Trying out:', 'sandbox', async () => (await import('./commands/sandbox.js')).registerSandbox],
+  ['Trying out:', 'listen', async () => (await import('./commands/listen.js')).registerListen],
+];
+
+/** The commands to declare for argv: the one named first, or all (the program's help, `help`, `completion`, an unknown word). */
+function commandsFor(argv: readonly string[] | undefined): typeof COMMANDS {
+  const named = argv?.[2];
+  // completion writes the script of every command; `help` and a mistyped name list or suggest them all.
+  if (named === undefined || named === 'completion') return COMMANDS;
+  const only = COMMANDS.filter(([, name]) => name === named);
+  return only.length > 0 ? only : COMMANDS;
+}
+
+/** The program with every command (or, given argv, only the command it runs). */
+export async function buildProgram(argv?: readonly string[]): Promise<Command> {
   const program = new Command('listings')
     .description('Publish product catalogs to sales marketplaces through the Listing Publication Service.')
     .version(VERSION, '-V, --version')
@@ -25,20 +43,13 @@ export function buildProgram(): Command {
     .exitOverride()
     // commander's own errors quote the argv (an unknown option, a bad value): they leave as every other line does.
     .configureOutput({ outputError: (text, write) => write(runnerSafe(terminalSafe(text, false))) });
-  program.commandsGroup('Publishing:');
-  registerPublish(program);
-  registerStream(program);
-  registerEnqueue(program);
-  registerValidate(program);
-  registerCreate(program);
-  program.commandsGroup('Setting up:');
-  registerInit(program);
-  registerDoctor(program);
-  registerConfig(program);
-  registerCompletion(program);
-  program.commandsGroup('Trying out:');
-  registerSandbox(program);
-  registerListen(program);
+  const commands = commandsFor(argv);
+  const registers = await Promise.all(commands.map(([, , load]) => load()));
+  let group: string | undefined;
+  commands.forEach(([heading], index) => {
+    if (heading !== group) program.commandsGroup((group = heading));
+    registers[index]?.(program);
+  });
   program.commandsGroup('Commands:');
   finishHelp(program);
   return program;
@@ -47,9 +58,11 @@ export function buildProgram(): Command {
 export async function run(argv: string[]): Promise<void> {
   tolerateClosedPipes();
   try {
-    await buildProgram().parseAsync(argv);
+    await (await buildProgram(argv)).parseAsync(argv);
     process.exitCode ??= EXIT.ok;
   } catch (error) {
-    process.exitCode = reportError(error);
+    // --help ends here too: it needs none of the error wording.
+    const helped = error instanceof CommanderError && error.exitCode === 0;
+    process.exitCode = helped ? EXIT.ok : (await import('./report-error.js')).reportError(error);
   }
 }

@@ -61,6 +61,25 @@ describe('start-up: heavy modules load only when needed', () => {
     expect(loaded(result.loads, '/dist/stream/')).toEqual([]);
   });
 
+  it('--version answers from package.json before any of the CLI is loaded: no commander, nothing of dist/', async () => {
+    const result = await runRecorded(['--version']);
+    expect(result.code, result.stderr).toBe(0);
+    const { version } = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string };
+    expect(result.stdout).toBe(`${version}\n`);
+    expect(loaded(result.loads, '/node_modules/commander/')).toEqual([]);
+    expect(loaded(result.loads, '/dist/')).toEqual([]);
+  });
+
+  it("a command's --help declares that command alone: no other command's module, no error wording", async () => {
+    const result = await runRecorded(['publish', '--help']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/^Usage: listings publish /);
+    expect(loaded(result.loads, '/dist/cli/commands/publish.js').length).toBeGreaterThan(0);
+    const others = ['stream', 'enqueue', 'validate', 'create', 'init', 'doctor', 'config', 'completion', 'sandbox', 'listen'];
+    expect(others.flatMap((name) => loaded(result.loads, `/dist/cli/commands/${name}.js`))).toEqual([]);
+    expect(loaded(result.loads, '/dist/cli/report-error.js')).toEqual([]);
+  });
+
   it('a catalog with an invalid row loads zod and gets its wording', async () => {
     const file = join(tempDir(), 'one-bad.csv');
     const [header, first] = readFileSync(join(REPO_ROOT, 'fixtures/catalog.csv'), 'utf8').split('\n');

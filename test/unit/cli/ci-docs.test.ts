@@ -13,6 +13,7 @@ import { buildProgram } from '../../../src/cli/main.js';
 
 const DOCS = new URL('../../../docs/', import.meta.url);
 const EXAMPLES = ['examples/github-nightly.yml', 'examples/gitlab-ci.yml'];
+const program = await buildProgram();
 
 function read(path: string): string {
   return readFileSync(new URL(path, DOCS), 'utf8');
@@ -123,7 +124,6 @@ function checkInvocation(words: string[], program: Command): Invocation {
 
 /** Every listings invocation of a YAML text, checked; `problems` names each unknown command or flag and where. */
 function check(text: string, where: string): { problems: string[]; invocations: Invocation[] } {
-  const program = buildProgram();
   const invocations = scriptsOf(parseYaml(text, where)).flatMap(invocationsOf).map((words) => checkInvocation(words, program));
   return { invocations, problems: invocations.flatMap((invocation) => invocation.problems.map((problem) => `${where}: ${problem}`)) };
 }
@@ -197,7 +197,6 @@ describe('the GitHub Action in docs/ci.md', () => {
 });
 
 describe('the flag check itself', () => {
-  const program = buildProgram();
 
   it('finds listings invocations across continuations, operators and quoting', () => {
     const script = 'set +e\nlistings publish "$CATALOG" --changed-only \\\n  --shard "${{ matrix.shard }}/4" --report=run.html > out.json && npx listings validate x --max-errors 5; echo "listings::not a call"';

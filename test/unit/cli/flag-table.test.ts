@@ -31,8 +31,9 @@ function entryOf(path: string, option: Option): { spec: FlagSpec; as: 'option' |
   return undefined;
 }
 
+const commands = allCommands(await buildProgram());
+
 describe('the flag table', () => {
-  const commands = allCommands(buildProgram());
 
   it('every option of every command is declared from the table: its flags, help text and help group', () => {
     const checked: string[] = [];

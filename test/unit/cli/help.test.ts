@@ -7,8 +7,9 @@ function allCommands(command: Command): Command[] {
   return [command, ...command.commands.flatMap(allCommands)];
 }
 
+const commands = allCommands(await buildProgram());
+
 describe('help of every command', () => {
-  const commands = allCommands(buildProgram());
 
   it('has examples', () => {
     const missing = commands.map(commandPath).filter((path) => EXAMPLES[path] === undefined);

@@ -12,6 +12,8 @@ import { FLAG_OF_SETTING, cliName } from '../../../src/cli/setting-flags.js';
 import { rejection, thrown } from '../../helpers/errors.js';
 import { tempDir } from '../../helpers/tmp.js';
 
+const program = await buildProgram();
+
 /**
  * The catalog reader's errors name settings as a library caller passes them (`map`, `delimiter`), and carry the
  * setting; the CLI words the same errors with its flags, as it always has.
@@ -106,7 +108,7 @@ describe('catalog errors: the library names the setting, the CLI the flag', () =
   });
 
   it('words every setting as a flag that listings publish declares (the sandbox\'s data file: listings sandbox; validate\'s own; the stream\'s)', () => {
-    const declared = (name: string) => buildProgram().commands.find((command) => command.name() === name)?.options.map((option) => option.long) ?? [];
+    const declared = (name: string) => program.commands.find((command) => command.name() === name)?.options.map((option) => option.long) ?? [];
     const { dataFile, adminListen, deadLetter, requestsOut, showErrors, ...run } = FLAG_OF_SETTING;
     for (const flag of Object.values(run)) expect(declared('publish')).toContain(flag);
     expect(declared('sandbox')).toContain(dataFile);
