@@ -7,10 +7,9 @@ import { parseAdminAddress } from '../../stream/admin-address.js';
 import type { StreamRun } from '../../stream/stream-listings.js';
 import type { StreamOutcome, StreamStats } from '../../stream/stream-types.js';
 import { runStreamSpec, type StreamResult } from '../../run/stream-run.js';
-import { DEFAULT_RETRY_POLICY } from '../../publish/retry-policy.js';
+import { sendingPolicyOf } from '../../run/sending-policy.js';
 import type { EngineObserver } from '../../publish/engine-types.js';
 import { defaultMarketplaces } from '../../prepare/fan-out.js';
-import { RetryBudget } from '../../publish/retry-budget.js';
 import { formatLocation, ListingsError, UsageError } from '../../errors.js';
 import { printable } from '../../printable.js';
 import { EXIT, ExitError } from '../exit-codes.js';
@@ -176,13 +175,7 @@ export async function runStream(source: string, flags: StreamFlags, load: () => 
       group: flags.group,
       mapping: { ...(catalog.map === undefined ? {} : { map: catalog.map }), ...(catalog.listSeparator === undefined ? {} : { listSeparator: catalog.listSeparator }), ...(flags.preset === undefined ? {} : { preset: flags.preset }) },
       target: { defaults: loaded.defaults, sender: endpoint.client },
-      sending: {
-        ...(concurrency === undefined ? { maxConcurrency } : { concurrency }),
-        ...(flags.rate === undefined ? {} : { rate: flags.rate }),
-        ...(flags.giveUpAfter === undefined ? {} : { giveUpAfterMs: flags.giveUpAfter * 1000 }),
-        retryPolicy: { ...DEFAULT_RETRY_POLICY, maxAttempts: flags.maxAttempts },
-        retryBudget: new RetryBudget(),
-      },
+      sending: sendingPolicyOf({ concurrency, maxConcurrency, rate: flags.rate, giveUpAfterSeconds: flags.giveUpAfter, maxAttempts: flags.maxAttempts }),
       deadLetter,
       kafka: { fromBeginning: flags.from === 'earliest', commitIntervalMs: flags.commitInterval, maxBuffered: flags.maxBuffered, sessionTimeoutMs: flags.sessionTimeout, security, drainTimeoutMs: flags.drainTimeout * 1000 },
       watcher: {
