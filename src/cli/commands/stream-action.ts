@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Ora } from 'ora';
 import { parseKafkaAddress, isKafkaAddress } from '../../stream/kafka-address.js';
@@ -6,9 +5,8 @@ import { kafkaSecurityFromEnv } from '../../stream/kafka-security.js';
 import { parseAdminAddress } from '../../stream/admin-address.js';
 import type { StreamRun } from '../../stream/stream-listings.js';
 import type { StreamOutcome, StreamStats } from '../../stream/stream-types.js';
-import { runStreamSpec, type StreamResult } from '../../run/stream-run.js';
+import { defaultDeadLetter, observersOf, runStreamSpec, type StreamResult } from '../../run/stream-run.js';
 import { sendingPolicyOf } from '../../run/sending-policy.js';
-import type { EngineObserver } from '../../publish/engine-types.js';
 import { defaultMarketplaces } from '../../prepare/fan-out.js';
 import { formatLocation, ListingsError, UsageError } from '../../errors.js';
 import { printable } from '../../printable.js';
@@ -27,11 +25,6 @@ import type { StreamFlags } from './stream-flags.js';
 
 /** Dead letters told one by one; beyond these, the status lines count them. */
 const DEAD_LETTERS_SHOWN = 50;
-
-/** A file name part from a topic or group name (both may hold characters a file system dislikes). */
-function fileSafe(name: string): string {
-  return name.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 80);
-}
 
 function lagText(stats: StreamStats): string {
   const parts = stats.partitions.map((partition) => `${partition.partition}:${partition.lag === undefined ? '?' : count(partition.lag)}`);
@@ -128,7 +121,7 @@ export async function runStream(source: string, flags: StreamFlags, load: () => 
   const security = kafkaSecurityFromEnv(process.env, flags.kafkaTls);
   const loaded = await load();
   const { concurrency, max_concurrency: maxConcurrency } = loaded.settings;
-  const deadLetter = flags.deadLetter ?? join('.listings', `dead-letter-${fileSafe(address.topic)}-${fileSafe(flags.group)}.ndjson`);
+  const deadLetter = flags.deadLetter ?? defaultDeadLetter(address.topic, flags.group);
   // The admin endpoint first: a port in use fails before anything is consumed. Not ready until the group is joined.
   const made: { run?: StreamRun } = {};
   const adminListen = flags.adminListen ?? process.env.LISTINGS_ADMIN_LISTEN;
@@ -181,7 +174,7 @@ export async function runStream(source: string, flags: StreamFlags, load: () => 
       watcher: {
         stop: signals.stop,
         abandon: signals.abandon,
-        ...observers(log.observer, admin?.observe),
+        ...observersOf(log.observer, admin?.observe),
         onLog: (level, message) => {
           if (json) log.event('kafka', { level, message });
           else if (level !== 'info' || !quiet) note(level === 'info' ? message : `${level === 'error' ? paint.red('error') : paint.yellow('warning')} ${message}`);
@@ -224,12 +217,4 @@ export async function runStream(source: string, flags: StreamFlags, load: () => 
     err(`${paint.red('error')} Kafka: ${printable(message)}`);
   }
   if (verdict.exitCode !== EXIT.ok) throw new ExitError(verdict.exitCode);
-}
-
-/** The run's engine observers: the log's and the metrics' histogram, either, both or none. */
-function observers(...list: Array<EngineObserver | undefined>): { onEvent?: EngineObserver } {
-  const given = list.filter((observer): observer is EngineObserver => observer !== undefined);
-  if (given.length === 0) return {};
-  const [only] = given;
-  return { onEvent: given.length === 1 && only !== undefined ? only : (event) => given.forEach((observer) => observer(event)) };
 }
