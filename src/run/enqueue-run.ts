@@ -11,8 +11,8 @@ import type { Compression, KafkaLog, TopicProducer } from '../stream/kafka-clien
 import type { KafkaSecurity } from '../stream/kafka-security.js';
 import { VERSION } from '../version.js';
 import { openPipeline } from './pipeline.js';
-import { ROW_ERRORS_KEPT } from './publish-spec.js';
 import { RunOutputs, type OutputFailure } from './run-outputs.js';
+import { takeOutcomes } from './take-outcomes.js';
 import type { RunOutputSpec, RunSourceSpec, RunTargetSpec, RunWatcher } from './spec.js';
 import { enqueueVerdict, type RunVerdict } from './verdict.js';
 
@@ -101,18 +101,7 @@ export async function runEnqueueSpec(spec: EnqueueSpec, watcher: EnqueueWatcher 
     const run = enqueueListings(pipeline.drafts, { defaults: spec.target.defaults, producer, batchSize, stop });
     const counter = new SummaryCounter();
     const rowErrors: RowOutcome[] = [];
-    let sourceError: unknown;
-    try {
-      for await (const outcome of run) {
-        counter.add(outcome);
-        watcher.onOutcome?.(outcome);
-        if ((outcome.outcome === 'failed' || outcome.outcome === 'invalid') && rowErrors.length < ROW_ERRORS_KEPT) rowErrors.push(outcome);
-        await outputs.write(outcome);
-      }
-    } catch (error) {
-      if (run.end.kind !== 'source') throw error;
-      sourceError = error;
-    }
+    const sourceError = await takeOutcomes(run, { counter, onOutcome: watcher.onOutcome, outputs, rowErrors });
     const stats = run.stats();
     const ended = run.end.kind;
     const reading = { complete: ended === 'completed' || ended === 'kafka', interrupted: watcher.stop?.aborted === true };
