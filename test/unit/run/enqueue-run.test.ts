@@ -1,19 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { runEnqueueSpec, UsageError } from '../../../src/index.js';
+import { runEnqueueSpec, UsageError, type ListingDefaults } from '../../../src/index.js';
 import { wordError } from '../../../src/cli/report-error.js';
 import { hasKcat, NO_KCAT, startKafkaMock, type KafkaMock } from '../../helpers/kafka-mock.js';
 import { csvRow, readCsvReport, writeCatalog } from '../../helpers/publish.js';
 import { rejection } from '../../helpers/errors.js';
 import { tempDir } from '../../helpers/tmp.js';
 
+const FLAT: ListingDefaults = { shape: 'flat', saved_defaults: false };
 const kcat = hasKcat();
 if (!kcat) console.log(NO_KCAT);
 
 describe('runEnqueueSpec: what listings enqueue runs, from the library', () => {
   it('refuses a topic that is not kafka:// and an HTML report, naming the setting (the CLI words it as its flag)', async () => {
     const catalog = writeCatalog(tempDir(), 1);
-    const spec = { source: { sources: [catalog], catalog: {} }, target: { defaults: {} } };
+    const spec = { source: { sources: [catalog], catalog: {} }, target: { defaults: FLAT } };
     const topic = await rejection(UsageError, runEnqueueSpec({ ...spec, topic: 'products' }));
     expect(topic.message).toMatch(/is not a Kafka topic/);
     const html = await rejection(UsageError, runEnqueueSpec({ ...spec, topic: 'kafka://127.0.0.1:9/products', outputs: { reports: ['run.html'] } }));
@@ -36,7 +37,7 @@ describe('runEnqueueSpec: what listings enqueue runs, from the library', () => {
       const report = join(dir, 'run.csv');
       const seen: string[] = [];
       const result = await runEnqueueSpec(
-        { source: { sources: [catalog], catalog: {} }, topic: `kafka://${mock.bootstrap}/library-enqueue`, target: { defaults: {} }, outputs: { reports: [report] } },
+        { source: { sources: [catalog], catalog: {} }, topic: `kafka://${mock.bootstrap}/library-enqueue`, target: { defaults: FLAT }, outputs: { reports: [report] } },
         { onOutcome: (outcome) => seen.push(outcome.outcome) },
       );
       expect(seen).toEqual(['enqueued', 'invalid', 'enqueued']);
