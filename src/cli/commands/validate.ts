@@ -12,6 +12,7 @@ import { githubActionsRun } from '../github-actions.js';
 import { inert } from '../../printable.js';
 import { cliName } from '../setting-flags.js';
 import type { ValidateResult, ValidationError } from '../../run/validate-run.js';
+import { CATALOG_SOURCES_HELP } from '../../catalog/sources/source-kind.js';
 
 interface ValidateFlags extends CatalogFlags {
   /** Stop after this many invalid rows; `all` (Infinity): no stop, and every error shown unless --show-errors says otherwise. */
@@ -121,7 +122,7 @@ export function registerValidate(program: Command): void {
   const command = program
     .command('validate')
     .description('check catalogs against the contract, sending nothing: exit 0 when every row is valid, 1 when any is not, 4 when a source cannot be read')
-    .argument('<source...>', 'catalog: a file, - for stdin, an http(s):// URL, s3://bucket/key or s3://bucket/prefix/');
+    .argument('<source...>', CATALOG_SOURCES_HELP);
   declareFlags(command, 'validate').action(async (sources: string[], flags: ValidateFlags, self: Command) => {
     // From here on every stderr line is an event, the errors of loading the settings included.
     if (flags.logFormat === 'json') (await import('../log-events.js')).captureStderrAsJson();
