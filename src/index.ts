@@ -54,7 +54,11 @@ export { streamListings, StreamRun } from './stream/stream-listings.js';
 export type { StreamListingsOptions, StreamOutcome, StreamEnd, StreamStats, PartitionProgress } from './stream/stream-types.js';
 export type { DeadLetter, DeadLetterSink } from './stream/dead-letter.js';
 export { runValidateSpec, SHOW_ERRORS, type ValidateSpec, type ValidateWatcher, type ValidateResult, type ValidateCounts, type ValidationError } from './run/validate-run.js';
+export { validateJsonOf, type ValidateJsonError } from './run/validate-json.js';
 export { runStreamSpec, type StreamSpec, type StreamWatcher, type StreamResult, type StreamSummary } from './run/stream-run.js';
+export { RunProgress, type RunProgressOptions, type ProgressFigures } from './run/run-progress.js';
+export { sendingPolicyOf, type SendingPolicyValues } from './run/sending-policy.js';
+export { runEnqueueSpec, enqueueTopic, checkEnqueueReports, type EnqueueSpec, type EnqueueWatcher, type EnqueueResult, type EnqueueSummary } from './run/enqueue-run.js';
 
 export { openReport, SummaryCounter, type ReportWriter, type RunSummary, type RunMeta } from './report/index.js';
 

@@ -116,3 +116,32 @@ export function declareFlags(command: Command, path: string): Command {
 export function flagsOfKeys(): Record<string, string> {
   return Object.fromEntries(FLAGS.flatMap((spec): [string, string][] => (spec.key === undefined ? [] : [[spec.key, flagOf(spec.name)]])));
 }
+
+/** Where commander keeps an option's value: `fail-rate` -> `failRate`. */
+function attributeOf(name: string): string {
+  return name.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
+}
+
+/** A decimal number, or NaN: `Number('')` would be 0 and `Number('0x10')` 16. */
+function decimal(raw: unknown): unknown {
+  if (typeof raw !== 'string') return raw;
+  return /^\s*-?(\d+\.?\d*|\.\d+)\s*$/.test(raw) ? Number(raw) : Number.NaN;
+}
+
+/** The library options a command's flags give: each option of the table with a `key` that was given, under that key. */
+export function optionsOfFlags(path: string, flags: object): Record<string, unknown> {
+  const given = flags as Record<string, unknown>;
+  const options: Record<string, unknown> = {};
+  for (const spec of flagsOf(path)) {
+    const raw = spec.key === undefined ? undefined : given[attributeOf(spec.name)];
+    if (spec.key === undefined || raw === undefined || raw === false) continue;
+    options[spec.key] = spec.value?.kind === 'text' && spec.value.number === true ? decimal(raw) : raw;
+  }
+  return options;
+}
+
+/** The option of a command whose `key` is the one the library names (`maxBodyBytes`): its flag, and the value given. */
+export function flagOfKey(path: string, key: string, flags: object): { flag: string; raw: unknown } | undefined {
+  const spec = flagsOf(path).find((candidate) => candidate.key === key);
+  return spec === undefined ? undefined : { flag: flagOf(spec.name), raw: (flags as Record<string, unknown>)[attributeOf(spec.name)] };
+}

@@ -32,8 +32,8 @@ export type NamedList = 'formats' | 'presets' | 'export-presets';
 
 /** What an option's value is, and how it is read from its text. */
 export type ValueSpec =
-  /** Free text, checked where it is used (a file name, a URL). */
-  | { kind: 'text'; placeholder: string }
+  /** Free text, checked where it is used (a file name, a URL); `number`: read as a decimal number there. */
+  | { kind: 'text'; placeholder: string; number?: true }
   /** One of a few words. */
   | { kind: 'choice'; placeholder: string; choices: readonly string[] | NamedList }
   /**

@@ -12,8 +12,9 @@ import { redactSourceName } from '../secret-url.js';
 import { VERSION } from '../version.js';
 import { openPipeline } from './pipeline.js';
 import { checkPublishOutputs, lockPublishFiles, publishFilesOf, readPublishSelection, retryNotices } from './publish-files.js';
-import { ROW_ERRORS_KEPT, type PublishNotice, type PublishResult, type PublishSpec, type PublishWatcher } from './publish-spec.js';
+import { type PublishNotice, type PublishResult, type PublishSpec, type PublishWatcher } from './publish-spec.js';
 import { RunOutputs } from './run-outputs.js';
+import { takeOutcomes } from './take-outcomes.js';
 import { publishVerdict } from './verdict.js';
 
 /** The listings an interrupted run did not read: with a fan-out, the rows not read times the marketplaces, plus the marketplaces of the last row read not reached. */
@@ -120,15 +121,7 @@ export async function runPublishSpec(spec: PublishSpec, watcher: PublishWatcher 
     const rowErrors: RowOutcome[] = [];
     let sourceError: unknown;
     try {
-      for await (const outcome of run) {
-        counter.add(outcome);
-        watcher.onOutcome?.(outcome);
-        await outputs.write(outcome);
-        if ((outcome.outcome === 'failed' || outcome.outcome === 'invalid') && rowErrors.length < ROW_ERRORS_KEPT) rowErrors.push(outcome);
-      }
-    } catch (error) {
-      if (run.end.kind !== 'source') throw error;
-      sourceError = error;
+      sourceError = await takeOutcomes(run, { counter, onOutcome: watcher.onOutcome, outputs, rowErrors });
     } finally {
       watcher.onRowsDone?.();
     }

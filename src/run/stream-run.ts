@@ -1,5 +1,6 @@
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { ListingSender } from '../publish/engine-types.js';
+import type { EngineObserver, ListingSender } from '../publish/engine-types.js';
 import type { DeadLetterSink } from '../stream/dead-letter.js';
 import type { KafkaLog } from '../stream/kafka-client.js';
 import type { MessageMapping } from '../stream/message-draft.js';
@@ -63,6 +64,24 @@ export interface StreamResult {
   end: StreamEnd;
   summary: StreamSummary;
   verdict: RunVerdict;
+}
+
+/** A file name part from a topic or group name (both may hold characters a file system dislikes). */
+function fileSafe(name: string): string {
+  return name.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 80);
+}
+
+/** Where `listings stream` puts the failed and invalid messages of a topic and group when told nowhere: an NDJSON file under `.listings/`. */
+export function defaultDeadLetter(topic: string, group: string): string {
+  return join('.listings', `dead-letter-${fileSafe(topic)}-${fileSafe(group)}.ndjson`);
+}
+
+/** Several engine observers as one (a log's and the metrics' histogram, say): either, both or none. */
+export function observersOf(...list: Array<EngineObserver | undefined>): { onEvent?: EngineObserver } {
+  const given = list.filter((observer): observer is EngineObserver => observer !== undefined);
+  if (given.length === 0) return {};
+  const [only] = given;
+  return { onEvent: given.length === 1 && only !== undefined ? only : (event) => given.forEach((observer) => observer(event)) };
 }
 
 const round = (ms: number | undefined): number | undefined => (ms === undefined ? undefined : Math.round(ms));

@@ -20,3 +20,10 @@ export interface SourceKind {
 export function schemeOf(source: string): string | undefined {
   return /^([a-z][a-z0-9+.-]*):\/\//i.exec(source)?.[1]?.toLowerCase();
 }
+
+/**
+ * The sources a catalog argument takes, as the commands' help names them. Help is built at start-up, before any
+ * source module is loaded, so it cannot be read from `SOURCE_KINDS`: test/unit/catalog/source-kinds.test.ts fails
+ * when a kind is missing here.
+ */
+export const CATALOG_SOURCES_HELP = 'catalog: a file, - for stdin, an http(s):// URL, s3://bucket/key or s3://bucket/prefix/';

@@ -3,6 +3,7 @@ import { loadSettings } from '../settings.js';
 import { declareFlags } from '../flags.js';
 import { exitCodesText } from '../exit-codes.js';
 import type { EnqueueFlags } from './enqueue-flags.js';
+import { CATALOG_SOURCES_HELP } from '../../catalog/sources/source-kind.js';
 
 /** What each code means after `listings enqueue` (Kafka takes the service's place). */
 const ENQUEUE_EXITS = {
@@ -19,7 +20,7 @@ export function registerEnqueue(program: Command): void {
   const command = program
     .command('enqueue')
     .description(`read, map and validate a catalog as publish does, and send each listing to a Kafka topic for listings stream workers to publish; ${exitCodesText(ENQUEUE_EXITS)}`)
-    .argument('<source>', 'catalog: a file, - for stdin, an http(s):// URL, s3://bucket/key or s3://bucket/prefix/')
+    .argument('<source>', CATALOG_SOURCES_HELP)
     .argument('<topic>', 'kafka://HOST:PORT[,HOST:PORT...]/TOPIC: one message per listing, keyed MARKETPLACE/SKU');
   declareFlags(command, 'enqueue').action(async (source: string, topic: string, flags: EnqueueFlags, self: Command) => {
     if (flags.logFormat === 'json') (await import('../log-events.js')).captureStderrAsJson();

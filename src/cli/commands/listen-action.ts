@@ -5,6 +5,7 @@ import { eventRecords, forwardRecord } from '../../listen/event-records.js';
 import { printable } from '../../printable.js';
 import { registerSecret } from '../../secrets.js';
 import { EXIT, ExitError } from '../exit-codes.js';
+import { flagOfKey, optionsOfFlags } from '../flags.js';
 import { err, out, paint, paintOut } from '../output.js';
 
 /** The raw flags of `listings listen`, as commander collects them. */
@@ -25,37 +26,14 @@ export interface ListenFlags {
   replay?: string;
 }
 
-const FLAG_OF: Record<string, string> = {
-  host: '--host',
-  port: '--port',
-  path: '--path',
-  forwardTo: '--forward-to',
-  recordFile: '--record',
-  secret: '--secret-env',
-  signatureHeader: '--signature-header',
-  toleranceSeconds: '--tolerance',
-  maxBodyBytes: '--max-body',
-  maxConnections: '--max-connections',
-  requestTimeoutSeconds: '--request-timeout',
-};
-
 /** The most of a text body shown on the terminal; the recording keeps it whole. */
 const MAX_SHOWN = 4_096;
 
 /** Flags -> listener options; every bad value is a UsageError naming its flag. The secret is read and masked here. */
 export function listenOptionsFromFlags(flags: ListenFlags, env: NodeJS.ProcessEnv = process.env): ListenOptions {
-  const options: ListenOptions = {};
-  if (flags.host !== undefined) options.host = flags.host;
-  if (flags.port !== undefined) options.port = flags.port;
-  if (flags.path !== undefined) options.path = flags.path;
-  if (flags.forwardTo !== undefined) options.forwardTo = flags.forwardTo;
-  if (flags.record !== undefined) options.recordFile = flags.record;
-  if (flags.signatureHeader !== undefined) options.signatureHeader = flags.signatureHeader;
-  if (flags.tolerance !== undefined) options.toleranceSeconds = flags.tolerance;
-  if (flags.maxBody !== undefined) options.maxBodyBytes = flags.maxBody;
-  if (flags.maxConnections !== undefined) options.maxConnections = flags.maxConnections;
-  if (flags.requestTimeout !== undefined) options.requestTimeoutSeconds = flags.requestTimeout;
-  if (flags.allowUnsigned === true) options.allowUnsigned = true;
+  // Each option of the table with a `key` (src/options/server-flags.ts), but the secret: --secret-env names where it is.
+  const options = optionsOfFlags('listen', flags) as ListenOptions;
+  delete options.secret;
   if (flags.secretEnv !== undefined) {
     const secret = env[flags.secretEnv];
     if (secret === undefined || secret === '') {
@@ -66,7 +44,7 @@ export function listenOptionsFromFlags(flags: ListenFlags, env: NodeJS.ProcessEn
   }
   const issues = listenOptionIssues(options);
   if (issues.length > 0) {
-    const lines = issues.map((issue) => `${FLAG_OF[issue.path] ?? issue.path} ${issue.message}`);
+    const lines = issues.map((issue) => `${flagOfKey('listen', issue.path, flags)?.flag ?? issue.path} ${issue.message}`);
     const exposed = options.host !== undefined && options.host.trim() !== '' && issues.some((issue) => issue.path === 'host');
     const hint = exposed ? 'give --secret-env NAME to check signatures there, keep the default --host 127.0.0.1, or add --allow-unsigned to receive unsigned callbacks from anyone anyway' : undefined;
     throw new UsageError(lines.length === 1 ? (lines[0] ?? '') : `invalid listen options:\n  ${lines.join('\n  ')}`, hint === undefined ? {} : { hint });

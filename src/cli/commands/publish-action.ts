@@ -1,8 +1,6 @@
 import { estimateRowCount } from '../../catalog/count-rows.js';
 import { checkFanOut } from '../../prepare/fan-out.js';
 import { parseShard, type Shard } from '../../publish/shard.js';
-import { RetryBudget } from '../../publish/retry-budget.js';
-import { DEFAULT_RETRY_POLICY } from '../../publish/retry-policy.js';
 import { describeTarget, runTarget, sandboxTarget, type RunTarget } from '../../publish/run-target.js';
 import { reportFormatOf } from '../../report/index.js';
 import { UsageError } from '../../errors.js';
@@ -19,6 +17,7 @@ import { catalogOptionsFrom } from '../catalog-options.js';
 import type { PublishFlags } from './publish-flags.js';
 import type { OutputFailure } from '../../run/run-outputs.js';
 import { runPublishSpec } from '../../run/publish-run.js';
+import { sendingPolicyOf } from '../../run/sending-policy.js';
 import { publishNeedsTarget } from '../../run/publish-files.js';
 import type { PublishNotice, PublishSpec, PublishWatcher } from '../../run/publish-spec.js';
 import { openRunLog, publishStartOf } from '../log-events.js';
@@ -62,14 +61,7 @@ function publishSpecOf(sources: string[], flags: PublishFlags, loaded: LoadedSet
       connect: async () => (await connect()).client,
     },
     selection,
-    sending: {
-      ...(concurrency === undefined ? { maxConcurrency } : { concurrency }),
-      ...(flags.giveUpAfter === undefined ? {} : { giveUpAfterMs: flags.giveUpAfter * 1000 }),
-      retryPolicy: { ...DEFAULT_RETRY_POLICY, maxAttempts: flags.maxAttempts },
-      retryBudget: new RetryBudget(),
-      ...(flags.rate === undefined ? {} : { rate: flags.rate }),
-      ...(flags.maxErrors === undefined ? {} : { maxErrors: flags.maxErrors }),
-    },
+    sending: { ...sendingPolicyOf({ concurrency, maxConcurrency, rate: flags.rate, giveUpAfterSeconds: flags.giveUpAfter, maxAttempts: flags.maxAttempts }), ...(flags.maxErrors === undefined ? {} : { maxErrors: flags.maxErrors }) },
     outputs: { reports: flags.report, cwd: process.cwd(), profile: loaded.profile, name: cliName },
   };
 }

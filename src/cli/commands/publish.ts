@@ -3,12 +3,13 @@ import { loadSettings } from '../settings.js';
 import { declareFlags } from '../flags.js';
 import { exitCodesText, PUBLISH_EXITS } from '../exit-codes.js';
 import type { PublishFlags } from './publish-flags.js';
+import { CATALOG_SOURCES_HELP } from '../../catalog/sources/source-kind.js';
 
 export function registerPublish(program: Command): void {
   const command = program
     .command('publish')
     .description(`publish catalogs: concurrent, retried, resumable; ${exitCodesText(PUBLISH_EXITS)}`)
-    .argument('<source...>', 'catalog: a file, - for stdin, an http(s):// URL, s3://bucket/key or s3://bucket/prefix/');
+    .argument('<source...>', CATALOG_SOURCES_HELP);
   declareFlags(command, 'publish').action(async (sources: string[], flags: PublishFlags, self: Command) => {
     if (flags.debug === true) process.env.LISTINGS_DEBUG = '1';
     // From here on every stderr line is an event, the errors of loading the settings included.

@@ -5,7 +5,7 @@ import { registerSecret } from '../../secrets.js';
 import { sandboxOptionIssues, SANDBOX_DEFAULTS } from '../../sandbox/options.js';
 import type { LatencyRange, SandboxOptions, SandboxRequestEvent } from '../../sandbox/types.js';
 import { err, out, paint } from '../output.js';
-import { declareFlags } from '../flags.js';
+import { declareFlags, flagOfKey, optionsOfFlags } from '../flags.js';
 
 /** The raw flags of `listings sandbox`, as commander collects them. */
 export interface SandboxFlags {
@@ -35,66 +35,18 @@ export interface SandboxFlags {
   verbose?: boolean;
 }
 
-type NumericFlag = Exclude<keyof SandboxFlags, 'host' | 'apiKey' | 'savedDefaults' | 'latency' | 'data' | 'verbose' | 'webhookUrl' | 'webhookSecret'>;
-
-// Flag -> library option; the ranges themselves are checked once, by sandboxOptionIssues.
-const NUMERIC: { flag: NumericFlag; option: keyof SandboxOptions; name: string }[] = [
-  { flag: 'port', option: 'port', name: '--port' },
-  { flag: 'failRate', option: 'failRate', name: '--fail-rate' },
-  { flag: 'failStatus', option: 'failStatus', name: '--fail-status' },
-  { flag: 'rateLimit', option: 'rateLimit', name: '--rate-limit' },
-  { flag: 'retryAfter', option: 'retryAfterSeconds', name: '--retry-after' },
-  { flag: 'capacity', option: 'capacity', name: '--capacity' },
-  { flag: 'queue', option: 'queue', name: '--queue' },
-  { flag: 'dropRate', option: 'dropRate', name: '--drop-rate' },
-  { flag: 'spikeRate', option: 'spikeRate', name: '--spike-rate' },
-  { flag: 'spikeMs', option: 'spikeMs', name: '--spike-ms' },
-  { flag: 'seed', option: 'seed', name: '--seed' },
-  { flag: 'maxBody', option: 'maxBodyBytes', name: '--max-body' },
-  { flag: 'webhookAttempts', option: 'webhookAttempts', name: '--webhook-attempts' },
-  { flag: 'webhookBackoffMs', option: 'webhookBackoffMs', name: '--webhook-backoff-ms' },
-];
-const FLAG_NAME: Record<string, { name: string; flag: keyof SandboxFlags }> = {
-  host: { name: '--host', flag: 'host' },
-  apiKey: { name: '--api-key', flag: 'apiKey' },
-  latency: { name: '--latency', flag: 'latency' },
-  dataFile: { name: '--data', flag: 'data' },
-  webhookUrl: { name: '--webhook-url', flag: 'webhookUrl' },
-  webhookSecret: { name: '--webhook-secret', flag: 'webhookSecret' },
-  ...Object.fromEntries(NUMERIC.map((entry) => [entry.option, { name: entry.name, flag: entry.flag }])),
-};
-
-/** A decimal number, or NaN: `Number('')` would be 0 and `Number('0x10')` 16. */
-function decimal(raw: string | number): number {
-  if (typeof raw === 'number') return raw;
-  return /^\s*-?(\d+\.?\d*|\.\d+)\s*$/.test(raw) ? Number(raw) : Number.NaN;
-}
-
-/** Turn the flags into library options; every bad value is a UsageError naming its flag. */
+/** Turn the flags into library options (src/options/server-flags.ts: each option's `key`); every bad value is a UsageError naming its flag. */
 export function sandboxOptionsFromFlags(flags: SandboxFlags): SandboxOptions {
-  const options: SandboxOptions = {};
-  const numbers = options as Record<string, unknown>;
-  for (const { flag, option } of NUMERIC) {
-    const raw = flags[flag];
-    if (raw !== undefined) numbers[option] = decimal(raw);
-  }
-  if (flags.host !== undefined) options.host = flags.host;
-  if (flags.apiKey !== undefined) options.apiKey = flags.apiKey;
-  if (flags.savedDefaults) options.savedDefaults = true;
-  if (flags.latency !== undefined) options.latency = flags.latency;
-  if (flags.data !== undefined) options.dataFile = flags.data;
-  if (flags.webhookUrl !== undefined) options.webhookUrl = flags.webhookUrl;
-  if (flags.webhookSecret !== undefined) {
-    registerSecret(flags.webhookSecret);
-    options.webhookSecret = flags.webhookSecret;
-  }
+  const options = optionsOfFlags('sandbox', flags) as SandboxOptions;
+  if (options.webhookSecret !== undefined) registerSecret(options.webhookSecret);
+  // The ranges are checked once, by the sandbox.
   const issues = sandboxOptionIssues(options);
   if (issues.length > 0) {
     const lines = issues.map((issue) => {
-      const named = FLAG_NAME[issue.path];
-      const raw = named === undefined ? undefined : flags[named.flag];
-      const shown = named?.flag === 'apiKey' || named?.flag === 'webhookSecret' || typeof raw !== 'string' ? '' : ` (got ${JSON.stringify(raw)})`;
-      return `${named?.name ?? issue.path} ${issue.message}${shown}`;
+      const named = flagOfKey('sandbox', issue.path, flags);
+      const secret = issue.path === 'apiKey' || issue.path === 'webhookSecret';
+      const shown = secret || typeof named?.raw !== 'string' ? '' : ` (got ${JSON.stringify(named.raw)})`;
+      return `${named?.flag ?? issue.path} ${issue.message}${shown}`;
     });
     throw new UsageError(lines.length === 1 ? (lines[0] ?? '') : `invalid sandbox options:\n  ${lines.join('\n  ')}`);
   }

@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Ora } from 'ora';
 import { parseKafkaAddress, isKafkaAddress } from '../../stream/kafka-address.js';
@@ -6,11 +5,9 @@ import { kafkaSecurityFromEnv } from '../../stream/kafka-security.js';
 import { parseAdminAddress } from '../../stream/admin-address.js';
 import type { StreamRun } from '../../stream/stream-listings.js';
 import type { StreamOutcome, StreamStats } from '../../stream/stream-types.js';
-import { runStreamSpec, type StreamResult } from '../../run/stream-run.js';
-import { DEFAULT_RETRY_POLICY } from '../../publish/retry-policy.js';
-import type { EngineObserver } from '../../publish/engine-types.js';
+import { defaultDeadLetter, observersOf, runStreamSpec, type StreamResult } from '../../run/stream-run.js';
+import { sendingPolicyOf } from '../../run/sending-policy.js';
 import { defaultMarketplaces } from '../../prepare/fan-out.js';
-import { RetryBudget } from '../../publish/retry-budget.js';
 import { formatLocation, ListingsError, UsageError } from '../../errors.js';
 import { printable } from '../../printable.js';
 import { EXIT, ExitError } from '../exit-codes.js';
@@ -28,11 +25,6 @@ import type { StreamFlags } from './stream-flags.js';
 
 /** Dead letters told one by one; beyond these, the status lines count them. */
 const DEAD_LETTERS_SHOWN = 50;
-
-/** A file name part from a topic or group name (both may hold characters a file system dislikes). */
-function fileSafe(name: string): string {
-  return name.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 80);
-}
 
 function lagText(stats: StreamStats): string {
   const parts = stats.partitions.map((partition) => `${partition.partition}:${partition.lag === undefined ? '?' : count(partition.lag)}`);
@@ -129,7 +121,7 @@ export async function runStream(source: string, flags: StreamFlags, load: () => 
   const security = kafkaSecurityFromEnv(process.env, flags.kafkaTls);
   const loaded = await load();
   const { concurrency, max_concurrency: maxConcurrency } = loaded.settings;
-  const deadLetter = flags.deadLetter ?? join('.listings', `dead-letter-${fileSafe(address.topic)}-${fileSafe(flags.group)}.ndjson`);
+  const deadLetter = flags.deadLetter ?? defaultDeadLetter(address.topic, flags.group);
   // The admin endpoint first: a port in use fails before anything is consumed. Not ready until the group is joined.
   const made: { run?: StreamRun } = {};
   const adminListen = flags.adminListen ?? process.env.LISTINGS_ADMIN_LISTEN;
@@ -176,19 +168,13 @@ export async function runStream(source: string, flags: StreamFlags, load: () => 
       group: flags.group,
       mapping: { ...(catalog.map === undefined ? {} : { map: catalog.map }), ...(catalog.listSeparator === undefined ? {} : { listSeparator: catalog.listSeparator }), ...(flags.preset === undefined ? {} : { preset: flags.preset }) },
       target: { defaults: loaded.defaults, sender: endpoint.client },
-      sending: {
-        ...(concurrency === undefined ? { maxConcurrency } : { concurrency }),
-        ...(flags.rate === undefined ? {} : { rate: flags.rate }),
-        ...(flags.giveUpAfter === undefined ? {} : { giveUpAfterMs: flags.giveUpAfter * 1000 }),
-        retryPolicy: { ...DEFAULT_RETRY_POLICY, maxAttempts: flags.maxAttempts },
-        retryBudget: new RetryBudget(),
-      },
+      sending: sendingPolicyOf({ concurrency, maxConcurrency, rate: flags.rate, giveUpAfterSeconds: flags.giveUpAfter, maxAttempts: flags.maxAttempts }),
       deadLetter,
       kafka: { fromBeginning: flags.from === 'earliest', commitIntervalMs: flags.commitInterval, maxBuffered: flags.maxBuffered, sessionTimeoutMs: flags.sessionTimeout, security, drainTimeoutMs: flags.drainTimeout * 1000 },
       watcher: {
         stop: signals.stop,
         abandon: signals.abandon,
-        ...observers(log.observer, admin?.observe),
+        ...observersOf(log.observer, admin?.observe),
         onLog: (level, message) => {
           if (json) log.event('kafka', { level, message });
           else if (level !== 'info' || !quiet) note(level === 'info' ? message : `${level === 'error' ? paint.red('error') : paint.yellow('warning')} ${message}`);
@@ -231,12 +217,4 @@ export async function runStream(source: string, flags: StreamFlags, load: () => 
     err(`${paint.red('error')} Kafka: ${printable(message)}`);
   }
   if (verdict.exitCode !== EXIT.ok) throw new ExitError(verdict.exitCode);
-}
-
-/** The run's engine observers: the log's and the metrics' histogram, either, both or none. */
-function observers(...list: Array<EngineObserver | undefined>): { onEvent?: EngineObserver } {
-  const given = list.filter((observer): observer is EngineObserver => observer !== undefined);
-  if (given.length === 0) return {};
-  const [only] = given;
-  return { onEvent: given.length === 1 && only !== undefined ? only : (event) => given.forEach((observer) => observer(event)) };
 }

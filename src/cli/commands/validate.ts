@@ -12,6 +12,7 @@ import { githubActionsRun } from '../github-actions.js';
 import { inert } from '../../printable.js';
 import { cliName } from '../setting-flags.js';
 import type { ValidateResult, ValidationError } from '../../run/validate-run.js';
+import { CATALOG_SOURCES_HELP } from '../../catalog/sources/source-kind.js';
 
 interface ValidateFlags extends CatalogFlags {
   /** Stop after this many invalid rows; `all` (Infinity): no stop, and every error shown unless --show-errors says otherwise. */
@@ -22,28 +23,6 @@ interface ValidateFlags extends CatalogFlags {
   report: string[];
   quiet?: boolean;
   logFormat?: 'human' | 'json';
-}
-
-/** One error as `--json` shows it; a JSON source's record index goes in `record`, with `line` null. */
-interface JsonError {
-  source: string;
-  line: number | null;
-  record?: number;
-  /** The marketplace of the listing (one row may be several listings, one per marketplace); null when it has none. */
-  marketplace: string | null;
-  field: string;
-  message: string;
-}
-
-function jsonError({ location, issue, marketplace }: ValidationError): JsonError {
-  return {
-    source: location.source,
-    line: location.line ?? null,
-    ...(location.line === undefined && location.record !== undefined ? { record: location.record } : {}),
-    marketplace: marketplace ?? null,
-    field: issue.path,
-    message: issue.message,
-  };
 }
 
 /**
@@ -70,25 +49,6 @@ function summaryLine({ counts }: ValidateResult): string {
   return `${head}: ${paint.green(`${count(counts.valid)} valid`)}, ${counts.invalid > 0 ? paint.red(invalid) : invalid}${skipped}${left}`;
 }
 
-/** The one object `--json` prints: the counts, the errors shown, and the verdict. */
-function jsonResult(result: ValidateResult): string {
-  const { counts, unread, verdict } = result;
-  const json = {
-    rows: counts.rows,
-    input_rows: counts.inputRows,
-    valid: counts.valid,
-    invalid: counts.invalid,
-    skipped: counts.skipped,
-    ...(counts.notValidated > 0 ? { not_validated: counts.notValidated } : {}),
-    errors: result.errors.map(jsonError),
-    errors_not_shown: result.errorsNotShown,
-    complete: result.complete,
-    ...(unread === undefined ? {} : { unread }),
-    verdict: { exit_code: verdict.exitCode, why: verdict.why },
-  };
-  return JSON.stringify(json);
-}
-
 /** The old `--max-errors N` limited the errors printed; it now stops the validation, as it stops a publish. */
 function noticeMaxErrors(flags: ValidateFlags, command: Command): void {
   if (flags.maxErrors === undefined || flags.maxErrors === Infinity || command.getOptionValueSource('showErrors') === 'cli') return;
@@ -97,8 +57,9 @@ function noticeMaxErrors(flags: ValidateFlags, command: Command): void {
 }
 
 async function validate(sources: string[], flags: ValidateFlags, command: Command): Promise<void> {
-  const [{ runValidateSpec }, { openRunLog, runStartOf }, { unreadText }] = await Promise.all([
+  const [{ runValidateSpec }, { validateJsonOf }, { openRunLog, runStartOf }, { unreadText }] = await Promise.all([
     import('../../run/validate-run.js'),
+    import('../../run/validate-json.js'),
     import('../log-events.js'),
     import('../../catalog/unread.js'),
   ]);
@@ -139,7 +100,7 @@ async function validate(sources: string[], flags: ValidateFlags, command: Comman
     github?.endGroup();
   }
   const { counts, verdict, unread, outputFailure: failure, ending, summary } = result;
-  if (json) out(jsonResult(result));
+  if (json) out(JSON.stringify(validateJsonOf(result)));
   else if (result.errorsNotShown > 0 && !quiet) out(`... and ${count(result.errorsNotShown)} more errors`);
   github?.finishValidate({ rows: counts.rows, valid: counts.valid, invalid: counts.invalid, skipped: counts.skipped, notValidated: counts.notValidated, complete: result.complete }, sources, verdict);
   if (log.json && summary !== undefined) {
@@ -161,7 +122,7 @@ export function registerValidate(program: Command): void {
   const command = program
     .command('validate')
     .description('check catalogs against the contract, sending nothing: exit 0 when every row is valid, 1 when any is not, 4 when a source cannot be read')
-    .argument('<source...>', 'catalog: a file, - for stdin, an http(s):// URL, s3://bucket/key or s3://bucket/prefix/');
+    .argument('<source...>', CATALOG_SOURCES_HELP);
   declareFlags(command, 'validate').action(async (sources: string[], flags: ValidateFlags, self: Command) => {
     // From here on every stderr line is an event, the errors of loading the settings included.
     if (flags.logFormat === 'json') (await import('../log-events.js')).captureStderrAsJson();

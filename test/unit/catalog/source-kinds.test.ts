@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { text } from 'node:stream/consumers';
 import { pathToFileURL } from 'node:url';
 import { openSource, SOURCE_KINDS } from '../../../src/catalog/sources/open-source.js';
+import { CATALOG_SOURCES_HELP } from '../../../src/catalog/sources/source-kind.js';
 import { UsageError } from '../../../src/errors.js';
 import { wordError } from '../../../src/cli/report-error.js';
 
@@ -31,6 +32,13 @@ async function refusal(source: string): Promise<UsageError> {
 }
 
 describe('source kinds', () => {
+  it("are all named by the catalog argument's help (a file as 'a file'; kafka is stream's, not a catalog's)", () => {
+    const named = SOURCE_KINDS.filter((kind) => kind.name !== 'file' && kind.name !== 'kafka').map((kind) => kind.forms.replace('…', ''));
+    expect(named.length).toBeGreaterThan(2);
+    for (const form of named) expect(CATALOG_SOURCES_HELP, form).toContain(form);
+    expect(CATALOG_SOURCES_HELP).toContain('a file');
+  });
+
   it.each([
     ['-', 'stdin'],
     ['a.csv', 'file'],

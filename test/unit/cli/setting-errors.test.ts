@@ -9,6 +9,7 @@ import { readRetryRows, reportFormatOf } from '../../../src/report/index.js';
 import { buildProgram } from '../../../src/cli/main.js';
 import { wordError } from '../../../src/cli/report-error.js';
 import { FLAG_OF_SETTING, cliName } from '../../../src/cli/setting-flags.js';
+import { FLAGS } from '../../../src/options/index.js';
 import { rejection, thrown } from '../../helpers/errors.js';
 import { tempDir } from '../../helpers/tmp.js';
 
@@ -109,8 +110,12 @@ describe('catalog errors: the library names the setting, the CLI the flag', () =
 
   it('words every setting as a flag that listings publish declares (the sandbox\'s data file: listings sandbox; validate\'s own; the stream\'s)', () => {
     const declared = (name: string) => program.commands.find((command) => command.name() === name)?.options.map((option) => option.long) ?? [];
-    const { dataFile, adminListen, deadLetter, requestsOut, showErrors, ...run } = FLAG_OF_SETTING;
-    for (const flag of Object.values(run)) expect(declared('publish')).toContain(flag);
+    const { dataFile, adminListen, deadLetter, requestsOut, showErrors, ...rest } = FLAG_OF_SETTING;
+    // The options of the sandbox and the listener, named by their own checks, are theirs.
+    const server = (command: string) => FLAGS.filter((spec) => spec.key !== undefined && spec.commands.length === 1 && spec.commands[0] === command);
+    for (const command of ['sandbox', 'listen']) for (const spec of server(command)) expect(declared(command), spec.name).toContain(FLAG_OF_SETTING[spec.key ?? '']);
+    const run = Object.entries(rest).filter(([key]) => !FLAGS.some((spec) => spec.key === key && (spec.commands[0] === 'sandbox' || spec.commands[0] === 'listen')));
+    for (const [, flag] of run) expect(declared('publish')).toContain(flag);
     expect(declared('sandbox')).toContain(dataFile);
     expect(declared('stream')).toEqual(expect.arrayContaining([adminListen, deadLetter]));
     expect(declared('validate')).toEqual(expect.arrayContaining([requestsOut, showErrors]));
