@@ -22,7 +22,7 @@ import { runPublishSpec } from '../../run/publish-run.js';
 import { publishNeedsTarget } from '../../run/publish-files.js';
 import type { PublishNotice, PublishSpec, PublishWatcher } from '../../run/publish-spec.js';
 import { openRunLog, publishStartOf } from '../log-events.js';
-import { openEndpoint, type Endpoint } from './open-endpoint.js';
+import { openEndpoint, sandboxFaultsOf, type Endpoint } from './open-endpoint.js';
 import { cliName } from '../setting-flags.js';
 
 /** What the flags say before anything is opened; every mistake here is a usage error (exit 2), nothing sent. */
@@ -44,7 +44,8 @@ function publishSpecOf(sources: string[], flags: PublishFlags, loaded: LoadedSet
   const kind = flags.dryRun === true ? 'dry-run' : 'publish';
   const selection = {
     ...(flags.resume === true ? { resume: true } : {}),
-    ...(flags.journal === undefined ? {} : { journal: flags.journal }),
+    // A --sandbox try-out keeps no journal unless one is asked for: its sandbox is gone after the run.
+    ...(flags.journal === undefined ? (flags.sandbox === true && flags.resume !== true ? { journal: false as const } : {}) : { journal: flags.journal }),
     ...(flags.changedOnly === true ? { changedOnly: true } : {}),
     ...(flags.state === undefined ? {} : { state: flags.state }),
     ...(shard === undefined ? {} : { shard }),
@@ -113,6 +114,7 @@ function printOutputFailure(failure: OutputFailure, journalPath: string | undefi
 /** `listings publish SOURCE...`: flags to a run spec, the run (src/run/publish-run.ts) watched by the terminal, its result printed, its exit code. */
 export async function runPublish(sources: string[], flags: PublishFlags, load: () => Promise<LoadedSettings>): Promise<void> {
   checkFlags(flags);
+  await sandboxFaultsOf(flags);
   const shard = flags.shard === undefined ? undefined : parseShard(flags.shard);
   const catalogOptions = await catalogOptionsFrom(flags);
   const loaded = await load();
@@ -170,7 +172,7 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
       printOutputFailure(outputFailure, outputFailure.role === 'journal' ? undefined : result.journalPath, outputFailure.atClose);
       throw new ExitError(verdict.exitCode);
     }
-    if (!log.json) printRunEnd(end, summary, flags.journal !== false && !dryRun);
+    if (!log.json) printRunEnd(end, summary, spec.selection?.journal !== false && !dryRun);
     // The error itself is the last line; the one catch gives it the verdict's code (report-error.ts).
     if (result.sourceError !== undefined) throw result.sourceError as Error;
     if (verdict.exitCode !== EXIT.ok) throw new ExitError(verdict.exitCode);
