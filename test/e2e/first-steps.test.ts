@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, runCli } from '../helpers/cli.js';
@@ -33,5 +33,27 @@ describe('first steps', () => {
     const bad = await runCli(['publish', CATALOG, '--sandbox', '--fail-rate', '2'], { cwd: dir });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--fail-rate .*"2"/);
+  });
+
+  it('a header of other names gets the whole mapping as one command, which validates when pasted', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'odd.csv'), 'SKU_ID,Titel,Market,Location,Fulfillment,Payment,Return,Image\nMUG-1,Blue mug,EBAY_US,wh-1,F-1,P-1,R-1,https://example.com/a.jpg\n');
+    const first = await runCli(['validate', 'odd.csv'], { cwd: dir });
+    expect(first.code).toBe(2);
+    expect(first.stderr).toMatch(/"Titel" for title \(did you mean title\?\)/);
+    const commands = first.stderr.split('\n').filter((line) => line.trimStart().startsWith('listings '));
+    expect(commands).toHaveLength(1);
+    const words = commands[0]!.trim().split(' ');
+    expect(words.slice(0, 3)).toEqual(['listings', 'validate', 'odd.csv']);
+    const pasted = await runCli(words.slice(1), { cwd: dir });
+    expect(pasted.code, pasted.stderr).toBe(0);
+
+    // After a first --map, the next run proposes the rest, and the mapping file it offers keeps the first as well.
+    const second = await runCli(['validate', 'odd.csv', '--map', 'sku=SKU_ID'], { cwd: dir });
+    expect(second.code).toBe(2);
+    const json = /echo '(\{.*\})' > mapping\.json/.exec(second.stderr)?.[1];
+    writeFileSync(join(dir, 'mapping.json'), json ?? '');
+    const saved = await runCli(['validate', 'odd.csv', '--mapping', 'mapping.json'], { cwd: dir });
+    expect(saved.code, saved.stderr).toBe(0);
   });
 });
