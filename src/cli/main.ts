@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { VERSION } from '../version.js';
-import { reportError } from './report-error.js';
+import { reportError, withOptionHints } from './report-error.js';
 import { EXIT } from './exit-codes.js';
 import { finishHelp } from './help.js';
 import { runnerSafe, terminalSafe, tolerateClosedPipes } from './output.js';
@@ -24,7 +24,7 @@ export function buildProgram(): Command {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     // commander's own errors quote the argv (an unknown option, a bad value): they leave as every other line does.
-    .configureOutput({ outputError: (text, write) => write(runnerSafe(terminalSafe(text, false))) });
+    .configureOutput({ outputError: (text, write) => write(runnerSafe(terminalSafe(withOptionHints(text), false))) });
   program.commandsGroup('Publishing:');
   registerPublish(program);
   registerStream(program);

@@ -17,6 +17,17 @@ export function wordError(error: ListingsError): { message: string; hint: string
   return error.wordedWith(cliName);
 }
 
+/**
+ * commander's error text with what it cannot know: an API key is no option (`--api-key`; its value, if written
+ * `--api-key=...`, is not repeated), it comes from the environment.
+ */
+export function withOptionHints(text: string): string {
+  const keyOption = /unknown option '--api-key(=[^']*)?'/;
+  if (!keyOption.test(text)) return text;
+  const hint = `${paint.dim('hint')}  an API key is never given on the command line (it would stay in the shell's history): export LISTINGS_API_KEY=<key>, or name the variable that holds it with --api-key-env NAME\n`;
+  return `${text.replace(keyOption, "unknown option '--api-key'")}${text.endsWith('\n') ? '' : '\n'}${hint}`;
+}
+
 /** The one place errors become messages and exit codes. Expected errors never show a stack trace. */
 export function reportError(error: unknown): number {
   if (error instanceof ExitError) return error.code;

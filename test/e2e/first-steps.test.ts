@@ -56,4 +56,28 @@ describe('first steps', () => {
     const saved = await runCli(['validate', 'odd.csv', '--mapping', 'mapping.json'], { cwd: dir });
     expect(saved.code, saved.stderr).toBe(0);
   });
+
+  it('the first mistakes get a next step: a near file name, keys from the environment, never a key echoed, --saved-defaults', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'catalog.csv'), 'sku\n');
+    const typo = await runCli(['validate', 'catalgo.csv'], { cwd: dir });
+    expect(typo.code).toBe(4);
+    expect(typo.stderr).toContain('hint  did you mean catalog.csv?');
+
+    const key = 'sk_live_51HxAbCdEf0123456789';
+    const asOption = await runCli(['publish', 'catalog.csv', `--api-key=${key}`], { cwd: dir });
+    expect(asOption.code).toBe(2);
+    expect(asOption.stderr).toMatch(/an API key is never given on the command line.*export LISTINGS_API_KEY=<key>/);
+    const asName = await runCli(['publish', CATALOG, '--api-key-env', key, '--base-url', 'https://api.example.com'], { cwd: dir });
+    expect(asName.code).toBe(2);
+    expect(asName.stderr).toContain('that looks like a key, not the name of a variable');
+    for (const result of [asOption, asName]) expect(result.stderr).not.toContain(key);
+
+    const init = await runCli(['init', '--yes', '--base-url', 'https://api.example.com', '--marketplace', 'EBAY_US', '--merchant-location-key', 'wh', '--fulfillment-policy-id', 'F', '--payment-policy-id', 'P', '--return-policy-id', 'R', '--no-check'], {
+      cwd: dir,
+      env: { LISTINGS_CONFIG_DIR: join(dir, 'config') },
+    });
+    expect(init.code, init.stderr).toBe(0);
+    expect(init.stderr).toMatch(/Marketplace configurations saved .*--saved-defaults/);
+  });
 });
