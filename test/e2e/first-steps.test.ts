@@ -9,15 +9,17 @@ const CATALOG = join(REPO_ROOT, 'fixtures', 'catalog.csv');
 
 /** What a new user meets in the first runs: the failure path tried in one command, and the hints of their first mistakes. */
 describe('first steps', () => {
-  it('publish --sandbox takes the fault options: retries show in the report, failed rows set the exit, no journal in the working directory', async () => {
+  it('publish --sandbox takes the fault options: retries show in the report, failed rows set the exit, the journal kept out of the working directory', async () => {
     const dir = tempDir();
     const retried = await runCli(['publish', CATALOG, '--sandbox', '--fail-rate', '0.3', '--seed', '1', '--report', 'r.csv'], { cwd: dir });
     const rows = readCsvReport(join(dir, 'r.csv'));
     expect(retried.code, retried.stderr).toBe(rows.every((row) => row.outcome === 'published') ? 0 : 1);
     expect(rows.some((row) => Number(row.attempts) > 1)).toBe(true);
     expect(retried.stderr).toMatch(/overloaded \(503\)/);
-    // A try-out against a sandbox that is gone after the run keeps no journal among the user's files.
+    // A try-out keeps its journal out of the user's files, and says where.
     expect(existsSync(join(dir, '.listings'))).toBe(false);
+    const kept = /journal of this try-out: (\S+\.ndjson) \(a --sandbox run keeps none in \.listings\/\)/.exec(retried.stderr)?.[1];
+    expect(kept !== undefined && existsSync(kept)).toBe(true);
 
     const failing = await runCli(['publish', CATALOG, '--sandbox', '--fail-rate', '0.3', '--fail-status', '422', '--seed', '1', '--report', 'f.csv'], { cwd: dir });
     const failed = readCsvReport(join(dir, 'f.csv')).filter((row) => row.outcome === 'failed');
