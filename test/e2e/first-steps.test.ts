@@ -32,6 +32,9 @@ describe('first steps', () => {
     const alone = await runCli(['publish', CATALOG, '--fail-rate', '0.3', '--rate-limit', '5'], { cwd: dir });
     expect(alone.code).toBe(2);
     expect(alone.stderr).toMatch(/--fail-rate, --rate-limit are faults of the embedded sandbox: add --sandbox/);
+    const stream = await runCli(['stream', 'kafka://127.0.0.1:9/listings', '--group', 'g', '--latency', '20ms'], { cwd: dir });
+    expect(stream.code).toBe(2);
+    expect(stream.stderr).toMatch(/--latency is a fault of the embedded sandbox: add --sandbox/);
     const bad = await runCli(['publish', CATALOG, '--sandbox', '--fail-rate', '2'], { cwd: dir });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--fail-rate .*"2"/);
