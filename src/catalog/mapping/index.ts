@@ -1,7 +1,7 @@
 import type { CatalogNotice, CatalogRecord, Draft } from '../types.js';
 import { isRecordError, type RecordError, type RecordItem } from '../types.js';
 import { columnsNotRead, createRecordMapper, type MappingOptions } from './map-record.js';
-import { mapHeader, type HeaderMapping } from './header.js';
+import { exportLookalike, mapHeader, type HeaderMapping } from './header.js';
 import { columnsNotReadNotice, FieldCounter, looseHeaderNotice, proposalNotice } from './notices.js';
 import { proposeMapping } from './propose.js';
 import type { FieldMap } from './fields.js';
@@ -25,7 +25,8 @@ export function unreadableDraft(item: RecordError): Draft {
 export function mapHeaderTelling(columns: readonly string[], map: FieldMap, source: string, options: Pick<MappingOptions, 'mapFrom' | 'onNotice'>): HeaderMapping {
   const notify = options.onNotice;
   // Before the header is checked: a header with no sku column gets the whole proposal with its error.
-  const proposal = notify === undefined ? undefined : proposalNotice(source, proposeMapping(columns, map), map);
+  // A shop system's export is better read by its preset (the header's error says which) than renamed column by column.
+  const proposal = notify === undefined || exportLookalike(columns) !== undefined ? undefined : proposalNotice(source, proposeMapping(columns, map), map);
   if (proposal !== undefined) notify?.(proposal);
   const mapping = mapHeader(columns, map, source, options.mapFrom);
   if (notify !== undefined) {

@@ -10,7 +10,7 @@ const NAMES: Readonly<Record<string, readonly string[]>> = {
   fulfillment_policy_id: ['fulfillment policy id', 'fulfillment', 'fulfilment', 'fulfillment policy', 'fulfilment policy', 'shipping policy', 'shipping'],
   payment_policy_id: ['payment policy id', 'payment', 'payment policy'],
   return_policy_id: ['return policy id', 'return', 'returns', 'return policy'],
-  [LIST_FIELD]: ['images source', 'image', 'images', 'image url', 'image urls', 'picture', 'pictures', 'photo', 'photos', 'image link'],
+  [LIST_FIELD]: ['images source', 'image', 'images', 'image url', 'image urls', 'image src', 'picture', 'pictures', 'photo', 'photos', 'image link'],
 };
 
 /** A name in lower case, its words separated by one space (`SKU_ID` -> `sku id`). */
@@ -22,14 +22,21 @@ function words(name: string): string {
     .join(' ');
 }
 
-/** How surely a column gives a field: 3 its name, 2 a typo of it (same first letter), 1 one of its words; 0 not at all. */
+/** The fields a column may give when one of its words is one of their names (`Main Image`); a setting needs its name. */
+const BY_WORD = new Set(['sku', 'title', LIST_FIELD]);
+
+/**
+ * How surely a column gives a field: 3 its name, 2 a typo of it (same first letter), 1 one of its words (content
+ * fields only: `Variant Fulfillment Service` is no policy id); 0 not at all.
+ */
 function score(column: string, field: string): number {
   const name = words(column);
   const names = NAMES[field] ?? [];
   if (names.includes(name)) return 3;
   if (name.length >= 4 && names.some((known) => known.length >= 5 && known[0] === name[0] && distance(name, known) <= 2)) return 2;
+  if (!BY_WORD.has(field)) return 0;
   const own = name.split(' ');
-  return names.some((known) => !known.includes(' ') && known.length >= 4 && own.includes(known)) ? 1 : 0;
+  return names.some((known) => !known.includes(' ') && known.length >= 3 && own.includes(known)) ? 1 : 0;
 }
 
 /** One column proposed for a field, and whether its name looked like a typo of the field's (a did-you-mean). */

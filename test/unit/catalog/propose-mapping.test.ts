@@ -27,5 +27,7 @@ describe('the proposed mapping of a header', () => {
     expect(pairs(['Product Title Long', 'Name'])).toEqual(['title=Name']);
     expect(pairs(['Price', 'Size', 'Colour', 'Stock', 'Brand', 'Description'])).toEqual([]);
     expect(pairs(['Main Image', 'Warehouse'])).toEqual(['merchant_location_key=Warehouse', 'images_source=Main Image']);
+    // A setting is proposed by its name only: a Shopify export's fulfillment service is no policy id.
+    expect(pairs(['Variant SKU', 'Variant Fulfillment Service', 'Image Src'])).toEqual(['sku=Variant SKU', 'images_source=Image Src']);
   });
 });
