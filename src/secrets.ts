@@ -19,6 +19,15 @@ export function registerSecret(value: string | undefined): void {
 }
 
 /**
+ * Whether a text given as the NAME of a variable looks like a key pasted in its place: a provider's key prefix
+ * (`sk_live_`, `pk_test_`), or a long run of mixed case and digits as no one names a variable.
+ */
+export function looksLikeKey(name: string): boolean {
+  if (/^[a-z]{2,4}_(live|test|prod)_/i.test(name)) return true;
+  return name.length >= 20 && /[a-z]/.test(name) && /[A-Z]/.test(name) && /[0-9]/.test(name);
+}
+
+/**
  * Every registered secret replaced by `****`, and every URL's credentials masked (its userinfo, and the values of
  * its secret-looking parameters: `X-Amz-Signature=****`, `token=****`; see secret-url.ts). For every text that
  * leaves the process: lines on the terminal, report cells, messages.

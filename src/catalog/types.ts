@@ -109,11 +109,13 @@ export interface CatalogOptions {
  * - `columns-not-read`: columns (CSV, TSV) or keys of the first record (JSON, NDJSON) that no listing field reads.
  * - `empty-field`: an optional field that no row of the source gives (`0 of 194 rows have images_source`).
  * - `preset`: which preset `auto` chose for the source by its header (`preset`), or that none matched.
+ * - `mapping-proposal`: columns that likely give fields no column gives yet (`SKU_ID` for sku, `Titel` for title).
  */
 export type CatalogNotice =
   | { kind: 'loose-header'; source: string; matches: Array<{ column: string; field: string }>; message: string }
   | { kind: 'columns-not-read'; source: string; columns: string[]; message: string }
   | { kind: 'preset'; source: string; preset?: string; message: string }
+  | { kind: 'mapping-proposal'; source: string; proposal: Array<{ field: string; column: string; typo: boolean }>; given: Record<string, string>; message: string }
   | {
       kind: 'empty-field';
       source: string;

@@ -29,6 +29,7 @@ export const EXAMPLES: Readonly<Record<string, readonly Example[]>> = {
   ],
   publish: [
     ['listings publish fixtures/catalog.csv --sandbox', 'try it with no account: an embedded sandbox on a free port'],
+    ['listings publish fixtures/catalog.csv --sandbox --fail-rate 0.3 --seed 1', 'see retries and failed rows before a real service does it'],
     ['listings publish catalog.csv --report results.csv', 'publish with the active profile, and keep a report of every row'],
     ['listings publish catalog.csv --dry-run', 'everything but the network: read, map and validate every row'],
     ['listings publish s3://exports/nightly/ --changed-only --report results.xml --json', 'CI: only rows changed since the last run, a JUnit report, the summary as JSON'],

@@ -2,7 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { VERSION } from '../version.js';
 import { EXIT } from './exit-codes.js';
 import { finishHelp } from './help.js';
-import { runnerSafe, terminalSafe, tolerateClosedPipes } from './output.js';
+import { runnerSafe, terminalSafe, tolerateClosedPipes, withOptionHints } from './output.js';
 
 type Register = (program: Command) => void;
 
@@ -42,7 +42,7 @@ export async function buildProgram(argv?: readonly string[]): Promise<Command> {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride()
     // commander's own errors quote the argv (an unknown option, a bad value): they leave as every other line does.
-    .configureOutput({ outputError: (text, write) => write(runnerSafe(terminalSafe(text, false))) });
+    .configureOutput({ outputError: (text, write) => write(runnerSafe(terminalSafe(withOptionHints(text), false))) });
   const commands = commandsFor(argv);
   const registers = await Promise.all(commands.map(([, , load]) => load()));
   let group: string | undefined;

@@ -2,6 +2,7 @@ import type { CatalogNotice } from '../catalog/types.js';
 import type { ListingDefaults } from '../prepare/types.js';
 import { err, paint } from './output.js';
 import { printable } from '../printable.js';
+import { proposalCommands } from './mapping-proposal.js';
 
 /** The fields each shape sends, besides sku. */
 const SENT: Record<ListingDefaults['shape'], readonly string[]> = {
@@ -18,6 +19,7 @@ const SENT: Record<ListingDefaults['shape'], readonly string[]> = {
  * missing for every row.
  */
 export function noticeMatters(notice: CatalogNotice, defaults: ListingDefaults): boolean {
+  if (notice.kind === 'mapping-proposal') return notice.proposal.some(({ field }) => proposalMatters(field, defaults));
   if (notice.kind !== 'empty-field') return true;
   const field = notice.field;
   if (!SENT[defaults.shape].includes(field)) return false;
@@ -27,10 +29,19 @@ export function noticeMatters(notice: CatalogNotice, defaults: ListingDefaults):
   return named && filled;
 }
 
+/** A proposed column matters when its field is the SKU, content only a column gives, or a setting no default gives. */
+function proposalMatters(field: string, defaults: ListingDefaults): boolean {
+  if (field === 'sku' || field === 'title' || field === 'images_source') return true;
+  if (field === 'marketplace') return defaults.marketplace === undefined && defaults.marketplaces === undefined;
+  return defaults.shape === 'flat' && !defaults.saved_defaults && defaults[field as keyof ListingDefaults] === undefined;
+}
+
 /** `notice: catalog.csv: 0 of 194 rows have images_source (...)`, with how to name the column when there is none. */
 export function noticeLine(notice: CatalogNotice): string {
   const hint = notice.kind === 'empty-field' && notice.inHeader === false ? `; name its column with --map ${notice.field}=COLUMN` : '';
-  return `${paint.yellow('notice:')} ${printable(notice.message, { lines: false })}${hint}`;
+  const head = `${paint.yellow('notice:')} ${printable(notice.message, { lines: false })}${hint}`;
+  if (notice.kind !== 'mapping-proposal') return head;
+  return [head, ...proposalCommands(notice).map((line) => `  ${printable(line, { lines: false })}`)].join('\n');
 }
 
 /**

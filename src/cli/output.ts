@@ -103,3 +103,14 @@ export function isInteractive(): boolean {
   const ci = process.env.CI;
   return Boolean(process.stderr.isTTY) && (ci === undefined || ci === '' || ci === 'false' || ci === '0');
 }
+
+/**
+ * commander's error text with what it cannot know: an API key is no option (`--api-key`; its value, if written
+ * `--api-key=...`, is not repeated), it comes from the environment.
+ */
+export function withOptionHints(text: string): string {
+  const keyOption = /unknown option '--api-key(=[^']*)?'/;
+  if (!keyOption.test(text)) return text;
+  const hint = `${paint.dim('hint')}  an API key is never given on the command line (it would stay in the shell's history): export LISTINGS_API_KEY=<key>, or name the variable that holds it with --api-key-env NAME\n`;
+  return `${text.replace(keyOption, "unknown option '--api-key'")}${text.endsWith('\n') ? '' : '\n'}${hint}`;
+}

@@ -3,6 +3,7 @@ import type { RowOutcome } from '../publish/outcome.js';
 import { err, isInteractive, paint } from './output.js';
 import { count, duration } from '../report/numbers.js';
 import { RunProgress, type RunProgressOptions } from '../run/run-progress.js';
+import { DROP_ORDER, fitFields, type ProgressField } from './progress-fit.js';
 
 // Where the CLI has long found them; they live with the renderers of results now.
 export { count, duration };
@@ -82,21 +83,24 @@ export class ProgressDisplay {
     this.#spinner = undefined;
   }
 
-  /** One line: done/total or done, percent, rows/s, failures and ETA. */
+  /** One line: done/total or done, percent, rows/s, failures, the flow and ETA, fitted to the terminal's width. */
   line(): string {
     const { done, total, fraction, rate, failed, invalid, etaMs } = this.#progress.figures();
-    const parts = [total === undefined ? `${count(done)} rows` : `${count(done)}/${count(total)} rows`];
-    if (fraction !== undefined) parts.push(`${Math.floor(fraction * 100)}%`);
-    parts.push(`${count(Math.round(rate))} rows/s`);
-    if (failed > 0) parts.push(paint.red(`${count(failed)} failed`));
-    if (invalid > 0) parts.push(paint.yellow(`${count(invalid)} invalid`));
+    const parts: ProgressField[] = [{ text: total === undefined ? `${count(done)} rows` : `${count(done)}/${count(total)} rows`, drop: DROP_ORDER.count }];
+    const add = (text: string, drop: number): number => parts.push({ text, drop });
+    if (fraction !== undefined) add(`${Math.floor(fraction * 100)}%`, DROP_ORDER.percent);
+    add(`${count(Math.round(rate))} rows/s`, DROP_ORDER.rate);
+    if (failed > 0) add(paint.red(`${count(failed)} failed`), DROP_ORDER.failed);
+    if (invalid > 0) add(paint.yellow(`${count(invalid)} invalid`), DROP_ORDER.invalid);
     const flow = this.#options.flow?.();
     if (flow !== undefined) {
-      parts.push(`${count(flow.inFlight)}/${count(flow.window)} in flight`);
-      if (flow.pace !== undefined) parts.push(`paced ${count(Math.round(flow.pace))}/s`);
-      if (flow.throttled + flow.overloaded > 0) parts.push(paint.dim(`busy: ${count(flow.throttled)} throttled, ${count(flow.overloaded)} overloaded`));
+      add(`${count(flow.inFlight)}/${count(flow.window)} in flight`, DROP_ORDER.inFlight);
+      if (flow.pace !== undefined) add(`paced ${count(Math.round(flow.pace))}/s`, DROP_ORDER.pace);
+      if (flow.throttled + flow.overloaded > 0) add(paint.dim(`busy: ${count(flow.throttled)} throttled, ${count(flow.overloaded)} overloaded`), DROP_ORDER.busy);
     }
-    if (etaMs !== undefined) parts.push(`ETA ${duration(etaMs)}`);
-    return parts.join(' · ');
+    if (etaMs !== undefined) add(`ETA ${duration(etaMs)}`, DROP_ORDER.eta);
+    // One terminal line: a wrapped one makes ora redraw two. The spinner and its space take 2 columns, the last is left free.
+    const columns = process.stderr.columns;
+    return fitFields(parts, columns === undefined || columns <= 0 ? undefined : this.#options.mode === 'spinner' ? columns - 3 : columns - 1);
   }
 }

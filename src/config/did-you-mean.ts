@@ -1,4 +1,5 @@
-function distance(a: string, b: string): number {
+/** The Levenshtein distance of two strings. */
+export function distance(a: string, b: string): number {
   const row = Array.from({ length: b.length + 1 }, (_, i) => i);
   for (let i = 1; i <= a.length; i++) {
     let previous = row[0]!;

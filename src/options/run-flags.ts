@@ -8,7 +8,7 @@ const PUSHBACK = 'once the service has accepted nothing for this long: only push
 
 /** How the requests of publish and stream leave (the same engine), and the client time limits create shares. */
 export const SENDING_FLAGS: readonly FlagSpec[] = [
-  { name: 'sandbox', commands: ['publish', 'stream'], group: 'sending', key: 'sandbox', description: 'publish to an embedded sandbox started on a free port (try it with no account)' },
+  { name: 'sandbox', commands: ['publish', 'stream'], group: 'sending', key: 'sandbox', description: 'publish to an embedded sandbox started on a free port (try it with no account); the fault injection options make it fail, throttle or slow down, to see retries and failed rows' },
   { name: 'rate', commands: ['publish', 'stream'], group: 'sending', value: { kind: 'rate', placeholder: 'n' }, description: 'at most this many requests per second (a ceiling: the pace is also learned from 429s)' },
   { name: 'max-attempts', commands: ['publish'], group: 'sending', value: { kind: 'whole', placeholder: 'n', min: 1, max: 100 }, default: 5, description: 'attempts per row that end in an error (pushback does not count), the first included' },
   { name: 'max-attempts', commands: ['stream'], group: 'sending', value: { kind: 'whole', placeholder: 'n', min: 1, max: 100 }, default: 5, description: 'attempts per message that end in an error (pushback does not count), the first included' },

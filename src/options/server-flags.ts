@@ -4,6 +4,9 @@ const text = (placeholder: string) => ({ kind: 'text', placeholder }) as const;
 /** A number as written, read where the options are built; the sandbox checks its range and names the option. */
 const number = (placeholder: string) => ({ kind: 'text', placeholder, number: true }) as const;
 
+/** The commands that take the fault injection options: the sandbox, and the runs that start one with `--sandbox`. */
+const FAULTS_OF = ['sandbox', 'publish', 'stream'] as const;
+
 /**
  * The options of `listings sandbox`. Most values are checked by the sandbox itself (src/sandbox/options.ts, which
  * names each by its option); the defaults shown are the sandbox's own (a test keeps them equal).
@@ -13,17 +16,17 @@ export const SANDBOX_FLAGS: readonly FlagSpec[] = [
   { name: 'host', commands: ['sandbox'], group: 'server', key: 'host', value: text('host'), default: '127.0.0.1', defaultBelow: true, description: 'interface to listen on' },
   { name: 'api-key', commands: ['sandbox'], group: 'server', key: 'apiKey', value: text('key'), default: 'sandbox-key', defaultBelow: true, description: 'the API key the sandbox accepts' },
   { name: 'saved-defaults', commands: ['sandbox'], group: 'server', key: 'savedDefaults', description: 'act as a workspace with saved Marketplace configurations: the location key and policy ids may be omitted' },
-  { name: 'latency', commands: ['sandbox'], group: 'faults', key: 'latency', value: { kind: 'duration', bare: 'ms', unit: 'ms', min: '0ms', max: '1h', range: true }, description: 'delay of every answer: one duration, or MIN-MAX' },
-  { name: 'fail-rate', commands: ['sandbox'], group: 'faults', key: 'failRate', value: number('p'), description: 'share of requests (0..1) answered 500 or 503' },
-  { name: 'fail-status', commands: ['sandbox'], group: 'faults', key: 'failStatus', value: number('code'), description: 'status of the injected failures, e.g. 503' },
-  { name: 'rate-limit', commands: ['sandbox'], group: 'faults', key: 'rateLimit', value: number('n'), description: 'requests per second accepted; more get 429' },
-  { name: 'retry-after', commands: ['sandbox'], group: 'faults', key: 'retryAfterSeconds', value: { kind: 'duration', bare: 's', unit: 's', min: '0s', max: '24h' }, default: '1s', defaultBelow: true, description: 'announced in Retry-After on a 429' },
-  { name: 'capacity', commands: ['sandbox'], group: 'faults', key: 'capacity', value: number('n'), default: 'unlimited', defaultBelow: true, description: 'listing requests served at once; more wait in the queue' },
-  { name: 'queue', commands: ['sandbox'], group: 'faults', key: 'queue', value: number('n'), default: 'unlimited', defaultBelow: true, description: 'requests allowed to wait beyond {{capacity}}; more get 503 at once' },
-  { name: 'drop-rate', commands: ['sandbox'], group: 'faults', key: 'dropRate', value: number('p'), description: 'share of requests (0..1) processed but left unanswered (connection closed)' },
-  { name: 'spike-rate', commands: ['sandbox'], group: 'faults', key: 'spikeRate', value: number('p'), description: 'share of answers (0..1) delayed by a latency spike of {{spike-ms}}' },
-  { name: 'spike-ms', commands: ['sandbox'], group: 'faults', key: 'spikeMs', value: { kind: 'duration', bare: 'ms', unit: 'ms', min: '0ms', max: '1h' }, default: '2s', defaultBelow: true, description: 'extra delay of a latency spike' },
-  { name: 'seed', commands: ['sandbox'], group: 'faults', key: 'seed', value: number('n'), description: 'seed of the fault injection, to repeat a run' },
+  { name: 'latency', commands: FAULTS_OF, group: 'faults', key: 'latency', value: { kind: 'duration', bare: 'ms', unit: 'ms', min: '0ms', max: '1h', range: true }, description: 'delay of every answer: one duration, or MIN-MAX' },
+  { name: 'fail-rate', commands: FAULTS_OF, group: 'faults', key: 'failRate', value: number('p'), description: 'share of requests (0..1) answered 500 or 503' },
+  { name: 'fail-status', commands: FAULTS_OF, group: 'faults', key: 'failStatus', value: number('code'), description: 'status of the injected failures, e.g. 503' },
+  { name: 'rate-limit', commands: FAULTS_OF, group: 'faults', key: 'rateLimit', value: number('n'), description: 'requests per second accepted; more get 429' },
+  { name: 'retry-after', commands: FAULTS_OF, group: 'faults', key: 'retryAfterSeconds', value: { kind: 'duration', bare: 's', unit: 's', min: '0s', max: '24h' }, default: '1s', defaultBelow: true, description: 'announced in Retry-After on a 429' },
+  { name: 'capacity', commands: FAULTS_OF, group: 'faults', key: 'capacity', value: number('n'), default: 'unlimited', defaultBelow: true, description: 'listing requests served at once; more wait in the queue' },
+  { name: 'queue', commands: FAULTS_OF, group: 'faults', key: 'queue', value: number('n'), default: 'unlimited', defaultBelow: true, description: 'requests allowed to wait beyond {{capacity}}; more get 503 at once' },
+  { name: 'drop-rate', commands: FAULTS_OF, group: 'faults', key: 'dropRate', value: number('p'), description: 'share of requests (0..1) processed but left unanswered (connection closed)' },
+  { name: 'spike-rate', commands: FAULTS_OF, group: 'faults', key: 'spikeRate', value: number('p'), description: 'share of answers (0..1) delayed by a latency spike of {{spike-ms}}' },
+  { name: 'spike-ms', commands: FAULTS_OF, group: 'faults', key: 'spikeMs', value: { kind: 'duration', bare: 'ms', unit: 'ms', min: '0ms', max: '1h' }, default: '2s', defaultBelow: true, description: 'extra delay of a latency spike' },
+  { name: 'seed', commands: FAULTS_OF, group: 'faults', key: 'seed', value: number('n'), description: 'seed of the fault injection, to repeat a run' },
   {
     name: 'max-body', commands: ['sandbox'], group: 'server', key: 'maxBodyBytes',
     value: { kind: 'whole', placeholder: 'bytes', min: 1, max: 1024 * 1024 * 1024 },

@@ -3,7 +3,7 @@ import { resolveSettings, type ResolvedSettings } from '../config/resolve.js';
 import { envMarketplaces, hasOwnValue, resolveMarketplaceSettings, type MarketplaceSettings } from '../config/marketplace-settings.js';
 import { noSuchProfile, ProfileStore } from '../config/store.js';
 import { ConfigError } from '../errors.js';
-import { registerSecret } from '../secrets.js';
+import { looksLikeKey, registerSecret } from '../secrets.js';
 import type { ListingDefaults, MarketplaceDefaults } from '../prepare/types.js';
 
 type Env = Record<string, string | undefined>;
@@ -79,6 +79,9 @@ export async function loadSettings(request: SettingsRequest, env: Env = process.
   const resolved = resolveSettings({ flags: request.given, env, profile: store.values(profile) });
   const settings = resolved.values;
   registerSecret(settings.api_key);
+  // A key pasted where a variable's name goes is still a key: masked wherever it might be shown.
+  const keyAsName = looksLikeKey(settings.api_key_env);
+  if (keyAsName) registerSecret(settings.api_key_env);
   return {
     ...resolved,
     settings,
@@ -88,6 +91,11 @@ export async function loadSettings(request: SettingsRequest, env: Env = process.
     allowInsecureHttp: request.allowInsecureHttp === true,
     apiKey() {
       const key = env[settings.api_key_env] || settings.api_key;
+      if (!key && keyAsName) {
+        throw new ConfigError((name) => `${name('api_key_env')} takes the name of the variable that holds the key: that looks like a key, not the name of a variable`, {
+          hint: (name) => `export LISTINGS_API_KEY=<key> and leave out ${name('api_key_env')}, or export the key under a name of your own and pass that name`,
+        });
+      }
       if (!key) {
         throw new ConfigError(`no API key: the environment variable ${settings.api_key_env} is not set`, {
           hint: (name) => `export ${settings.api_key_env}=<key from the dashboard> (or name another variable with ${name('api_key_env')})`,

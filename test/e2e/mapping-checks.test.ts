@@ -80,6 +80,8 @@ describe.concurrent('listings: mapping mistakes are told (issue 11, item 5)', ()
     expect(result.code, result.stderr).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ rows: 30, published: 30 });
     expect(notices(result.stderr)).toEqual([
+      // The "Image" column is proposed for images_source, with the command that maps it (issue 23, item 8).
+      `notice: ${catalog}: columns that look like listing fields under other names: "Image" for images_source`,
       `notice: ${catalog}: read "Sku" as sku (header names matched ignoring case and spaces)`,
       `notice: ${catalog}: 2 columns not read by any listing field: "Colour", "Image"`,
       `notice: ${catalog}: 0 of 30 rows have images_source (the header has no column "images_source"); name its column with --map images_source=COLUMN`,

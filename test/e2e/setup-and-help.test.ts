@@ -119,6 +119,8 @@ describe('help: options grouped, examples at the end, no option a command ignore
       'Listing options',
       'Row selection options',
       'Sending options',
+      // The embedded sandbox's faults, for --sandbox (issue 23, item 2).
+      'Fault injection options',
       'Output options',
       'Profile options',
       'Options',

@@ -24,11 +24,17 @@ export function listColumns(columns: readonly string[]): string {
   return `${shown.join(', ')}${columns.length > shown.length ? `, ... (${columns.length} columns)` : ''}`;
 }
 
+/** The shop system whose export the header looks like, when it is one a preset reads. */
+export function exportLookalike(columns: readonly string[]): { system: string; preset: string } | undefined {
+  if (columns.includes('Handle') && columns.includes('Variant SKU')) return { system: 'Shopify', preset: 'shopify' };
+  if (columns.includes('Type') && columns.includes('Parent')) return { system: 'WooCommerce', preset: 'woocommerce' };
+  if (columns.includes('Reference #')) return { system: 'PrestaShop', preset: 'prestashop' };
+  return undefined;
+}
+
 function presetHint(columns: readonly string[], name: NameSetting): string {
-  if (columns.includes('Handle') && columns.includes('Variant SKU')) return `; this looks like a Shopify export: try ${name('preset')} shopify`;
-  if (columns.includes('Type') && columns.includes('Parent')) return `; this looks like a WooCommerce export: try ${name('preset')} woocommerce`;
-  if (columns.includes('Reference #')) return `; this looks like a PrestaShop export: try ${name('preset')} prestashop`;
-  return '';
+  const like = exportLookalike(columns);
+  return like === undefined ? '' : `; this looks like a ${like.system} export: try ${name('preset')} ${like.preset}`;
 }
 
 /** A header name without its surrounding spaces, inner runs of spaces as one. */

@@ -1,8 +1,9 @@
 import type { CatalogNotice, CatalogRecord, Draft } from '../types.js';
 import { isRecordError, type RecordError, type RecordItem } from '../types.js';
 import { columnsNotRead, createRecordMapper, type MappingOptions } from './map-record.js';
-import { mapHeader, type HeaderMapping } from './header.js';
-import { columnsNotReadNotice, FieldCounter, looseHeaderNotice } from './notices.js';
+import { exportLookalike, mapHeader, type HeaderMapping } from './header.js';
+import { columnsNotReadNotice, FieldCounter, looseHeaderNotice, proposalNotice } from './notices.js';
+import { proposeMapping } from './propose.js';
 import type { FieldMap } from './fields.js';
 import { hasBatches } from '../formats/batches.js';
 
@@ -10,6 +11,7 @@ export * from './fields.js';
 export { createRecordMapper, columnsNotRead, type MappingOptions } from './map-record.js';
 export { checkHeader, mapHeader, quoteName, type HeaderMapping } from './header.js';
 export { FieldCounter, type FieldColumns } from './notices.js';
+export { proposeMapping, type ProposedColumn } from './propose.js';
 
 /** A record the parser could not read, as a draft: the row is reported, not lost. */
 export function unreadableDraft(item: RecordError): Draft {
@@ -21,8 +23,12 @@ export function unreadableDraft(item: RecordError): Draft {
  * matched loosely, columns no field reads.
  */
 export function mapHeaderTelling(columns: readonly string[], map: FieldMap, source: string, options: Pick<MappingOptions, 'mapFrom' | 'onNotice'>): HeaderMapping {
-  const mapping = mapHeader(columns, map, source, options.mapFrom);
   const notify = options.onNotice;
+  // Before the header is checked: a header with no sku column gets the whole proposal with its error.
+  // A shop system's export is better read by its preset (the header's error says which) than renamed column by column.
+  const proposal = notify === undefined || exportLookalike(columns) !== undefined ? undefined : proposalNotice(source, proposeMapping(columns, map), map);
+  if (proposal !== undefined) notify?.(proposal);
+  const mapping = mapHeader(columns, map, source, options.mapFrom);
   if (notify !== undefined) {
     const loose = looseHeaderNotice(source, mapping.loose);
     if (loose !== undefined) notify(loose);

@@ -1,6 +1,7 @@
 import { OPTIONAL_FIELDS, type CatalogNotice, type Draft, type OptionalField } from '../types.js';
 import { quoteName } from './header.js';
 import type { FieldMap } from './fields.js';
+import type { ProposedColumn } from './propose.js';
 
 /** Names shown in one notice; the rest are counted ("and 4 more"), so a notice stays one short line. */
 export const NAMES_SHOWN = 6;
@@ -19,6 +20,13 @@ export function looseHeaderNotice(source: string, matches: Array<{ column: strin
   if (matches.length === 0) return undefined;
   const list = matches.map(({ column, field }) => `${quoteName(column)} as ${field}`).join(', ');
   return { kind: 'loose-header', source, matches, message: `${source}: read ${list} (header names matched ignoring case and spaces)` };
+}
+
+/** `"SKU_ID" for sku, "Titel" for title (did you mean title?)`: the columns that likely give the fields no column gives. */
+export function proposalNotice(source: string, proposal: ProposedColumn[], given: FieldMap): CatalogNotice | undefined {
+  if (proposal.length === 0) return undefined;
+  const list = proposal.map(({ column, field, typo }) => `${quoteName(column)} for ${field}${typo ? ` (did you mean ${field}?)` : ''}`).join(', ');
+  return { kind: 'mapping-proposal', source, proposal, given, message: `${source}: columns that look like listing fields under other names: ${list}` };
 }
 
 /** The columns (CSV, TSV) or the first record's keys (JSON, NDJSON) that no field reads; one line, the list capped. */

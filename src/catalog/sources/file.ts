@@ -1,5 +1,7 @@
-import { open } from 'node:fs/promises';
+import { open, opendir } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { didYouMean } from '../../config/did-you-mean.js';
 import { SourceError } from '../../errors.js';
 import { metered } from './meter-stream.js';
 import { schemeOf, type SourceKind } from './source-kind.js';
@@ -14,6 +16,27 @@ const REASONS: Readonly<Record<string, string>> = {
   ELOOP: 'too many symbolic links',
 };
 
+/** Entries of a directory looked at for a near name: a directory of millions is not read through for a hint. */
+const NEAR_NAMES_READ = 2_000;
+
+/** The path of a file beside `path` whose name is a likely typo of its name (case aside), if one is found. */
+async function nearName(path: string): Promise<string | undefined> {
+  const wanted = basename(path);
+  const byLower = new Map<string, string>();
+  try {
+    const dir = await opendir(dirname(path), { bufferSize: 256 });
+    for await (const entry of dir) {
+      if (entry.name !== wanted) byLower.set(entry.name.toLowerCase(), entry.name);
+      if (byLower.size >= NEAR_NAMES_READ) break;
+    }
+  } catch {
+    return undefined;
+  }
+  const guess = didYouMean(wanted.toLowerCase(), byLower.keys());
+  const name = guess === undefined ? undefined : byLower.get(guess);
+  return name === undefined ? undefined : dirname(path) === '.' && !path.startsWith('.') ? name : join(dirname(path), name);
+}
+
 /** Opens a local file now (a missing or unreadable file throws SourceError naming it); its size is the total. */
 export async function openFile(path: string, signal?: AbortSignal): Promise<OpenedSource> {
   let handle;
@@ -21,7 +44,8 @@ export async function openFile(path: string, signal?: AbortSignal): Promise<Open
     handle = await open(path, 'r');
   } catch (error) {
     const code = (error as { code?: string }).code ?? '';
-    throw new SourceError({ source: path }, REASONS[code] ?? (error as Error).message, { cause: error });
+    const near = code === 'ENOENT' ? await nearName(path) : undefined;
+    throw new SourceError({ source: path }, REASONS[code] ?? (error as Error).message, { cause: error, ...(near === undefined ? {} : { hint: `did you mean ${near}?` }) });
   }
   let size: number;
   try {

@@ -94,8 +94,9 @@ function checkAll(answers: Answers, flags: InitFlags, context: AnswerContext): v
   const missing = unanswered(answers, context).map(cliName);
   if (missing.length > 0) {
     const why = flags.yes ? 'with --yes nothing is asked' : 'stdin is not a terminal, so nothing can be asked';
+    const saved = missing.some((flag) => flag.endsWith('-policy-id') || flag === '--merchant-location-key') ? '; a workspace with Marketplace configurations saved needs no location key nor policy ids: add --saved-defaults' : '';
     throw new UsageError(`init: ${why}, and no answer was given for ${missing.join(', ')}`, {
-      hint: `give ${missing.length === 1 ? 'it' : 'them'} as ${missing.length === 1 ? 'a flag' : 'flags'} (listings init --help shows examples), or run listings init in a terminal to be asked`,
+      hint: `give ${missing.length === 1 ? 'it' : 'them'} as ${missing.length === 1 ? 'a flag' : 'flags'} (listings init --help shows examples), or run listings init in a terminal to be asked${saved}`,
     });
   }
 }
@@ -139,6 +140,9 @@ export async function runInit(flags: InitFlags & Record<string, unknown>, env: E
   const width = Math.max(...written.map((key) => key.length));
   for (const key of written) err(`  ${key.padEnd(width)}  ${shownAnswer(values[key])}`);
   if (removed.length > 0) err(paint.dim(`  removed ${removed.join(', ')}: ${removedBecause}`));
+  if (flags.yes === true && values.saved_defaults !== true && values.shape !== 'wrapped') {
+    err(paint.dim('  a workspace with Marketplace configurations saved needs no location key nor policy ids: run init --yes again with --saved-defaults'));
+  }
 
   const { keyEnv, key } = apiKeyHere(answers, env);
   if (key === undefined) err(paint.yellow(`! ${keyEnv} is not set here: export ${keyEnv}=<key from the dashboard> before publishing`));

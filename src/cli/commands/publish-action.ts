@@ -1,4 +1,7 @@
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { estimateRowCount } from '../../catalog/count-rows.js';
+import { defaultJournalPath } from '../../publish/journal.js';
 import { checkFanOut } from '../../prepare/fan-out.js';
 import { parseShard, type Shard } from '../../publish/shard.js';
 import { describeTarget, runTarget, sandboxTarget, type RunTarget } from '../../publish/run-target.js';
@@ -21,7 +24,7 @@ import { sendingPolicyOf } from '../../run/sending-policy.js';
 import { publishNeedsTarget } from '../../run/publish-files.js';
 import type { PublishNotice, PublishSpec, PublishWatcher } from '../../run/publish-spec.js';
 import { openRunLog, publishStartOf } from '../log-events.js';
-import { openEndpoint, type Endpoint } from './open-endpoint.js';
+import { openEndpoint, sandboxFaultsOf, type Endpoint } from './open-endpoint.js';
 import { cliName } from '../setting-flags.js';
 
 /** What the flags say before anything is opened; every mistake here is a usage error (exit 2), nothing sent. */
@@ -38,12 +41,21 @@ function targetOf(flags: PublishFlags, loaded: LoadedSettings): RunTarget {
   return runTarget({ baseUrl: loaded.baseUrl(), apiKey: loaded.apiKey(), marketplace, shape });
 }
 
+/**
+ * A `--sandbox` try-out's journal: out of the working directory's `.listings/`, in a directory of the user's under
+ * the system's temporary one, named as the default would be (by source and target), so `--resume` still works.
+ */
+function sandboxJournalOf(sources: string[], loaded: LoadedSettings, shard: Shard | undefined): string {
+  const inPlace = defaultJournalPath(sources.join('\n'), process.cwd(), sandboxTarget(loaded.settings.marketplace, loaded.settings.shape), shard);
+  return join(tmpdir(), `listings-sandbox-${process.getuid?.() ?? 'user'}`, basename(inPlace));
+}
+
 /** The run the flags describe; `connect` opens the service once the outputs are checked. */
 function publishSpecOf(sources: string[], flags: PublishFlags, loaded: LoadedSettings, catalog: CatalogOptions, shard: Shard | undefined, connect: () => Promise<Endpoint>): PublishSpec {
   const kind = flags.dryRun === true ? 'dry-run' : 'publish';
   const selection = {
     ...(flags.resume === true ? { resume: true } : {}),
-    ...(flags.journal === undefined ? {} : { journal: flags.journal }),
+    ...(flags.journal === undefined ? (flags.sandbox === true ? { journal: sandboxJournalOf(sources, loaded, shard) } : {}) : { journal: flags.journal }),
     ...(flags.changedOnly === true ? { changedOnly: true } : {}),
     ...(flags.state === undefined ? {} : { state: flags.state }),
     ...(shard === undefined ? {} : { shard }),
@@ -105,6 +117,7 @@ function printOutputFailure(failure: OutputFailure, journalPath: string | undefi
 /** `listings publish SOURCE...`: flags to a run spec, the run (src/run/publish-run.ts) watched by the terminal, its result printed, its exit code. */
 export async function runPublish(sources: string[], flags: PublishFlags, load: () => Promise<LoadedSettings>): Promise<void> {
   checkFlags(flags);
+  await sandboxFaultsOf(flags);
   const shard = flags.shard === undefined ? undefined : parseShard(flags.shard);
   const catalogOptions = await catalogOptionsFrom(flags);
   const loaded = await load();
@@ -163,6 +176,7 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
       throw new ExitError(verdict.exitCode);
     }
     if (!log.json) printRunEnd(end, summary, flags.journal !== false && !dryRun);
+    if (!log.json && flags.sandbox === true && flags.journal === undefined && result.journalPath !== undefined) err(paint.dim(`journal of this try-out: ${result.journalPath} (a --sandbox run keeps none in .listings/)`));
     // The error itself is the last line; the one catch gives it the verdict's code (report-error.ts).
     if (result.sourceError !== undefined) throw result.sourceError as Error;
     if (verdict.exitCode !== EXIT.ok) throw new ExitError(verdict.exitCode);

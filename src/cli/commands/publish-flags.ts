@@ -1,7 +1,8 @@
 import type { CatalogFlags } from '../catalog-options.js';
+import type { FaultFlags } from './open-endpoint.js';
 
 /** The flags of `listings publish`, as commander collects them. */
-export interface PublishFlags extends CatalogFlags {
+export interface PublishFlags extends CatalogFlags, FaultFlags {
   concurrency?: number;
   rate?: number;
   maxAttempts: number;

@@ -20,7 +20,7 @@ import { trapSignals } from '../signals.js';
 import { catalogOptionsFrom } from '../catalog-options.js';
 import { wordError } from '../report-error.js';
 import type { LoadedSettings } from '../settings.js';
-import { openEndpoint } from './open-endpoint.js';
+import { openEndpoint, sandboxFaultsOf } from './open-endpoint.js';
 import type { StreamFlags } from './stream-flags.js';
 
 /** Dead letters told one by one; beyond these, the status lines count them. */
@@ -116,6 +116,7 @@ export async function runStream(source: string, flags: StreamFlags, load: () => 
   if (!isKafkaAddress(source)) throw new UsageError(`${JSON.stringify(source)} is not a Kafka topic: listings stream reads kafka://HOST:PORT[,HOST:PORT...]/TOPIC (files and URLs are for listings publish)`);
   const address = parseKafkaAddress(source, 'source');
   if (flags.group.trim() === '') throw new UsageError('--group must not be empty');
+  await sandboxFaultsOf(flags);
   if (flags.deadLetter !== undefined && isKafkaAddress(flags.deadLetter)) parseKafkaAddress(flags.deadLetter, '--dead-letter');
   const catalog = await catalogOptionsFrom({ map: flags.map, ...(flags.mapping === undefined ? {} : { mapping: flags.mapping }), ...(flags.listSeparator === undefined ? {} : { listSeparator: flags.listSeparator }), ...(flags.preset === undefined ? {} : { preset: flags.preset }), sourceHeader: [] });
   const security = kafkaSecurityFromEnv(process.env, flags.kafkaTls);

@@ -1,7 +1,8 @@
 import type { PresetName } from '../../catalog/presets/index.js';
+import type { FaultFlags } from './open-endpoint.js';
 
 /** The flags of `listings stream`, as commander collects them. */
-export interface StreamFlags {
+export interface StreamFlags extends FaultFlags {
   group: string;
   deadLetter?: string;
   from: 'earliest' | 'latest';
