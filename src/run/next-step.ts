@@ -62,6 +62,12 @@ function leftRows(failed: number, notAttempted: number): string {
   return failed > 0 ? `the ${rows(failed, 'failed ')}` : `the ${rows(notAttempted, 'not attempted ')}`;
 }
 
+/** `fix the cause first (API key rejected)`: the reason's first words (its details and fix are told beside it). */
+function fixFirst(stopped: NextStepInput['stopped']): string {
+  const reason = stopped?.reason.split(' (')[0]?.trim();
+  return `fix the cause first${reason === undefined || reason === '' ? '' : ` (${reason})`}`;
+}
+
 interface Continuation {
   /** What the next run adds to the command: `--resume`, `--retry-failed results.csv`, or nothing. */
   words: string[];
@@ -72,7 +78,7 @@ interface Continuation {
 /** How a publish run goes on from where this one stopped: the journal, else a report read back, else the same run again. */
 function continuation(input: NextStepInput, name: NameSetting): Continuation {
   const report = readableReport(input.reports ?? []);
-  if (input.journal === true) return { words: [name('resume')], does: 'continue where this run stopped (the journal skips the rows published)' };
+  if (input.journal === true) return { words: [name('resume')], does: 'continue where this run stopped' };
   if (report !== undefined) return { words: [name('retryFailed'), report], does: `send the rows ${report} lists as failed or not attempted again` };
   return { words: [], does: 'run it again (a row already published is answered from its Idempotency-Key, not created twice)' };
 }
@@ -100,8 +106,7 @@ function publishStep(input: NextStepInput, name: NameSetting): Continuation | un
     }
     case 'service': {
       const go = continuation(input, name);
-      const fix = input.stopped?.hint ?? input.stopped?.reason;
-      return { words: go.words, does: `fix what stopped the run first${fix === undefined ? '' : ` (${fix})`}, then ${go.does}` };
+      return { words: go.words, does: `${fixFirst(input.stopped)}, then ${go.does}` };
     }
     case 'output': {
       const go = continuation(input, name);
@@ -124,7 +129,7 @@ function otherStep(input: NextStepInput): Continuation | undefined {
     return kind === 'interrupted' ? { words: [], does: 'validate again' } : undefined;
   }
   const again = input.command === 'stream' ? 'start the worker again (the messages not committed are read again)' : 'enqueue again';
-  if (kind === 'service') return { words: [], does: `fix what stopped the run first${input.stopped?.hint === undefined ? '' : ` (${input.stopped.hint})`}, then ${again}` };
+  if (kind === 'service') return { words: [], does: `${fixFirst(input.stopped)}, then ${again}` };
   if (kind === 'interrupted' || kind === 'source') return { words: [], does: again };
   if (kind === 'output') return { words: [], does: `make room for ${input.outputPath ?? 'the output'}, then ${again}` };
   if (kind === 'rows-failed' && input.command === 'enqueue') return { words: [], does: `fix the rows at the lines shown, then ${again}` };
