@@ -68,6 +68,8 @@ function fixFirst(stopped: NextStepInput['stopped']): string {
   return `fix the cause first${reason === undefined || reason === '' ? '' : ` (${reason})`}`;
 }
 
+const ANSWERED = '(a row already published is answered from its Idempotency-Key, not created twice)';
+
 interface Continuation {
   /** What the next run adds to the command: `--resume`, `--retry-failed results.csv`, or nothing. */
   words: string[];
@@ -80,7 +82,7 @@ function continuation(input: NextStepInput, name: NameSetting): Continuation {
   const report = readableReport(input.reports ?? []);
   if (input.journal === true) return { words: [name('resume')], does: 'continue where this run stopped' };
   if (report !== undefined) return { words: [name('retryFailed'), report], does: `send the rows ${report} lists as failed or not attempted again` };
-  return { words: [], does: 'run it again (a row already published is answered from its Idempotency-Key, not created twice)' };
+  return { words: [], does: `run it again ${ANSWERED}` };
 }
 
 /** The rows of a publish run that finished with some failed, invalid or not attempted. */
@@ -90,7 +92,7 @@ function rowsStep(input: NextStepInput, name: NameSetting): Continuation {
   const report = readableReport(input.reports ?? []);
   if (invalid === 0 && failed + notAttempted > 0 && report !== undefined) return { words: [name('retryFailed'), report], does: `send ${leftRows(failed, notAttempted)} again` };
   const go = continuation(input, name);
-  if (invalid === 0) return { words: go.words, does: go.words.length === 0 ? `send ${leftRows(failed, notAttempted)} again: ${go.does}` : `send ${leftRows(failed, notAttempted)} again` };
+  if (invalid === 0) return { words: go.words, does: `send ${leftRows(failed, notAttempted)} again${go.words.length === 0 ? ` by running it again ${ANSWERED}` : ''}` };
   const rest = failed + notAttempted > 0 ? ` with ${leftRows(failed, notAttempted)}` : '';
   return { words: go.words, does: `fix the ${rows(invalid, 'invalid ')} at the lines shown, then send them${rest}: ${go.does}` };
 }
