@@ -5,7 +5,7 @@ import { registerSecret } from '../../../src/secrets.js';
 
 /** A publish of catalog.csv that ended as `kind` with these counts; the CLI's names. */
 function publish(kind: NextStepInput['verdict']['kind'], given: Partial<NextStepInput> = {}): NextStepInput {
-  const exitCode = { 'ok': 0, 'rows-failed': 1, 'max-errors': 1, 'usage': 2, 'service': 3, 'source': 4, 'output': 74, 'interrupted': 130 }[kind];
+  const exitCode = ({ 'ok': 0, 'rows-failed': 1, 'max-errors': 1, 'usage': 2, 'service': 3, 'source': 4, 'output': 74, 'interrupted': 130 } as const)[kind];
   return { command: 'publish', verdict: { kind, exitCode }, counts: { failed: 0, invalid: 0, not_attempted: 0 }, sources: ['catalog.csv'], name: cliName, ...given };
 }
 
@@ -36,7 +36,8 @@ describe('nextStep: every ending of a run -> the one command that continues it, 
   }
 
   it('the library names settings by their option names', () => {
-    expect(nextStep({ ...publish('interrupted', { journal: true }), name: undefined as never })?.command).toBe('listings publish catalog.csv resume');
+    const { name: _cli, ...library } = publish('interrupted', { journal: true });
+    expect(nextStep(library)?.command).toBe('listings publish catalog.csv resume');
   });
 
   it('quotes hostile paths: spaces, quotes, command substitution, line breaks', () => {
