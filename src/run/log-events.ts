@@ -237,13 +237,13 @@ export class RunLog {
   /**
    * The last event (json) of any run: how it ended (`how`, a `kind` and its details) with the verdict, what was not
    * logged, and the command's summary; with `stdout`, the summary as the result too. A command that gives a next step
-   * (src/run/next-step.ts) has it as `next_step` in both: `{ command, why }`, or null after a run that exited 0.
+   * (src/run/next-step.ts) has it as `next_step` in both: `{ command, why }`, or null (the event's is null for a
+   * command that gives none).
    */
   finish(how: { kind: string } & Record<string, unknown>, summary: object, verdict: RunVerdict, stdout: boolean, nextStep?: NextStep | null): void {
     this.flush();
-    const step = nextStep === undefined ? {} : { next_step: nextStep };
-    if (this.json) this.#emit('summary', { end: { ...how, exit_code: verdict.exitCode, why: verdict.why }, ...step, not_logged: { ...this.#notLogged }, summary });
-    if (stdout) this.#options.writeResult(JSON.stringify({ ...summary, ...step }));
+    if (this.json) this.#emit('summary', { end: { ...how, exit_code: verdict.exitCode, why: verdict.why }, next_step: nextStep ?? null, not_logged: { ...this.#notLogged }, summary });
+    if (stdout) this.#options.writeResult(JSON.stringify(nextStep === undefined ? summary : { ...summary, next_step: nextStep }));
   }
 
   /** Write what is held back (coalesced changes) and stop the timer. */

@@ -102,7 +102,7 @@ describe('the flag table', () => {
   });
 
   it('words every setting the core names as the one flag of the table (the error wording is derived, not kept by hand)', () => {
-    const core = ['format', 'delimiter', 'jsonPath', 'map', 'mapping', 'preset', 'sourceHeaders', 'report', 'retryFailed', 'changedOnly', 'shard', 'maxErrors', 'dryRun', 'allowInsecureHttp', 'dataFile', 'adminListen', 'journal', 'state', 'requestsOut', 'showErrors', 'profile', 'sandbox', 'deadLetter', 'noJournal'];
+    const core = ['format', 'delimiter', 'jsonPath', 'map', 'mapping', 'preset', 'sourceHeaders', 'report', 'retryFailed', 'changedOnly', 'shard', 'maxErrors', 'dryRun', 'allowInsecureHttp', 'dataFile', 'adminListen', 'journal', 'state', 'requestsOut', 'showErrors', 'profile', 'sandbox', 'deadLetter', 'noJournal', 'resume'];
     expect(Object.keys(FLAG_OF_SETTING).sort()).toEqual([...core].sort());
     for (const spec of FLAGS) if (spec.key !== undefined) expect(FLAG_OF_SETTING[spec.key], spec.key).toBe(flagOf(spec.name));
   });
