@@ -79,7 +79,7 @@ export class GithubRun {
   finishPublish(summary: RunSummary, options: PublishSummaryOptions): void {
     // The terminal names a row's marketplace when the run went to several; so do the annotations.
     this.#annotate(summary.report, summary.by_marketplace !== undefined);
-    if (options.end?.kind === 'systemic') this.outputs.command(serviceAnnotation(options.end, options.nextStep));
+    if (options.end?.kind === 'systemic') this.outputs.command(serviceAnnotation(this.command, options.end, options.nextStep));
     this.#appendSummary(publishSummaryMarkdown(summary, this.errors, options, this.outputs.name ?? libraryName));
   }
 
@@ -108,8 +108,8 @@ export class GithubRun {
 }
 
 /** The one annotation of a run the service stopped: why, the fix, and the next step; no row is blamed for it. */
-export function serviceAnnotation(end: Extract<PublishEnd, { kind: 'systemic' }>, step: NextStep | null | undefined): string {
+export function serviceAnnotation(command: string, end: Extract<PublishEnd, { kind: 'systemic' }>, step: NextStep | null | undefined): string {
   const fix = end.hint === undefined ? '' : ` Fix: ${end.hint}.`;
   const next = step === undefined || step === null ? '' : ` Next: ${step.why}: ${step.command}`;
-  return workflowCommand('error', { title: 'listings: service unusable' }, inertText(`the service could not be used, so the run stopped: ${end.reason}.${fix}${next}`));
+  return workflowCommand('error', { title: `listings ${command}: service unusable` }, inertText(`the service could not be used, so the run stopped: ${end.reason}.${fix}${next}`));
 }

@@ -78,7 +78,7 @@ function lastLine(text: string): string {
 function expectOneRunLevelAnnotation(result: CliResult, reason: RegExp, command: string): void {
   const errors = commandsIn(result.stderr).filter((c) => c.name === 'error');
   expect(errors, result.stderr).toHaveLength(1);
-  expect(errors[0]?.properties).toEqual({ title: 'listings: service unusable' });
+  expect(errors[0]?.properties).toEqual({ title: 'listings publish: service unusable' });
   expect(errors[0]?.data).toMatch(reason);
   expect(errors[0]?.data).toContain(`Next: fix the cause first`);
   expect(errors[0]?.data).toContain(command);
