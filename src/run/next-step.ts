@@ -93,8 +93,8 @@ function rowsStep(input: NextStepInput, name: NameSetting): Continuation {
   if (invalid === 0 && failed + notAttempted > 0 && report !== undefined) return { words: [name('retryFailed'), report], does: `send ${leftRows(failed, notAttempted)} again` };
   const go = continuation(input, name);
   if (invalid === 0) return { words: go.words, does: `send ${leftRows(failed, notAttempted)} again${go.words.length === 0 ? ` by running it again ${ANSWERED}` : ''}` };
-  const rest = failed + notAttempted > 0 ? ` with ${leftRows(failed, notAttempted)}` : '';
-  return { words: go.words, does: `fix the ${rows(invalid, 'invalid ')} at the lines shown, then send them${rest}: ${go.does}` };
+  const rest = failed + notAttempted > 0 ? ` (${leftRows(failed, notAttempted)} go again too)` : '';
+  return { words: go.words, does: `fix the ${rows(invalid, 'invalid ')} at the lines shown, then ${go.does}${rest}` };
 }
 
 function publishStep(input: NextStepInput, name: NameSetting): Continuation | undefined {
