@@ -1,15 +1,14 @@
 import { once } from 'node:events';
 import { spawn } from 'node:child_process';
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { cliEnv, listingsBinDir, REPO_ROOT, runCli, type CliResult } from '../helpers/cli.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox-process.js';
 import { tempDir } from '../helpers/tmp.js';
 import { commandsIn } from '../helpers/workflow-commands.js';
 import { interrupted, publishEnv, writeCatalog } from '../helpers/publish.js';
+import { freePort, startStatusService, type FakeService } from '../helpers/fake-services.js';
 import { shellWord } from '../../src/run/shell-words.js';
 
 /**
@@ -21,39 +20,13 @@ import { shellWord } from '../../src/run/shell-words.js';
 const WRONG_KEY = 'wrong-key-0123456789abcdef';
 
 let sandbox: SandboxProcess;
-/** A service that refuses every listing with HTTP 400; counts the requests. */
-let refusing: Server;
-let refusingUrl = '';
-let refused = 0;
+/** A service that refuses every listing with HTTP 400. */
+let refusing: FakeService;
 
 beforeAll(async () => {
   sandbox = await startSandboxProcess();
-  refusing = createServer((request, response) => {
-    refused++;
-    request.resume();
-    request.once('end', () => {
-      response.writeHead(400, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ message: 'condition is not allowed here' }));
-    });
-  });
-  refusing.listen(0, '127.0.0.1');
-  await once(refusing, 'listening');
-  refusingUrl = `http://127.0.0.1:${(refusing.address() as AddressInfo).port}`;
+  refusing = await startStatusService(400, 'condition is not allowed here');
 });
-
-afterAll(async () => {
-  refusing.closeAllConnections();
-  await new Promise((resolve) => refusing.close(resolve));
-});
-
-/** A port nothing listens on: opened, then closed. */
-async function closedPort(): Promise<string> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const port = (server.address() as AddressInfo).port;
-  await new Promise((resolve) => server.close(resolve));
-  return `http://127.0.0.1:${port}`;
-}
 
 interface GithubRun extends CliResult {
   dir: string;
@@ -111,7 +84,7 @@ describe('a run the service stopped: one run-level message with its fix, and the
   });
 
   it('a service that is down (a closed port): exit 3, the same next step in the log summary event and the annotation', async () => {
-    const url = await closedPort();
+    const url = `http://127.0.0.1:${await freePort()}`;
     const result = await inActions(['publish', 'catalog.csv', '--report', 'results.csv', '--log-format', 'json'], publishEnv(url));
     expect(result.code, result.stderr).toBe(3);
     const event = JSON.parse(lastLine(result.stderr)) as { event: string; next_step: { command: string; why: string } };
@@ -126,7 +99,7 @@ describe('a run the service stopped: one run-level message with its fix, and the
 describe('rows that failed: the command that sends them again, safe to paste', () => {
   it('--retry-failed of the CSV report, its hostile name quoted; pasted into sh, it sends exactly the failed rows again', async () => {
     const report = `it's $(touch PWNED) results.csv`;
-    const result = await inActions(['publish', 'catalog.csv', '--report', report, '--report', 'run.html', '--json'], publishEnv(refusingUrl));
+    const result = await inActions(['publish', 'catalog.csv', '--report', report, '--report', 'run.html', '--json'], publishEnv(refusing.url));
     expect(result.code, result.stderr).toBe(1);
     const command = `listings publish catalog.csv --retry-failed ${shellWord(report)}`;
     expect((JSON.parse(result.stdout) as { next_step: unknown }).next_step).toEqual({ command, why: 'send the 20 failed rows again' });
@@ -137,13 +110,13 @@ describe('rows that failed: the command that sends them again, safe to paste', (
     expect(commandsIn(result.stderr).filter((c) => c.properties.title === 'listings publish - failed row')).toHaveLength(20);
 
     // Pasted as it is into a POSIX shell, with `listings` on the PATH: the 20 rows go again, nothing else runs.
-    const before = refused;
-    const env = cliEnv({ ...publishEnv(refusingUrl), PATH: `${listingsBinDir()}:${process.env.PATH ?? ''}` });
+    const before = refusing.count();
+    const env = cliEnv({ ...publishEnv(refusing.url), PATH: `${listingsBinDir()}:${process.env.PATH ?? ''}` });
     // Async: the refusing service answers in this process.
     const shell = spawn('sh', ['-c', command], { cwd: result.dir, env, stdio: 'ignore' });
     const [status] = (await once(shell, 'close')) as [number | null];
     expect(status).toBe(1);
-    expect(refused - before).toBe(20);
+    expect(refusing.count() - before).toBe(20);
     expect(existsSync(join(result.dir, 'PWNED'))).toBe(false);
   });
 });
