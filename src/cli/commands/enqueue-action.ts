@@ -12,6 +12,8 @@ import { RunOutputs } from '../../run/run-outputs.js';
 import { enqueueVerdict, type RunVerdict } from '../../run/verdict.js';
 import { redactSourceName } from '../../secret-url.js';
 import { VERSION } from '../../version.js';
+import { nextStep } from '../../run/next-step.js';
+import { printNextStep } from '../next-step.js';
 import { EXIT, ExitError } from '../exit-codes.js';
 import { err, paint } from '../output.js';
 import { count, duration } from '../progress.js';
@@ -60,7 +62,7 @@ function endOf(run: EnqueueRun): { kind: string } {
 }
 
 /** `listings enqueue SOURCE kafka://BROKERS/TOPIC`: the catalog checked as publish checks it, each listing a message. */
-export async function runEnqueue(source: string, topic: string, flags: EnqueueFlags, load: () => Promise<LoadedSettings>): Promise<void> {
+export async function runEnqueue(source: string, topic: string, flags: EnqueueFlags, load: () => Promise<LoadedSettings>, repeat: readonly string[] = []): Promise<void> {
   const startedAt = performance.now();
   const started = new Date();
   if (!isKafkaAddress(topic)) throw new UsageError(`${JSON.stringify(redactSourceName(topic))} is not a Kafka topic: listings enqueue sends to kafka://HOST:PORT[,HOST:PORT...]/TOPIC`);
@@ -138,8 +140,11 @@ export async function runEnqueue(source: string, topic: string, flags: EnqueueFl
     };
     if (sourceError instanceof UsageError && summary.rows === 0) throw sourceError;
     if (!log.json) printEnqueueSummary(summary, rowErrors);
-    log.finish(endOf(run), summary, verdict, flags.json === true);
+    const stopped = run.end.kind === 'kafka' ? { stopped: { reason: (run.end.error as Error).message ?? String(run.end.error) } } : {};
+    const step = nextStep({ command: 'enqueue', verdict, counts, sources: [source, topic], repeat, name: cliName, ...stopped, ...(outputs.failure === undefined ? {} : { outputPath: outputs.failure.path }) });
+    log.finish(endOf(run), summary, verdict, flags.json === true, step);
     if (outputs.failure !== undefined) err(`${paint.red('error')} cannot write the report ${outputs.failure.path}: ${outputs.failure.error.message}`);
+    if (!log.json) printNextStep(step);
     if (sourceError !== undefined) throw sourceError as Error;
     if (verdict.exitCode !== EXIT.ok) throw new ExitError(verdict.exitCode);
   } finally {
