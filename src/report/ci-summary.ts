@@ -125,10 +125,15 @@ export function nextStepMarkdown(step: NextStep | null | undefined): string[] {
   return [`**Next step**: ${escapeMarkdown(step.why)}:`, '', ...codeBlock(step.command), ''];
 }
 
+/** Why the service could not be used: its error's message and the reason, once each. */
+function serviceCause(end: Extract<PublishEnd, { kind: 'systemic' }>): string {
+  const detail = (end.error as { message?: unknown } | undefined)?.message;
+  return typeof detail === 'string' && !end.reason.includes(detail) ? `${detail}: ${end.reason}` : end.reason;
+}
+
 /** The banner of a run the service stopped: why, and the fix, before anything else. */
 function serviceBanner(end: Extract<PublishEnd, { kind: 'systemic' }>): string[] {
-  const detail = (end.error as { message?: unknown } | undefined)?.message;
-  const cause = typeof detail === 'string' && !end.reason.includes(detail) ? `${detail}: ${end.reason}` : end.reason;
+  const cause = serviceCause(end);
   const fix = end.hint === undefined ? [] : ['>', `> **Fix**: ${escapeMarkdown(end.hint)}`];
   return [`> **⛔ Stopped: the service could not be used**: ${escapeMarkdown(cause)}. No row after it was sent; the rows it refused are not at fault.`, ...fix, ''];
 }
@@ -138,11 +143,8 @@ function stopText(end: PublishEnd | undefined, summary: RunSummary, name: NameSe
   const left = summary.not_attempted > 0 ? `; ${rowsText(summary.not_attempted)} not attempted` : '';
   const unread = summary.complete ? '' : summary.total === null ? '; the rest of the source not read' : `; about ${rowsText(summary.total - summary.rows)} not read`;
   switch (end?.kind) {
-    case 'systemic': {
-      const detail = (end.error as { message?: unknown } | undefined)?.message;
-      const cause = typeof detail === 'string' && !end.reason.includes(detail) ? `${detail}: ${end.reason}` : end.reason;
-      return `**Stopped**: the service could not be used: ${escapeMarkdown(cause)}${left}${unread}.`;
-    }
+    case 'systemic':
+      return `**Stopped**: the service could not be used: ${escapeMarkdown(serviceCause(end))}${left}${unread}.`;
     case 'max-errors':
       return `**Stopped** after ${rowsText(end.failed)} failed (\`${name('maxErrors')}\`)${left}${unread}.`;
     case 'interrupted':

@@ -10,7 +10,7 @@ export type { NextStep } from '../report/run-meta.js';
 
 /**
  * The one decision of what to do after a run that did not exit 0: the command that continues its work and why. The
- * terminal, `--json`, the log's `summary` event, the HTML report and the step summary all show this one answer.
+ * terminal, the JSON result, the log's `summary` event, the HTML report and the step summary all show this one answer.
  * Pure: the CLI passes its flags as `name` and the words it repeats; a library caller gets option names.
  */
 
@@ -71,7 +71,7 @@ function fixFirst(stopped: NextStepInput['stopped']): string {
 const ANSWERED = '(a row already published is answered from its Idempotency-Key, not created twice)';
 
 interface Continuation {
-  /** What the next run adds to the command: `--resume`, `--retry-failed results.csv`, or nothing. */
+  /** What the next run adds to the command: the `resume` setting, `retryFailed` with a report, or nothing. */
   words: string[];
   /** What it then does. */
   does: string;
