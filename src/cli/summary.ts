@@ -7,6 +7,8 @@ import { err, out, paint } from './output.js';
 import { count, duration } from './progress.js';
 import { inert } from '../printable.js';
 import { trafficText } from '../report/ci-summary.js';
+import type { NextStep } from '../report/run-meta.js';
+import { failedWithTheRun } from '../publish/outcome.js';
 
 /**
  * `catalog.csv:17: sku X: HTTP 400 Bad Request: message`; with `marketplaces` (a run to several), `sku X on EBAY_GB:`.
@@ -41,17 +43,19 @@ export function summaryLine(summary: RunSummary, dryRun: boolean): string {
 }
 
 /** The final summary: first row errors and the counts on stderr; with `json`, the summary object on stdout. */
-export function printSummary(summary: RunSummary, options: { json: boolean; dryRun: boolean; rowErrors: RowOutcome[] }): void {
+export function printSummary(summary: RunSummary, options: { json: boolean; dryRun: boolean; rowErrors: RowOutcome[]; end?: PublishEnd; nextStep?: NextStep | null }): void {
   const wrong = summary.failed + summary.invalid;
-  for (const outcome of options.rowErrors) err(`${paint.red('error')} ${rowErrorLine(outcome, summary.by_marketplace !== undefined)}`);
-  if (wrong > options.rowErrors.length) err(paint.dim(`... and ${count(wrong - options.rowErrors.length)} more ${summary.report.length > 0 ? '(see the report)' : '(write them all with --report FILE.csv)'}`));
+  // A run the service stopped says so once (printRunEnd), not once per row it refused.
+  const rowErrors = options.rowErrors.filter((outcome) => !failedWithTheRun(outcome));
+  for (const outcome of rowErrors) err(`${paint.red('error')} ${rowErrorLine(outcome, summary.by_marketplace !== undefined)}`);
+  if (wrong > options.rowErrors.length && options.end?.kind !== 'systemic') err(paint.dim(`... and ${count(wrong - options.rowErrors.length)} more ${summary.report.length > 0 ? '(see the report)' : '(write them all with --report FILE.csv)'}`));
   err(summaryLine(summary, options.dryRun));
   const statuses = Object.entries(summary.errors_by_status);
   if (statuses.length > 0) err(`  errors by status: ${statuses.map(([status, n]) => `${status} x${count(n)}`).join(', ')}`);
   if (summary.by_marketplace !== undefined) err(`  ${marketplacesLine(summary.by_marketplace)}`);
   if (summary.requests > 0) err(`  ${trafficLine(summary)}`);
   if (summary.report.length > 0) err(`  report: ${summary.report.join(', ')}`);
-  if (options.json) out(JSON.stringify(summary));
+  if (options.json) out(JSON.stringify(options.nextStep === undefined ? summary : { ...summary, next_step: options.nextStep }));
 }
 
 const KIND_LABELS: readonly [keyof MarketplaceCounts, string][] = [
@@ -89,8 +93,8 @@ function notRead(summary: RunSummary): string {
   return left === undefined ? ', and the rest of the source not read' : `, and about ${count(left)} not read (of about ${count(summary.total ?? 0)})`;
 }
 
-/** Why a run stopped early, with what to do next. */
-export function printRunEnd(end: PublishEnd, summary: RunSummary, resumable: boolean): void {
+/** Why a run stopped early (what to do next is the next step's, src/cli/next-step.ts). */
+export function printRunEnd(end: PublishEnd, summary: RunSummary): void {
   const left = `${count(summary.not_attempted)} ${summary.not_attempted === 1 ? 'row' : 'rows'} not attempted${notRead(summary)}`;
   switch (end.kind) {
     case 'systemic': {
@@ -105,7 +109,8 @@ export function printRunEnd(end: PublishEnd, summary: RunSummary, resumable: boo
       err(`${paint.red('stopped')} after ${count(end.failed)} failed rows (--max-errors); ${left}`);
       return;
     case 'interrupted':
-      err(`${paint.yellow('interrupted')}: ${left}; ${resumable ? 'run again with --resume to continue where this run stopped' : 'no journal was kept: --retry-failed REPORT sends the rest again'}`);
+      // What to do next is the next step's line, the same as every output says.
+      err(`${paint.yellow('interrupted')}: ${left}`);
       return;
     case 'source': {
       // The error itself (where, and why) is printed last, as the run's error.

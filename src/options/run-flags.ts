@@ -34,7 +34,7 @@ export const ROW_FLAGS: readonly FlagSpec[] = [
   { name: 'changed-only', commands: ['publish'], group: 'rows', key: 'changedOnly', description: 'send only rows that are new or changed since the last run (see {{state}})' },
   { name: 'state', commands: ['publish'], group: 'rows', key: 'state', value: { kind: 'text', placeholder: 'file' }, complete: 'files', default: '.listings/state-<source hash>.ndjson', defaultBelow: true, description: 'the {{changed-only}} state file' },
   { name: 'shard', commands: ['publish'], group: 'rows', key: 'shard', value: { kind: 'text', placeholder: 'K/N|auto' }, description: "publish only the rows whose SKU hashes to shard K of N (CI matrix jobs); auto reads the job's index and total from the CI" },
-  { name: 'resume', commands: ['publish'], group: 'rows', description: 'skip rows an earlier run of this source already published (from the journal)' },
+  { name: 'resume', commands: ['publish'], group: 'rows', key: 'resume', description: 'skip rows an earlier run of this source already published (from the journal)' },
   {
     name: 'journal',
     commands: ['publish'],

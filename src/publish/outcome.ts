@@ -37,3 +37,15 @@ export interface RowOutcome {
   errorKind?: ListingsError['kind'];
   issues?: FieldIssue[];
 }
+
+/**
+ * The reasons of a row that failed because the service could not be used at all, not for anything in the row: the
+ * key or the endpoint refused (task.ts `describeRejected`), or the service found unusable (sending.ts, engine.ts).
+ * Such a run is told once, at the run level, not as one error per row.
+ */
+export const RUN_LEVEL_REASONS: ReadonlySet<string> = new Set(['API key rejected', 'refused', 'redirect not followed', 'endpoint not found', 'service unusable']);
+
+/** A row that failed only because the service stopped the run (see {@link RUN_LEVEL_REASONS}). */
+export function failedWithTheRun(outcome: RowOutcome): boolean {
+  return outcome.outcome === 'failed' && outcome.reason !== undefined && RUN_LEVEL_REASONS.has(outcome.reason);
+}

@@ -4,6 +4,7 @@ import { inertText } from './annotations.js';
 import { count, duration } from './numbers.js';
 import type { RowErrorCollector } from './row-errors.js';
 import type { RunSummary } from './summary.js';
+import type { NextStep } from './run-meta.js';
 
 /** The markdown summary of a `publish` or `validate` run, for GitHub Actions' `$GITHUB_STEP_SUMMARY`. */
 
@@ -38,6 +39,8 @@ export interface PublishSummaryOptions {
   end?: PublishEnd;
   /** The run's verdict (src/run/verdict.ts): the exit code and why. */
   verdict: Verdict;
+  /** The command that continues the work (src/run/next-step.ts). */
+  nextStep?: NextStep | null | undefined;
 }
 
 /** A run's exit code and the one sentence that says why (`RunVerdict`). */
@@ -106,16 +109,42 @@ export function trafficText(summary: RunSummary): string {
   return busy.length === 0 ? line : `${line}; pushed back: ${busy.join(', ')}`;
 }
 
+/**
+ * A fenced block for a command to copy: the fence longer than any run of backquotes in it, so nothing in the command
+ * ends it; the command has no line break (src/run/shell-words.ts quotes every word on one line).
+ */
+function codeBlock(text: string): string[] {
+  const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((match) => match[0].length));
+  const fence = '`'.repeat(longest + 1);
+  return [`${fence}sh`, inertText(text), fence];
+}
+
+/** `**Next step**: send the 28 failed rows again:` and the command in a block to copy; nothing without one. */
+export function nextStepMarkdown(step: NextStep | null | undefined): string[] {
+  if (step === undefined || step === null) return [];
+  return [`**Next step**: ${escapeMarkdown(step.why)}:`, '', ...codeBlock(step.command), ''];
+}
+
+/** Why the service could not be used: its error's message and the reason, once each. */
+function serviceCause(end: Extract<PublishEnd, { kind: 'systemic' }>): string {
+  const detail = (end.error as { message?: unknown } | undefined)?.message;
+  return typeof detail === 'string' && !end.reason.includes(detail) ? `${detail}: ${end.reason}` : end.reason;
+}
+
+/** The banner of a run the service stopped: why, and the fix, before anything else. */
+function serviceBanner(end: Extract<PublishEnd, { kind: 'systemic' }>): string[] {
+  const cause = serviceCause(end);
+  const fix = end.hint === undefined ? [] : ['>', `> **Fix**: ${escapeMarkdown(end.hint)}`];
+  return [`> **⛔ Stopped: the service could not be used**: ${escapeMarkdown(cause)}. No row after it was sent; the rows it refused are not at fault.`, ...fix, ''];
+}
+
 /** Why a run stopped early, for the summary; undefined when it completed. */
 function stopText(end: PublishEnd | undefined, summary: RunSummary, name: NameSetting): string | undefined {
   const left = summary.not_attempted > 0 ? `; ${rowsText(summary.not_attempted)} not attempted` : '';
   const unread = summary.complete ? '' : summary.total === null ? '; the rest of the source not read' : `; about ${rowsText(summary.total - summary.rows)} not read`;
   switch (end?.kind) {
-    case 'systemic': {
-      const detail = (end.error as { message?: unknown } | undefined)?.message;
-      const cause = typeof detail === 'string' && !end.reason.includes(detail) ? `${detail}: ${end.reason}` : end.reason;
-      return `**Stopped**: the service could not be used: ${escapeMarkdown(cause)}${left}${unread}.`;
-    }
+    case 'systemic':
+      return `**Stopped**: the service could not be used: ${escapeMarkdown(serviceCause(end))}${left}${unread}.`;
     case 'max-errors':
       return `**Stopped** after ${rowsText(end.failed)} failed (\`${name('maxErrors')}\`)${left}${unread}.`;
     case 'interrupted':
@@ -151,7 +180,8 @@ export function publishSummaryMarkdown(summary: RunSummary, errors: RowErrorColl
   );
   const stop = stopText(options.end, summary, name);
   const timing = `${rowsText(summary.rows)} in ${duration(summary.duration_ms)} (${count(Math.round(summary.rows_per_second))} rows/s)${summary.requests > 0 ? ` · ${trafficText(summary)}` : ''}`;
-  const lines = [heading(options.dryRun ? `publish ${name('dryRun')}` : 'publish', options.sources), '', status, '', verdictText(options.verdict), '', ...(stop === undefined ? [] : [stop, '']), ...counts, '', timing, ''];
+  const banner = options.end?.kind === 'systemic' ? serviceBanner(options.end) : [];
+  const lines = [heading(options.dryRun ? `publish ${name('dryRun')}` : 'publish', options.sources), '', ...banner, status, '', verdictText(options.verdict), '', ...nextStepMarkdown(options.nextStep), ...(stop === undefined || banner.length > 0 ? [] : [stop, '']), ...counts, '', timing, ''];
   const groups = errorGroupsMarkdown(errors);
   if (groups.length > 0) lines.push(...groups, '');
   if (summary.report.length > 0) lines.push(`Reports: ${summary.report.map(escapeMarkdown).join(', ')}`, '');
@@ -159,9 +189,9 @@ export function publishSummaryMarkdown(summary: RunSummary, errors: RowErrorColl
 }
 
 /** The step summary of a `validate` run. */
-export function validateSummaryMarkdown(counts: ValidateCounts, errors: RowErrorCollector, sources: readonly string[], verdict: Verdict): string {
+export function validateSummaryMarkdown(counts: ValidateCounts, errors: RowErrorCollector, sources: readonly string[], verdict: Verdict, nextStep?: NextStep | null): string {
   const status = verdict.exitCode === 0 ? `**✅ ${rowsText(counts.valid)} valid**` : `**❌ ${count(counts.invalid)} of ${rowsText(counts.rows)} invalid**`;
-  const lines = [heading('validate', sources), '', status, '', verdictText(verdict), ''];
+  const lines = [heading('validate', sources), '', status, '', verdictText(verdict), '', ...nextStepMarkdown(nextStep)];
   if (!counts.complete) lines.push('**Stopped**: a source could not be read to its end; the counts are of the rows read.', '');
   const left: [string, number][] = (counts.notValidated ?? 0) > 0 ? [['not validated', counts.notValidated ?? 0]] : [];
   lines.push(...countsTable([['valid', counts.valid], ['invalid', counts.invalid], ['skipped (not listings)', counts.skipped], ...left], counts.rows), '');

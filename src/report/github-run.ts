@@ -1,9 +1,11 @@
 import { appendFileSync } from 'node:fs';
 import { libraryName, type NameSetting } from '../errors.js';
-import type { RowOutcome } from '../publish/outcome.js';
+import { failedWithTheRun, type RowOutcome } from '../publish/outcome.js';
+import type { PublishEnd } from '../publish/engine-types.js';
+import type { NextStep } from './run-meta.js';
 import type { PreparedRow } from '../prepare/types.js';
 import { redact } from '../secrets.js';
-import { annotationLines, workflowCommand } from './annotations.js';
+import { annotationLines, inertText, workflowCommand } from './annotations.js';
 import { publishSummaryMarkdown, validateSummaryMarkdown, type PublishSummaryOptions, type ValidateCounts, type Verdict } from './ci-summary.js';
 import { RowErrorCollector, rowErrorOf, rowErrorOfPrepared } from './row-errors.js';
 import type { RunSummary } from './summary.js';
@@ -40,9 +42,9 @@ export class GithubRun {
     private readonly outputs: GithubOutputs,
   ) {}
 
-  /** Collect a publish outcome (only failed and invalid rows are kept, up to the cap). */
+  /** Collect a publish outcome (only failed and invalid rows are kept, up to the cap; not those that failed only with the run). */
   add(outcome: RowOutcome): void {
-    this.errors.add(rowErrorOf(outcome));
+    if (!failedWithTheRun(outcome)) this.errors.add(rowErrorOf(outcome));
   }
 
   /** Collect a validated row. */
@@ -77,14 +79,15 @@ export class GithubRun {
   finishPublish(summary: RunSummary, options: PublishSummaryOptions): void {
     // The terminal names a row's marketplace when the run went to several; so do the annotations.
     this.#annotate(summary.report, summary.by_marketplace !== undefined);
+    if (options.end?.kind === 'systemic') this.outputs.command(serviceAnnotation(this.command, options.end, options.nextStep));
     this.#appendSummary(publishSummaryMarkdown(summary, this.errors, options, this.outputs.name ?? libraryName));
   }
 
   /** Annotations, then the step summary of a `validate` run. */
-  finishValidate(counts: ValidateCounts, sources: readonly string[], verdict: Verdict): void {
+  finishValidate(counts: ValidateCounts, sources: readonly string[], verdict: Verdict, nextStep?: NextStep | null): void {
     // validate's terminal lines name the marketplace of every row that has one.
     this.#annotate([], true);
-    this.#appendSummary(validateSummaryMarkdown(counts, this.errors, sources, verdict));
+    this.#appendSummary(validateSummaryMarkdown(counts, this.errors, sources, verdict, nextStep));
   }
 
   #annotate(reports: readonly string[], marketplaces: boolean): void {
@@ -102,4 +105,11 @@ export class GithubRun {
       this.outputs.summaryFailed?.(path, (error as NodeJS.ErrnoException).code ?? (error as Error).message);
     }
   }
+}
+
+/** The one annotation of a run the service stopped: why, the fix, and the next step; no row is blamed for it. */
+export function serviceAnnotation(command: string, end: Extract<PublishEnd, { kind: 'systemic' }>, step: NextStep | null | undefined): string {
+  const fix = end.hint === undefined ? '' : ` Fix: ${end.hint}.`;
+  const next = step === undefined || step === null ? '' : ` Next: ${step.why}: ${step.command}`;
+  return workflowCommand('error', { title: `listings ${command}: service unusable` }, inertText(`the service could not be used, so the run stopped: ${end.reason}.${fix}${next}`));
 }

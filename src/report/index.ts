@@ -3,4 +3,4 @@ export { openReport, reportFormatOf, reportRules, REPORT_FORMATS, type ReportFor
 export { RetrySelection, readRetryRows, type RetryReport } from './retry-rows.js';
 export { REPORT_COLUMNS, toReportRow, type ReportRow } from './row.js';
 export { csvCell } from './csv.js';
-export type { RunMeta } from './run-meta.js';
+export type { NextStep, RunMeta } from './run-meta.js';

@@ -31,4 +31,14 @@ export interface RunMeta {
    * row): by the library's option name (`retryFailed`) unless told; the CLI passes its flags.
    */
   name?: NameSetting | undefined;
+  /** The command that continues the work, and why (src/run/next-step.ts); null or absent when there is none. */
+  nextStep?: NextStep | null | undefined;
+  /** Why a run stopped as a whole (the service could not be used): the reason and its fix, for a banner. */
+  stopped?: { reason: string; hint?: string | undefined } | undefined;
+}
+
+/** The command that continues a run's work, safe to paste in a POSIX shell, and what it does (`send the 28 failed rows again`). */
+export interface NextStep {
+  command: string;
+  why: string;
 }

@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { EngineEvent, EngineObserver, PublishEnd } from '../publish/engine-types.js';
 import type { RowOutcome } from '../publish/outcome.js';
 import type { RunSummary } from '../report/summary.js';
+import type { NextStep } from '../report/run-meta.js';
 import type { RunVerdict } from './verdict.js';
 import { formatLocation, libraryName, type NameSetting } from '../errors.js';
 import { printable } from '../printable.js';
@@ -35,7 +36,7 @@ export const LOG_EVENTS = {
   run_stopped: ['kind', 'reason', 'hint', 'requests'],
   message: ['level', 'message'],
   debug: ['message', 'fields'],
-  summary: ['end', 'not_logged', 'summary'],
+  summary: ['end', 'next_step', 'not_logged', 'summary'],
   // stream's own: a status every interval, a stop asked for, the Kafka client's messages, a message dead-lettered,
   // where its admin endpoint (health, readiness, metrics) listens.
   stream_status: ['published', 'dead_lettered', 'rate', 'in_flight', 'limit', 'buffered', 'partitions'],
@@ -227,20 +228,22 @@ export class RunLog {
    * The last event (json): the summary as it is printed as a result, why the run ended with its verdict (`exit_code`,
    * `why`), and what was not logged. With `stdout`, the summary as the result too.
    */
-  summary(summary: RunSummary, end: PublishEnd, stdout: boolean, verdict: RunVerdict): void {
+  summary(summary: RunSummary, end: PublishEnd, stdout: boolean, verdict: RunVerdict, nextStep?: NextStep | null): void {
     const output = end.kind === 'interrupted' ? this.#outputStop : undefined;
     const how = output !== undefined ? output : end.kind === 'systemic' ? { kind: end.kind, reason: end.reason } : end.kind === 'max-errors' ? { kind: end.kind, failed: end.failed } : { kind: end.kind };
-    this.finish(how, summary, verdict, stdout);
+    this.finish(how, summary, verdict, stdout, nextStep);
   }
 
   /**
    * The last event (json) of any run: how it ended (`how`, a `kind` and its details) with the verdict, what was not
-   * logged, and the command's summary; with `stdout`, the summary as the result too.
+   * logged, and the command's summary; with `stdout`, the summary as the result too. A command that gives a next step
+   * (src/run/next-step.ts) has it as `next_step` in both: `{ command, why }`, or null (the event's is null for a
+   * command that gives none).
    */
-  finish(how: { kind: string } & Record<string, unknown>, summary: object, verdict: RunVerdict, stdout: boolean): void {
+  finish(how: { kind: string } & Record<string, unknown>, summary: object, verdict: RunVerdict, stdout: boolean, nextStep?: NextStep | null): void {
     this.flush();
-    if (this.json) this.#emit('summary', { end: { ...how, exit_code: verdict.exitCode, why: verdict.why }, not_logged: { ...this.#notLogged }, summary });
-    if (stdout) this.#options.writeResult(JSON.stringify(summary));
+    if (this.json) this.#emit('summary', { end: { ...how, exit_code: verdict.exitCode, why: verdict.why }, next_step: nextStep ?? null, not_logged: { ...this.#notLogged }, summary });
+    if (stdout) this.#options.writeResult(JSON.stringify(nextStep === undefined ? summary : { ...summary, next_step: nextStep }));
   }
 
   /** Write what is held back (coalesced changes) and stop the timer. */

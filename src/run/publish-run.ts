@@ -15,7 +15,19 @@ import { checkPublishOutputs, lockPublishFiles, publishFilesOf, readPublishSelec
 import { type PublishNotice, type PublishResult, type PublishSpec, type PublishWatcher } from './publish-spec.js';
 import { RunOutputs } from './run-outputs.js';
 import { takeOutcomes } from './take-outcomes.js';
-import { publishVerdict } from './verdict.js';
+import { publishVerdict, type RunVerdict } from './verdict.js';
+import { nextStep, type NextStep, type NextStepInput } from './next-step.js';
+import type { PublishEnd } from '../publish/engine-types.js';
+import type { OutputFailure } from './run-outputs.js';
+
+/** What a next step says of how the run stopped: the service's reason and fix, the output that failed; the words it repeats. */
+function stepDetails(spec: PublishSpec, end: PublishEnd, failure: OutputFailure | undefined): Pick<NextStepInput, 'stopped' | 'outputPath' | 'repeat'> {
+  return {
+    ...(end.kind === 'systemic' ? { stopped: { reason: end.reason, hint: end.hint } } : {}),
+    ...(failure === undefined ? {} : { outputPath: failure.path }),
+    ...(spec.outputs?.repeat === undefined ? {} : { repeat: spec.outputs.repeat }),
+  };
+}
 
 /** The listings an interrupted run did not read: with a fan-out, the rows not read times the marketplaces, plus the marketplaces of the last row read not reached. */
 async function listingsNotRead(sources: readonly string[], options: CatalogOptions, listingsRead: number, fanOut: FanOut | undefined): Promise<number | undefined> {
@@ -135,6 +147,9 @@ export async function runPublishSpec(spec: PublishSpec, watcher: PublishWatcher 
     // they close, still changes it (the report saying otherwise is the one dropped, or another one).
     const verdict = publishVerdict({ end: run.end, summary: planned, outputFailure: outputs.failure, dryRun });
     const atClose = outputs.failure === undefined;
+    const kept = journal !== undefined && files.journal !== undefined;
+    const stepOf = (verdictNow: RunVerdict, written: readonly string[]): NextStep | null =>
+      nextStep({ command: 'publish', verdict: verdictNow, counts: planned, sources, reports: written, journal: kept, dryRun, name, ...stepDetails(spec, run.end, outputs?.failure) });
     const meta: RunMeta = {
       sources: sources.map(redactSourceName),
       profile: spec.outputs?.profile,
@@ -146,6 +161,8 @@ export async function runPublishSpec(spec: PublishSpec, watcher: PublishWatcher 
       why: verdict.why,
       dryRun,
       name,
+      nextStep: stepOf(verdict, reports),
+      ...(run.end.kind === 'systemic' ? { stopped: { reason: run.end.reason, hint: run.end.hint } } : {}),
     };
     await outputs.close(planned, meta);
     const final = publishVerdict({ end: run.end, summary: { ...planned, interrupted: interrupted() }, outputFailure: outputs.failure, dryRun });
@@ -160,6 +177,7 @@ export async function runPublishSpec(spec: PublishSpec, watcher: PublishWatcher 
       summary,
       verdict: final,
       end: run.end,
+      nextStep: stepOf(final, summary.report),
       ...(failure === undefined ? {} : { outputFailure: { ...failure, atClose } }),
       notices,
       rowErrors,

@@ -6,6 +6,7 @@ import type { RunSummary } from '../report/summary.js';
 import type { OutputFailure } from './run-outputs.js';
 import type { RunOutputSpec, RunSelectionSpec, RunSourceSpec, RunTargetSpec, RunWatcher, SendingPolicy } from './spec.js';
 import type { RunVerdict } from './verdict.js';
+import type { NextStep } from './next-step.js';
 
 /** Where a publish sends: a sender now, or one opened once the run's outputs are known to be writable. */
 export interface PublishTargetSpec extends RunTargetSpec {
@@ -80,6 +81,8 @@ export interface PublishResult {
   /** The one verdict (src/run/verdict.ts): exit code and why, decided once the outputs closed. */
   verdict: RunVerdict;
   end: PublishEnd;
+  /** The command that continues the work (src/run/next-step.ts), null after a run that exited 0. */
+  nextStep: NextStep | null;
   /** The first output that could not be written; `atClose` when it failed as the run closed, after every row was sent. */
   outputFailure?: OutputFailure & { atClose: boolean };
   /** Every notice, in the order told. */

@@ -56,6 +56,8 @@ export interface RunOutputSpec {
   profile?: string;
   /** How a report or an error names a setting in a next step; the CLI passes its flag names. */
   name?: NameSetting;
+  /** The words a next step repeats after the sources (the CLI: the flags given that choose the rows and the target). */
+  repeat?: readonly string[];
 }
 
 /** What a running run tells whoever watches it; all optional, none may throw, none feeds back into the run. */

@@ -46,6 +46,7 @@ const Event = z.discriminatedUnion('event', [
     ...base,
     event: z.literal('summary'),
     end: z.looseObject({ kind: z.enum(['completed', 'interrupted', 'max-errors', 'systemic', 'source']) }),
+    next_step: z.strictObject({ command: z.string(), why: z.string() }).nullable(),
     not_logged: z.strictObject({ row_failed: z.number().int(), retry: z.number().int() }),
     summary: z.looseObject({ rows: z.number(), published: z.number(), failed: z.number(), requests: z.number() }),
   }),
@@ -101,7 +102,7 @@ describe('--log-format json', () => {
     const summary = all.at(-1) as Extract<Event, { event: 'summary' }>;
     expect(summary.summary.rows).toBe(80);
     // The --json summary on stdout is unchanged, and agrees with the event.
-    expect(JSON.parse(result.stdout)).toEqual(summary.summary);
+    expect(JSON.parse(result.stdout)).toEqual({ ...summary.summary, next_step: summary.next_step });
     // Limit changes are coalesced: never two of a kind within 200 ms of each other (the interval is 250 ms), but
     // for the last, written when every row is done.
     for (const kind of ['limit', 'pace'] as const) {

@@ -23,6 +23,7 @@ describe('listings publish: the command line', () => {
         'failed',
         'interrupted',
         'invalid',
+        'next_step',
         'not_attempted',
         'overloaded',
         'peak_concurrency',

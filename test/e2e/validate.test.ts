@@ -7,6 +7,11 @@ import { tempDir } from '../helpers/tmp.js';
 const POLICIES = ['--merchant-location-key', 'wh-1', '--fulfillment-policy-id', 'f-1', '--payment-policy-id', 'p-1', '--return-policy-id', 'r-1'];
 const ERRORS = 'fixtures/catalog-with-errors.csv';
 
+/** stderr without the next step that ends a run with invalid rows (test/e2e/next-step.test.ts checks it). */
+function beforeNextStep(stderr: string): string {
+  return stderr.trim().replace(/\nnext {2}[^\n]*\n {2}listings validate [^\n]*$/, '');
+}
+
 interface JsonResult {
   rows: number;
   input_rows: number;
@@ -21,13 +26,13 @@ describe.concurrent('listings validate: valid catalogs', () => {
   it.each(['fixtures/catalog.csv', 'fixtures/catalog.json', 'fixtures/catalog.ndjson', 'fixtures/catalog.csv.gz'])('%s: exit 0, no errors, a summary on stderr', async (file) => {
     const result = await runCli(['validate', file]);
     expect(result.stdout).toBe('');
-    expect(result.stderr.trim()).toBe('20 rows: 20 valid, 0 invalid');
+    expect(beforeNextStep(result.stderr)).toBe('20 rows: 20 valid, 0 invalid');
     expect(result.code).toBe(0);
   });
 
   it('reads stdin with --format', async () => {
     const result = await runCli(['validate', '-', '--format', 'csv'], { input: readFileSync(join(REPO_ROOT, 'fixtures/catalog.csv'), 'utf8') });
-    expect(result.stderr.trim()).toBe('20 rows: 20 valid, 0 invalid');
+    expect(beforeNextStep(result.stderr)).toBe('20 rows: 20 valid, 0 invalid');
     expect(result.code).toBe(0);
   });
 
@@ -35,7 +40,7 @@ describe.concurrent('listings validate: valid catalogs', () => {
     const result = await runCli(['validate', 'fixtures/catalog.csv', 'fixtures/catalog.json']);
     expect(result.code).toBe(1);
     expect(result.stdout.split('\n')[0]).toBe('fixtures/catalog.json#1: [EBAY_US] sku: duplicate SKU; first seen at fixtures/catalog.csv:2');
-    expect(result.stderr.trim()).toBe('40 rows: 20 valid, 20 invalid');
+    expect(beforeNextStep(result.stderr)).toBe('40 rows: 20 valid, 20 invalid');
   });
 });
 
@@ -49,7 +54,7 @@ describe.concurrent('listings validate: invalid rows', () => {
       `${ERRORS}:6: [EBAY_US] sku: duplicate SKU; first seen at ${ERRORS}:2`,
       `${ERRORS}:7: [EBAY_US] sku: is required`,
     ]);
-    expect(result.stderr.trim()).toBe('7 rows: 2 valid, 5 invalid');
+    expect(beforeNextStep(result.stderr)).toBe('7 rows: 2 valid, 5 invalid');
     expect(result.code).toBe(1);
   });
 
@@ -59,14 +64,14 @@ describe.concurrent('listings validate: invalid rows', () => {
     const result = await runCli(['validate', file, '--saved-defaults']);
     expect(result.stdout.trim().split('\n')).toEqual([`${file}:3: the row has 3 fields but the header has 2: a value holding the delimiter must be quoted`]);
     expect(result.stderr).toContain(`notice: ${file}: 0 of 2 rows have images_source`);
-    expect(result.stderr.trim().split('\n').at(-1)).toBe('3 rows: 2 valid, 1 invalid');
+    expect(beforeNextStep(result.stderr).split('\n').at(-1)).toBe('3 rows: 2 valid, 1 invalid');
     expect(result.code).toBe(1);
   });
 
   it('defaults from flags fill what rows leave empty (row value still wins)', async () => {
     const result = await runCli(['validate', ERRORS, '--fulfillment-policy-id', 'f-9']);
     expect(result.stdout).not.toContain(':5:');
-    expect(result.stderr.trim()).toBe('7 rows: 3 valid, 4 invalid');
+    expect(beforeNextStep(result.stderr)).toBe('7 rows: 3 valid, 4 invalid');
   });
 
   it('--show-errors N prints N lines then the count of the rest; every row is still validated', async () => {
@@ -74,7 +79,7 @@ describe.concurrent('listings validate: invalid rows', () => {
     const lines = result.stdout.trim().split('\n');
     expect(lines).toHaveLength(3);
     expect(lines[2]).toBe('... and 3 more errors');
-    expect(result.stderr.trim()).toBe('7 rows: 2 valid, 5 invalid');
+    expect(beforeNextStep(result.stderr)).toBe('7 rows: 2 valid, 5 invalid');
     expect(result.code).toBe(1);
   });
 
@@ -87,7 +92,7 @@ describe.concurrent('listings validate: invalid rows', () => {
       `${ERRORS}:4: [ebay] marketplace: "ebay" is the wrapped shape's form; the flat shape needs the upper-case form with a region, e.g. EBAY_US`,
     ]);
     // The old meaning (the errors printed) is now --show-errors: said once, since --show-errors was not given.
-    expect(result.stderr.trim().split('\n')).toEqual([
+    expect(beforeNextStep(result.stderr).split('\n')).toEqual([
       'notice: --max-errors 2 stops validating after 2 invalid rows (the rest are not validated), as it stops a publish; the errors printed are limited by --show-errors (now 50)',
       '7 rows: 1 valid, 2 invalid, 4 not validated',
       'stopped after 2 invalid rows (--max-errors); 4 rows not validated',
@@ -103,7 +108,7 @@ describe.concurrent('listings validate: invalid rows', () => {
   it('--max-errors all keeps its old meaning (no stop, every error printed) unless --show-errors says otherwise; 0 is refused with the way to print none', async () => {
     const all = await runCli(['validate', ERRORS, '--max-errors', 'all', '--show-errors', '1']);
     expect(all.stdout.trim().split('\n')).toHaveLength(2);
-    expect(all.stderr.trim()).toBe('7 rows: 2 valid, 5 invalid');
+    expect(beforeNextStep(all.stderr)).toBe('7 rows: 2 valid, 5 invalid');
     expect(all.code).toBe(1);
     const zero = await runCli(['validate', ERRORS, '--max-errors', '0']);
     expect(zero.stderr).toContain('(--show-errors 0 prints no error)');
@@ -175,7 +180,7 @@ describe.concurrent('listings validate: presets', () => {
     const dir = tempDir();
     const out = join(dir, 'shopify.ndjson');
     const result = await runCli(['validate', 'fixtures/shopify-export.csv', '--preset', 'shopify', '--marketplace', 'EBAY_US', ...POLICIES, '--out', out]);
-    expect(result.stderr.trim()).toBe('9 input rows, 6 listings: 6 valid, 0 invalid');
+    expect(beforeNextStep(result.stderr)).toBe('9 input rows, 6 listings: 6 valid, 0 invalid');
     expect(result.code).toBe(0);
     const bodies = readFileSync(out, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { sku: string; images_source?: string[]; overrides?: { condition?: string } });
     expect(bodies.map((b) => b.sku)).toEqual(['APR-001', 'TOTE-NAT', 'TOTE-BLK', 'ceramic-planter-small-sage', 'ceramic-planter-large-sage', 'vintage-enamel-pin']);

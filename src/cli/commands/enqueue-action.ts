@@ -2,6 +2,8 @@ import { kafkaSecurityFromEnv } from '../../stream/kafka-security.js';
 import type { RowOutcome } from '../../publish/outcome.js';
 import { checkEnqueueReports, enqueueTopic, runEnqueueSpec, type EnqueueSummary } from '../../run/enqueue-run.js';
 import { redactSourceName } from '../../secret-url.js';
+import { nextStep } from '../../run/next-step.js';
+import { printNextStep } from '../next-step.js';
 import { EXIT, ExitError } from '../exit-codes.js';
 import { err, paint } from '../output.js';
 import { count, duration } from '../progress.js';
@@ -40,7 +42,7 @@ function printEnqueueSummary(summary: EnqueueSummary, rowErrors: readonly RowOut
 }
 
 /** `listings enqueue SOURCE kafka://BROKERS/TOPIC`: flags to an `EnqueueSpec`, the run (src/run/enqueue-run.ts) watched by the terminal, its result printed. */
-export async function runEnqueue(source: string, topic: string, flags: EnqueueFlags, load: () => Promise<LoadedSettings>): Promise<void> {
+export async function runEnqueue(source: string, topic: string, flags: EnqueueFlags, load: () => Promise<LoadedSettings>, repeat: readonly string[] = []): Promise<void> {
   const { where } = enqueueTopic(topic);
   checkEnqueueReports(flags.report);
   const catalog = await catalogOptionsFrom(flags);
@@ -63,10 +65,13 @@ export async function runEnqueue(source: string, topic: string, flags: EnqueueFl
       },
       onOutcome: (outcome) => log.outcome(outcome),
     });
-    const { summary, verdict, outputFailure, sourceError } = result;
+    const { summary, verdict, outputFailure, sourceError, end } = result;
     if (!log.json) printEnqueueSummary(summary, result.rowErrors);
-    log.finish({ kind: result.end.kind }, summary, verdict, flags.json === true);
+    const stopped = end.kind === 'kafka' ? { stopped: { reason: (end.error as Error).message ?? String(end.error) } } : {};
+    const step = nextStep({ command: 'enqueue', verdict, counts: summary, sources: [source, topic], repeat, name: cliName, ...stopped, ...(outputFailure === undefined ? {} : { outputPath: outputFailure.path }) });
+    log.finish({ kind: end.kind }, summary, verdict, flags.json === true, step);
     if (outputFailure !== undefined) err(`${paint.red('error')} cannot write the report ${outputFailure.path}: ${outputFailure.error.message}`);
+    if (!log.json) printNextStep(step);
     if (sourceError !== undefined) throw sourceError as Error;
     if (verdict.exitCode !== EXIT.ok) throw new ExitError(verdict.exitCode);
   } finally {

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { NOT_REPEATED, repeatedFlags } from '../repeat-flags.js';
 import { loadSettings } from '../settings.js';
 import { declareFlags } from '../flags.js';
 import { exitCodesText } from '../exit-codes.js';
@@ -26,7 +27,7 @@ export function registerEnqueue(program: Command): void {
     if (flags.logFormat === 'json') (await import('../log-events.js')).captureStderrAsJson();
     const { runEnqueue } = await import('./enqueue-action.js');
     try {
-      await runEnqueue(source, topic, flags, () => loadSettings(self.opts()));
+      await runEnqueue(source, topic, flags, () => loadSettings(self.opts()), repeatedFlags(self, NOT_REPEATED));
     } finally {
       // Everything is acknowledged and written: a Kafka client still retrying brokers that are gone must not hold the exit.
       setTimeout(() => process.exit(), 3000).unref();

@@ -13,6 +13,7 @@ import { count, ProgressDisplay, progressMode } from '../progress.js';
 import { trapSignals } from '../signals.js';
 import { noticePrinter } from '../notices.js';
 import { printRunEnd, printSummary } from '../summary.js';
+import { printNextStep } from '../next-step.js';
 import { githubActionsRun } from '../github-actions.js';
 import type { CatalogOptions } from '../../catalog/types.js';
 import type { LoadedSettings } from '../settings.js';
@@ -51,7 +52,7 @@ function sandboxJournalOf(sources: string[], loaded: LoadedSettings, shard: Shar
 }
 
 /** The run the flags describe; `connect` opens the service once the outputs are checked. */
-function publishSpecOf(sources: string[], flags: PublishFlags, loaded: LoadedSettings, catalog: CatalogOptions, shard: Shard | undefined, connect: () => Promise<Endpoint>): PublishSpec {
+function publishSpecOf(sources: string[], flags: PublishFlags, loaded: LoadedSettings, catalog: CatalogOptions, shard: Shard | undefined, connect: () => Promise<Endpoint>, repeat: readonly string[]): PublishSpec {
   const kind = flags.dryRun === true ? 'dry-run' : 'publish';
   const selection = {
     ...(flags.resume === true ? { resume: true } : {}),
@@ -74,7 +75,7 @@ function publishSpecOf(sources: string[], flags: PublishFlags, loaded: LoadedSet
     },
     selection,
     sending: { ...sendingPolicyOf({ concurrency, maxConcurrency, rate: flags.rate, giveUpAfterSeconds: flags.giveUpAfter, maxAttempts: flags.maxAttempts }), ...(flags.maxErrors === undefined ? {} : { maxErrors: flags.maxErrors }) },
-    outputs: { reports: flags.report, cwd: process.cwd(), profile: loaded.profile, name: cliName },
+    outputs: { reports: flags.report, cwd: process.cwd(), profile: loaded.profile, name: cliName, repeat },
   };
 }
 
@@ -115,7 +116,7 @@ function printOutputFailure(failure: OutputFailure, journalPath: string | undefi
 }
 
 /** `listings publish SOURCE...`: flags to a run spec, the run (src/run/publish-run.ts) watched by the terminal, its result printed, its exit code. */
-export async function runPublish(sources: string[], flags: PublishFlags, load: () => Promise<LoadedSettings>): Promise<void> {
+export async function runPublish(sources: string[], flags: PublishFlags, load: () => Promise<LoadedSettings>, repeat: readonly string[] = []): Promise<void> {
   checkFlags(flags);
   await sandboxFaultsOf(flags);
   const shard = flags.shard === undefined ? undefined : parseShard(flags.shard);
@@ -126,7 +127,7 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
   const dryRun = flags.dryRun === true;
   let endpoint: Endpoint | undefined;
   const connect = async (): Promise<Endpoint> => (endpoint = await openEndpoint(flags, loaded, loaded.settings.concurrency ?? loaded.settings.max_concurrency));
-  const spec = publishSpecOf(sources, flags, loaded, catalogOptions, shard, connect);
+  const spec = publishSpecOf(sources, flags, loaded, catalogOptions, shard, connect, repeat);
   let progress: ProgressDisplay | undefined;
   // Above the progress line once there is one.
   const note = (line: string): void => (progress === undefined ? err(line) : progress.note(line));
@@ -167,16 +168,18 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
   };
   try {
     const result = await runPublishSpec(spec, watcher);
-    const { summary, verdict, end, outputFailure } = result;
-    github?.finishPublish(summary, { dryRun, sources, end, verdict });
-    if (log.json) log.summary(summary, end, flags.json === true, verdict);
-    else printSummary(summary, { json: flags.json === true, dryRun, rowErrors: result.rowErrors });
+    const { summary, verdict, end, outputFailure, nextStep } = result;
+    github?.finishPublish(summary, { dryRun, sources, end, verdict, nextStep });
+    if (log.json) log.summary(summary, end, flags.json === true, verdict, nextStep);
+    else printSummary(summary, { json: flags.json === true, dryRun, rowErrors: result.rowErrors, end, nextStep });
     if (outputFailure !== undefined) {
       printOutputFailure(outputFailure, outputFailure.role === 'journal' ? undefined : result.journalPath, outputFailure.atClose);
+      if (!log.json) printNextStep(nextStep);
       throw new ExitError(verdict.exitCode);
     }
-    if (!log.json) printRunEnd(end, summary, flags.journal !== false && !dryRun);
+    if (!log.json) printRunEnd(end, summary);
     if (!log.json && flags.sandbox === true && flags.journal === undefined && result.journalPath !== undefined) err(paint.dim(`journal of this try-out: ${result.journalPath} (a --sandbox run keeps none in .listings/)`));
+    if (!log.json) printNextStep(nextStep);
     // The error itself is the last line; the one catch gives it the verdict's code (report-error.ts).
     if (result.sourceError !== undefined) throw result.sourceError as Error;
     if (verdict.exitCode !== EXIT.ok) throw new ExitError(verdict.exitCode);

@@ -4,6 +4,7 @@ import { declareFlags } from '../flags.js';
 import { exitCodesText, PUBLISH_EXITS } from '../exit-codes.js';
 import type { PublishFlags } from './publish-flags.js';
 import { CATALOG_SOURCES_HELP } from '../../catalog/sources/source-kind.js';
+import { NOT_REPEATED, repeatedFlags } from '../repeat-flags.js';
 
 export function registerPublish(program: Command): void {
   const command = program
@@ -16,6 +17,6 @@ export function registerPublish(program: Command): void {
     if (flags.logFormat === 'json') (await import('../log-events.js')).captureStderrAsJson();
     if (flags.shard?.trim() === 'auto') flags.shard = (await import('../shard-auto.js')).announceAutoShard(flags.quiet === true);
     const { runPublish } = await import('./publish-action.js');
-    await runPublish(sources, flags, () => loadSettings(self.opts()));
+    await runPublish(sources, flags, () => loadSettings(self.opts()), repeatedFlags(self, NOT_REPEATED));
   });
 }

@@ -10,6 +10,10 @@ import { sendingPolicyOf } from '../../run/sending-policy.js';
 import { defaultMarketplaces } from '../../prepare/fan-out.js';
 import { formatLocation, ListingsError, UsageError } from '../../errors.js';
 import { printable } from '../../printable.js';
+import { nextStep } from '../../run/next-step.js';
+import { NO_ROWS } from '../../run/verdict.js';
+import { printNextStep } from '../next-step.js';
+import { cliName } from '../setting-flags.js';
 import { EXIT, ExitError } from '../exit-codes.js';
 import { err, paint, terminalSafe } from '../output.js';
 import { openRunLog, runStartOf, sendingSettings } from '../log-events.js';
@@ -112,7 +116,7 @@ function deadLetterLine(result: StreamOutcome, fanOut: boolean): string {
 }
 
 /** `listings stream kafka://.../TOPIC --group NAME`: runs until a signal, the service's end, or Kafka's. */
-export async function runStream(source: string, flags: StreamFlags, load: () => Promise<LoadedSettings>): Promise<void> {
+export async function runStream(source: string, flags: StreamFlags, load: () => Promise<LoadedSettings>, repeat: readonly string[] = []): Promise<void> {
   if (!isKafkaAddress(source)) throw new UsageError(`${JSON.stringify(source)} is not a Kafka topic: listings stream reads kafka://HOST:PORT[,HOST:PORT...]/TOPIC (files and URLs are for listings publish)`);
   const address = parseKafkaAddress(source, 'source');
   if (flags.group.trim() === '') throw new UsageError('--group must not be empty');
@@ -202,7 +206,8 @@ export async function runStream(source: string, flags: StreamFlags, load: () => 
     await endpoint.sandbox?.close();
   }
   const { stats, end, summary, verdict } = result;
-  log.finish({ kind: summary.end, ...(end.kind === 'systemic' ? { reason: end.reason } : {}) }, summary, verdict, flags.json === true);
+  const step = nextStep({ command: 'stream', verdict, counts: NO_ROWS, sources: [source], repeat, name: cliName, ...(end.kind === 'systemic' ? { stopped: { reason: end.reason, hint: end.hint } } : {}) });
+  log.finish({ kind: summary.end, ...(end.kind === 'systemic' ? { reason: end.reason } : {}) }, summary, verdict, flags.json === true, step);
   if (!json) {
     const committed = summary.partitions.map((partition) => `${partition.partition}@${partition.committed ?? '-'}`).join(' ');
     err(`${count(stats.received)} received · ${paint.green(`${count(stats.published)} published`)} · ${stats.deadLettered > 0 ? paint.yellow(`${count(stats.deadLettered)} dead-lettered`) : '0 dead-lettered'} · ${count(summary.left_uncommitted)} left for the next reader · in ${duration(summary.duration_ms)}`);
@@ -217,5 +222,6 @@ export async function runStream(source: string, flags: StreamFlags, load: () => 
     const message = end.error instanceof ListingsError ? wordError(end.error).message : ((end.error as Error).message ?? String(end.error));
     err(`${paint.red('error')} Kafka: ${printable(message)}`);
   }
+  if (!json) printNextStep(step);
   if (verdict.exitCode !== EXIT.ok) throw new ExitError(verdict.exitCode);
 }

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { loadSettings } from '../settings.js';
 import { declareFlags } from '../flags.js';
 import type { StreamFlags } from './stream-flags.js';
+import { NOT_REPEATED, repeatedFlags } from '../repeat-flags.js';
 
 export function registerStream(program: Command): void {
   const command = program
@@ -13,7 +14,7 @@ export function registerStream(program: Command): void {
     if (flags.logFormat === 'json') (await import('../log-events.js')).captureStderrAsJson();
     const { runStream } = await import('./stream-action.js');
     try {
-      await runStream(source, flags, () => loadSettings(self.opts()));
+      await runStream(source, flags, () => loadSettings(self.opts()), repeatedFlags(self, NOT_REPEATED));
     } finally {
       // The summary is out and the offsets committed: a Kafka client still retrying brokers that are gone must not
       // hold the exit (the timer keeps nothing alive by itself).

@@ -11,6 +11,9 @@ import { noticePrinter } from '../notices.js';
 import { githubActionsRun } from '../github-actions.js';
 import { inert } from '../../printable.js';
 import { cliName } from '../setting-flags.js';
+import { nextStep } from '../../run/next-step.js';
+import { printNextStep } from '../next-step.js';
+import { NOT_REPEATED, repeatedFlags } from '../repeat-flags.js';
 import type { ValidateResult, ValidationError } from '../../run/validate-run.js';
 import { CATALOG_SOURCES_HELP } from '../../catalog/sources/source-kind.js';
 
@@ -100,19 +103,22 @@ async function validate(sources: string[], flags: ValidateFlags, command: Comman
     github?.endGroup();
   }
   const { counts, verdict, unread, outputFailure: failure, ending, summary } = result;
-  if (json) out(JSON.stringify(validateJsonOf(result)));
+  const step = nextStep({ command: 'validate', verdict, counts: { failed: 0, invalid: counts.invalid, not_attempted: 0 }, sources, repeat: repeatedFlags(command, NOT_REPEATED), name: cliName, ...(failure === undefined ? {} : { outputPath: failure.path }) });
+  if (json) out(JSON.stringify({ ...validateJsonOf(result), next_step: step }));
   else if (result.errorsNotShown > 0 && !quiet) out(`... and ${count(result.errorsNotShown)} more errors`);
-  github?.finishValidate({ rows: counts.rows, valid: counts.valid, invalid: counts.invalid, skipped: counts.skipped, notValidated: counts.notValidated, complete: result.complete }, sources, verdict);
+  github?.finishValidate({ rows: counts.rows, valid: counts.valid, invalid: counts.invalid, skipped: counts.skipped, notValidated: counts.notValidated, complete: result.complete }, sources, verdict, step);
   if (log.json && summary !== undefined) {
     const how = ending.kind === 'max-errors' ? { kind: 'max-errors', failed: ending.failed } : { kind: result.complete ? 'completed' : 'source' };
-    log.finish(how, summary, verdict, false);
+    log.finish(how, summary, verdict, false, step);
   } else err(summaryLine(result));
   if (ending.kind === 'max-errors' && !log.json) err(`${paint.red('stopped')} after ${count(ending.failed)} invalid ${ending.failed === 1 ? 'row' : 'rows'} (--max-errors); ${count(counts.notValidated)} ${counts.notValidated === 1 ? 'row' : 'rows'} not validated`);
   if (unread !== undefined) err(`stopped: ${unreadText(unread)}`);
   if (failure !== undefined) {
     err(`${paint.red('error')} cannot write the ${failure.role} ${failure.path}: ${failure.error.message}; the report was dropped (a cut report would read as complete)`);
+    if (!log.json) printNextStep(step);
     throw new ExitError(verdict.exitCode);
   }
+  if (!log.json) printNextStep(step);
   // The error itself is the last line; the one catch gives it the verdict's code (report-error.ts).
   if (result.sourceError !== undefined) throw result.sourceError;
   if (verdict.exitCode !== EXIT.ok) throw new ExitError(verdict.exitCode);

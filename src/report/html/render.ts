@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { libraryName } from '../../errors.js';
 import { OUTCOMES, type OutcomeKind } from '../../publish/outcome.js';
 import { safeText } from '../row.js';
 import { unreadText } from '../../catalog/unread.js';
@@ -50,6 +49,20 @@ function timingSection(summary: RunSummary, digest: RunDigest): string {
   ].join('');
 }
 
+/** Why a run stopped as a whole (the service could not be used), and its fix: before anything else on the page. */
+function stoppedBanner(meta: HtmlReportInput['meta']): string {
+  if (meta.stopped === undefined) return '';
+  const fix = meta.stopped.hint === undefined ? '' : ` <b>Fix:</b> ${outside(meta.stopped.hint)}`;
+  return `<p class="banner stop" role="alert" id="stopped"><b>Stopped: the service could not be used</b>: ${outside(meta.stopped.reason)}. No row after it was sent; the rows it refused are not at fault.${fix}</p>\n`;
+}
+
+/** The command that continues the work (src/run/next-step.ts), to copy. */
+function nextStepBlock(meta: HtmlReportInput['meta']): string {
+  const step = meta.nextStep;
+  if (step === undefined || step === null) return '';
+  return `<section class="card next" aria-labelledby="next-h" id="next-step"><h2 id="next-h">Next step</h2><p>${outside(step.why)}:</p><pre class="mono"><code>${outside(step.command)}</code></pre></section>\n`;
+}
+
 /**
  * The whole page, self-contained: inline CSS, inline SVG charts, one small inline script for the filter. Its
  * Content-Security-Policy allows only that style and that script (by hash) and no connection at all, so nothing
@@ -57,7 +70,6 @@ function timingSection(summary: RunSummary, digest: RunDigest): string {
  */
 export function renderHtmlReport(input: HtmlReportInput): string {
   const { summary, meta, digest } = input;
-  const nameSetting = meta.name ?? libraryName;
   const sources = meta.sources !== undefined && meta.sources.length > 0 ? meta.sources : digest.sources;
   const single = digest.sources.length <= 1 && digest.moreSources === 0;
   const name = sources.length === 0 ? 'listings run' : sources.length === 1 ? (sources[0] ?? '') : `${sources[0] ?? ''} and ${formatCount(sources.length - 1 + (meta.sources === undefined ? digest.moreSources : 0))} more`;
@@ -76,7 +88,7 @@ export function renderHtmlReport(input: HtmlReportInput): string {
     .map(([kind, n]) => `<li class="f-${kind}"><span class="dot" aria-hidden="true"></span>${LABEL[kind]} <b>${formatCount(n)}</b> <span class="muted">${percent(n, whole)}</span></li>`)
     .join('');
   const banner = !summary.complete
-    ? `<p class="banner" role="note">The run stopped before the end of the source${summary.interrupted ? ' (interrupted)' : ''}: ${notRead !== undefined ? `${formatCount(notRead)} rows were` : 'the rows after the last one counted were'} not read${summary.unread === undefined ? '' : ` (${escapeHtml(unreadText(summary.unread))})`}. <span class="mono">${escapeHtml(nameSetting('retryFailed'))}</span> of the CSV or NDJSON report sends them.</p>`
+    ? `<p class="banner" role="note">The run stopped before the end of the source${summary.interrupted ? ' (interrupted)' : ''}: ${notRead !== undefined ? `${formatCount(notRead)} rows were` : 'the rows after the last one counted were'} not read${summary.unread === undefined ? '' : ` (${escapeHtml(unreadText(summary.unread))})`}.</p>`
     : '';
   const exitBadge = meta.exitCode === undefined ? '' : `<span class="code" title="exit code">exit ${meta.exitCode}</span>`;
   const title = `${tone === 'good' ? '✓' : '✗'} ${safeText(name) ?? ''}: ${text}`;
@@ -89,7 +101,9 @@ export function renderHtmlReport(input: HtmlReportInput): string {
     `<title>${escapeHtml(title)}</title>\n<style>${STYLE}</style>\n</head>\n<body>\n`,
     `<header class="top"><div><p class="eyebrow">listings ${meta.dryRun === true ? 'dry run' : 'publish'} report</p><h1>${outside(name)}</h1></div>`,
     `<p class="verdict ${tone}" id="verdict">${exitBadge}<span>${escapeHtml(text)}</span></p></header>\n<main>\n`,
+    stoppedBanner(meta),
     banner,
+    nextStepBlock(meta),
     `<section aria-label="Counts" class="tiles">${tiles}</section>\n`,
     `<div class="grid2">`,
     `<section class="card" aria-labelledby="outcomes-h"><h2 id="outcomes-h">Outcomes</h2>${outcomeBar(summary)}<ul class="legend">${legend}</ul>${errorsByStatus(summary)}${byMarketplace(summary)}${traffic(summary)}</section>`,

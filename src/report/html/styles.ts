@@ -94,6 +94,8 @@ td[class^="p-"]::before{content:"";display:inline-block;width:10px;height:10px;b
 .all-good{margin:0;color:var(--good-fg)}
 .empty td{color:var(--muted);text-align:center;padding:14px}
 .banner{margin:0 0 16px;padding:10px 14px;border-radius:10px;background:var(--warn-bg);color:var(--warn-fg)}
+.banner.stop{background:var(--bad-bg);color:var(--bad-fg)}
+.next{margin:0 0 16px}.next p{margin:6px 0 0}.next pre{margin:8px 0 0;white-space:pre-wrap;overflow-wrap:anywhere}
 footer{margin-top:24px;color:var(--muted);font-size:.8rem;text-align:center}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 @media print{html{background:#fff}.controls{display:none}.scroll{max-height:none;overflow:visible}}

@@ -266,7 +266,12 @@ describe('markdown', () => {
     const notSent = summaryOf([outcome(0, 'not_attempted')]);
     const stopped = publishSummaryMarkdown(notSent, new RowErrorCollector(), { dryRun: false, sources: ['catalog.csv'], end, verdict: publishVerdict({ end, summary: notSent }) });
     expect(stopped).toContain('Exit code 3: the service could not be used, so nothing more was sent\\: the key was rejected; 1 row not attempted.');
-    expect(stopped).toContain('**Stopped**: the service could not be used: HTTP 401 Unauthorized\\: the key was rejected; 1 row not attempted.');
+    // A run the service stopped: a banner above the counts, with the fix when there is one, and the next step.
+    expect(stopped).toContain('> **⛔ Stopped: the service could not be used**: HTTP 401 Unauthorized\\: the key was rejected. No row after it was sent; the rows it refused are not at fault.\n\n**❌');
+    const step = { command: "listings publish 'my catalog.csv' --resume", why: 'fix the cause first (the key was rejected), then continue where this run stopped' };
+    const told = publishSummaryMarkdown(notSent, new RowErrorCollector(), { dryRun: false, sources: ['catalog.csv'], end: { ...end, hint: 'check LISTINGS_API_KEY' }, verdict: publishVerdict({ end, summary: notSent }), nextStep: step });
+    expect(told).toContain('>\n> **Fix**: check LISTINGS\\_API\\_KEY\n');
+    expect(told).toContain("**Next step**: fix the cause first \\(the key was rejected\\), then continue where this run stopped:\n\n```sh\nlistings publish 'my catalog.csv' --resume\n```");
   });
 
   it('lists the ten biggest kinds of error and counts the others', () => {
