@@ -19,6 +19,13 @@ export interface AdaptiveLimitOptions {
   startupGain?: number;
 }
 
+/**
+ * After start-up a window holds at least the answers of this many ms at the last rate measured: on a fast service
+ * (answers in a millisecond or less) a window of a few answers measures the host's scheduler, not the service, and a
+ * rate taken over it is noise. A slower service fills half its limit in more than this anyway.
+ */
+const MIN_WINDOW_MS = 20;
+
 /** Start-up ends once a window's latency is this many times the no-load latency (less than the cut tolerance). */
 const STARTUP_EXIT = 1.25;
 
@@ -76,6 +83,8 @@ export class AdaptiveLimit implements ConcurrencyLimit {
   #delivered = 0;
   #deliveredAtWindow = 0;
   #windowAt = 0;
+  /** The rate the last window measured, answers per ms (0 before one did). */
+  #rate = 0;
   #peakInFlight = 0;
   readonly #curve = new ThroughputCurve();
 
@@ -142,7 +151,9 @@ export class AdaptiveLimit implements ConcurrencyLimit {
     // Answers that come together leave their requests counted in flight while the next ones leave: at most the limit.
     this.#sumInFlight += Math.min(ticket.inFlight, sent.limitAtSend ?? ticket.inFlight);
     // In start-up the limit grows fast: small windows catch a queue before it has grown deep.
-    if (this.#samples >= (this.#slowStart ? this.#minSamples : Math.max(this.#minSamples, this.limit / 2))) this.#judgeWindow(now);
+    if (this.#samples >= (this.#slowStart ? this.#minSamples : Math.max(this.#minSamples, this.limit / 2, this.#rate * MIN_WINDOW_MS))) {
+      this.#judgeWindow(now);
+    }
   }
 
   #judgeWindow(now: number): void {
@@ -158,7 +169,8 @@ export class AdaptiveLimit implements ConcurrencyLimit {
     const inFlight = this.#sumInFlight / n;
     const rate = spanMs >= mean / 4 ? (this.#delivered - this.#deliveredAtWindow) / spanMs : undefined;
     const pays = rate !== undefined && this.#curve.pays(rate);
-    if (rate !== undefined) this.#curve.add(inFlight, rate);
+    if (rate !== undefined) this.#rate = rate;
+    const stalled = rate !== undefined && this.#curve.add(inFlight, rate);
     let threshold = this.#threshold();
     const queued = (): boolean => mean - 2 * error > threshold;
     const from = this.#cutsFrom;
@@ -168,6 +180,11 @@ export class AdaptiveLimit implements ConcurrencyLimit {
       this.#noLoadMs = mean;
       this.#curve.clear();
       threshold = this.#threshold();
+    }
+    if (queued() && stalled) {
+      // Latency rose and the rate fell at no more in flight than before: a stall (GC, a busy CPU), not our queue.
+      this.#newWindow(now);
+      return;
     }
     if (queued() && !pays) {
       // A queue is building, but fewer in flight than the knee would lose rows, not just latency: hold there.
