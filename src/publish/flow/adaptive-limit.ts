@@ -20,10 +20,11 @@ export interface AdaptiveLimitOptions {
 }
 
 /**
- * After start-up a window holds at least the answers of this many ms at the last rate measured: on a fast service
- * (answers in a millisecond or less) a window of a few answers measures the host's scheduler, not the service, and a
- * rate taken over it is noise. A slower service fills half its limit in more than this anyway.
+ * After start-up, on a fast service (no-load latency under `FAST_MS`: answers quicker than the host's scheduler
+ * moves), a window holds at least the answers of `MIN_WINDOW_MS` at the last rate measured: a window of a few answers
+ * would measure the scheduler and the other processes on the core, not the service, and a rate taken over it is noise.
  */
+const FAST_MS = 5;
 const MIN_WINDOW_MS = 20;
 
 /** Start-up ends once a window's latency is this many times the no-load latency (less than the cut tolerance). */
@@ -151,7 +152,7 @@ export class AdaptiveLimit implements ConcurrencyLimit {
     // Answers that come together leave their requests counted in flight while the next ones leave: at most the limit.
     this.#sumInFlight += Math.min(ticket.inFlight, sent.limitAtSend ?? ticket.inFlight);
     // In start-up the limit grows fast: small windows catch a queue before it has grown deep.
-    if (this.#samples >= (this.#slowStart ? this.#minSamples : Math.max(this.#minSamples, this.limit / 2, this.#rate * MIN_WINDOW_MS))) {
+    if (this.#samples >= (this.#slowStart ? this.#minSamples : Math.max(this.#minSamples, this.limit / 2, this.#noLoadMs < FAST_MS ? this.#rate * MIN_WINDOW_MS : 0))) {
       this.#judgeWindow(now);
     }
   }
