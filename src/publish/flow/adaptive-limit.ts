@@ -50,6 +50,10 @@ interface AdaptiveTicket extends SendTicket {
  *   the service and the limit shrinks in proportion (never by more than half), unless the window delivered a record
  *   rate (the queue still buys rows: it grows on), and never below the **knee** of the rate each window delivered
  *   ({@link ThroughputCurve}): the window is held where throughput stops growing, not where latency first moves.
+ *   A window whose latency rose while its rate fell short of what no more in flight delivered before is a stall of
+ *   the host or the service (GC, another process on the core), not our queue: the window is held, not cut. On a
+ *   fast service (no-load latency under 5 ms) a window spans at least 20 ms of answers, so that it measures the
+ *   service rather than the scheduler.
  *   If three round trips of cuts (the limit down by 40% or more) do not bring latency down, the queue is not ours
  *   (the service got slower for everyone): the no-load latency is learned again instead of cutting on to 1.
  * - **Overload** (503, 502/504, a timeout) cuts the limit by `backoff`, once per round trip. A **429** ends start-up
