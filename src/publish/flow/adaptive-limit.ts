@@ -19,14 +19,6 @@ export interface AdaptiveLimitOptions {
   startupGain?: number;
 }
 
-/**
- * After start-up, on a fast service (no-load latency under `FAST_MS`: answers quicker than the host's scheduler
- * moves), a window holds at least the answers of `MIN_WINDOW_MS` at the last rate measured: a window of a few answers
- * would measure the scheduler and the other processes on the core, not the service, and a rate taken over it is noise.
- */
-const FAST_MS = 5;
-const MIN_WINDOW_MS = 20;
-
 /** Start-up ends once a window's latency is this many times the no-load latency (less than the cut tolerance). */
 const STARTUP_EXIT = 1.25;
 
@@ -50,10 +42,6 @@ interface AdaptiveTicket extends SendTicket {
  *   the service and the limit shrinks in proportion (never by more than half), unless the window delivered a record
  *   rate (the queue still buys rows: it grows on), and never below the **knee** of the rate each window delivered
  *   ({@link ThroughputCurve}): the window is held where throughput stops growing, not where latency first moves.
- *   A window whose latency rose while its rate fell short of what no more in flight delivered before is a stall of
- *   the host or the service (GC, another process on the core), not our queue: the window is held, not cut. On a
- *   fast service (no-load latency under 5 ms) a window spans at least 20 ms of answers, so that it measures the
- *   service rather than the scheduler.
  *   If three round trips of cuts (the limit down by 40% or more) do not bring latency down, the queue is not ours
  *   (the service got slower for everyone): the no-load latency is learned again instead of cutting on to 1.
  * - **Overload** (503, 502/504, a timeout) cuts the limit by `backoff`, once per round trip. A **429** ends start-up
@@ -88,8 +76,6 @@ export class AdaptiveLimit implements ConcurrencyLimit {
   #delivered = 0;
   #deliveredAtWindow = 0;
   #windowAt = 0;
-  /** The rate the last window measured, answers per ms (0 before one did). */
-  #rate = 0;
   #peakInFlight = 0;
   readonly #curve = new ThroughputCurve();
 
@@ -156,9 +142,7 @@ export class AdaptiveLimit implements ConcurrencyLimit {
     // Answers that come together leave their requests counted in flight while the next ones leave: at most the limit.
     this.#sumInFlight += Math.min(ticket.inFlight, sent.limitAtSend ?? ticket.inFlight);
     // In start-up the limit grows fast: small windows catch a queue before it has grown deep.
-    if (this.#samples >= (this.#slowStart ? this.#minSamples : Math.max(this.#minSamples, this.limit / 2, this.#noLoadMs < FAST_MS ? this.#rate * MIN_WINDOW_MS : 0))) {
-      this.#judgeWindow(now);
-    }
+    if (this.#samples >= (this.#slowStart ? this.#minSamples : Math.max(this.#minSamples, this.limit / 2))) this.#judgeWindow(now);
   }
 
   #judgeWindow(now: number): void {
@@ -174,8 +158,7 @@ export class AdaptiveLimit implements ConcurrencyLimit {
     const inFlight = this.#sumInFlight / n;
     const rate = spanMs >= mean / 4 ? (this.#delivered - this.#deliveredAtWindow) / spanMs : undefined;
     const pays = rate !== undefined && this.#curve.pays(rate);
-    if (rate !== undefined) this.#rate = rate;
-    const stalled = rate !== undefined && this.#curve.add(inFlight, rate);
+    if (rate !== undefined) this.#curve.add(inFlight, rate);
     let threshold = this.#threshold();
     const queued = (): boolean => mean - 2 * error > threshold;
     const from = this.#cutsFrom;
@@ -185,11 +168,6 @@ export class AdaptiveLimit implements ConcurrencyLimit {
       this.#noLoadMs = mean;
       this.#curve.clear();
       threshold = this.#threshold();
-    }
-    if (queued() && stalled) {
-      // Latency rose and the rate fell at no more in flight than before: a stall (GC, a busy CPU), not our queue.
-      this.#newWindow(now);
-      return;
     }
     if (queued() && !pays) {
       // A queue is building, but fewer in flight than the knee would lose rows, not just latency: hold there.

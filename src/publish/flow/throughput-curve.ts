@@ -7,36 +7,28 @@ const bucketOf = (inFlight: number): number => Math.round(Math.log2(Math.max(1, 
  * delivery, so a burst sent into a queue is measured at the rate the queue drains, not at the rate it was sent).
  * From it, the **knee**: the fewest in flight that still
  * deliver `share` of the best rate seen. More in flight than the knee buys latency, not rows; fewer loses rows, so a
- * latency cut goes no lower. A window that delivered far less than fewer in flight did before stalled (see
- * {@link ThroughputCurve.add}): a cut would not help it.
+ * latency cut goes no lower. Three windows in a row far below the best rate mean the service changed: the points seen
+ * before are forgotten.
  */
 export class ThroughputCurve {
   readonly #share: number;
   /** By bucket: the latest point (mean in flight, requests per ms), smoothed over the windows of that bucket. */
   readonly #points = new Map<number, { inFlight: number; rate: number }>();
-  /** Windows in a row that fell short of the curve: three, and the service has changed. */
+  /** Windows in a row whose rate was far below the best: three, and the service has changed. */
   #slower = 0;
 
   constructor(share = 0.95) {
     this.#share = share;
   }
 
-  /**
-   * One window: its mean requests in flight, and the answers accepted per ms while they were out. Returns true when
-   * the window fell short: it delivered under 0.7 of what no more in flight delivered before, so its latency was a
-   * stall (a busy CPU, a pause of this process or of the service), not a queue that more in flight built. Such a
-   * window is not recorded; three in a row mean the service changed: the points seen before are forgotten.
-   */
-  add(inFlight: number, rate: number): boolean {
-    if (!(inFlight > 0 && rate > 0)) return false;
-    const short = rate < this.#bestUpTo(inFlight) * 0.7;
-    this.#slower = short ? this.#slower + 1 : 0;
-    if (this.#slower >= 3) this.clear();
-    else if (short) return true;
+  /** One window: its mean requests in flight, and the answers accepted per ms while they were out. */
+  add(inFlight: number, rate: number): void {
+    if (!(inFlight > 0 && rate > 0)) return;
     const bucket = bucketOf(inFlight);
+    this.#slower = rate < this.#best() * 0.7 ? this.#slower + 1 : 0;
+    if (this.#slower >= 3) this.clear();
     const kept = this.#points.get(bucket);
     this.#points.set(bucket, kept === undefined ? { inFlight, rate } : { inFlight: (kept.inFlight + inFlight) / 2, rate: (kept.rate + rate) / 2 });
-    return false;
   }
 
   /**
@@ -64,14 +56,6 @@ export class ThroughputCurve {
   clear(): void {
     this.#points.clear();
     this.#slower = 0;
-  }
-
-  /** The best rate seen with no more in flight than `inFlight` (within its bucket). */
-  #bestUpTo(inFlight: number): number {
-    const bucket = bucketOf(inFlight);
-    let best = 0;
-    for (const point of this.#points.values()) if (bucketOf(point.inFlight) <= bucket) best = Math.max(best, point.rate);
-    return best;
   }
 
   #best(): number {

@@ -4,8 +4,6 @@ import { Breaker } from '../../../src/publish/flow/breaker.js';
 import { FixedLimit } from '../../../src/publish/flow/concurrency-limit.js';
 import { FlowControl } from '../../../src/publish/flow/flow-control.js';
 import { Pacer } from '../../../src/publish/flow/pacer.js';
-import { ThroughputCurve } from '../../../src/publish/flow/throughput-curve.js';
-import { seededRandom } from '../../../src/sandbox/random.js';
 import { simulate, type ServiceModel } from '../../helpers/simulated-service.js';
 
 /** The defaults `publish` runs with. */
@@ -175,16 +173,6 @@ describe('AdaptiveLimit', () => {
     expect(limit.noLoadMs).toBe(200);
   });
 
-  it('a fast service on a busy host: stalls of the host are not taken for a queue (the window stays above the knee)', () => {
-    // The service answers 40 a ms (0.5 ms a round trip up to 20 in flight, a queue past 40); one round trip in five
-    // the host stalls for up to 10 ms (another process has the core). Before, windows of a few answers measured the
-    // scheduler: the window fell to 3 and the run went at 23 rows/ms, less than a fixed 64 (24).
-    const random = seededRandom(1);
-    const limit = new AdaptiveLimit();
-    const seen = rounds(limit, 2000, (n) => Math.max(0.5, n / 40) + (random() < 0.2 ? random() * 10 : 0));
-    expect(Math.min(...seen.slice(-1000))).toBeGreaterThanOrEqual(40);
-  });
-
   it('does not grow while it is not used (a run held back by its pace or its input)', () => {
     const limit = new AdaptiveLimit({ initial: 10 });
     let now = 0;
@@ -194,38 +182,6 @@ describe('AdaptiveLimit', () => {
       limit.onAnswer(ticket, now, 'ok');
     }
     expect(limit.limit).toBe(10);
-  });
-});
-
-describe('ThroughputCurve', () => {
-  it('a window that delivered far less than no more in flight did before is a stall: not recorded, the curve kept', () => {
-    const curve = new ThroughputCurve();
-    curve.add(20, 10);
-    curve.add(40, 20);
-    curve.add(80, 20.5);
-    expect(curve.knee(2)).toBe(40);
-    // The host stalled at 40 in flight: a third of the rate. Not a point of the curve.
-    expect(curve.add(40, 7)).toBe(true);
-    expect(curve.knee(2)).toBe(40);
-  });
-
-  it('fewer in flight delivering less is the curve, not a changed service: a cut below the knee does not forget it', () => {
-    const curve = new ThroughputCurve();
-    curve.add(40, 20);
-    curve.add(80, 20.5);
-    for (let i = 0; i < 3; i++) expect(curve.add(10, 5)).toBe(false);
-    expect(curve.knee(2)).toBe(40);
-  });
-
-  it('three stalls in a row at the same in flight: the service changed, the curve is learned again', () => {
-    const curve = new ThroughputCurve();
-    curve.add(40, 20);
-    curve.add(80, 20.5);
-    curve.add(40, 5);
-    curve.add(40, 5);
-    expect(curve.add(40, 5)).toBe(false);
-    // Only the last window is left: the best rate is now 5 a ms.
-    expect(curve.pays(5.2)).toBe(true);
   });
 });
 
