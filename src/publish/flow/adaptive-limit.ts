@@ -1,9 +1,8 @@
 import type { ConcurrencyLimit, LoadSignal, SendTicket } from './concurrency-limit.js';
-import { ThroughputCurve } from './throughput-curve.js';
 
 /** Options of an {@link AdaptiveLimit}; the defaults suit a service anywhere from 1 ms to a few seconds an answer. */
 export interface AdaptiveLimitOptions {
-  /** The window start-up begins with: a misconfigured run fails after this many requests, not a burst. Default 4. */
+  /** The window slow start begins with: a misconfigured run fails after this many requests, not a burst. Default 4. */
   initial?: number;
   /** The ceiling (`--max-concurrency`). Default 512: a 2 s service at full speed, memory still bounded. */
   max?: number;
@@ -15,37 +14,24 @@ export interface AdaptiveLimitOptions {
   backoff?: number;
   /** Answers a sample window needs before it is judged. Default 8. */
   minSamples?: number;
-  /** Start-up: the factor the window grows by per round trip while latency stays flat. Default 4. */
-  startupGain?: number;
-}
-
-/** Start-up ends once a window's latency is this many times the no-load latency (less than the cut tolerance). */
-const STARTUP_EXIT = 1.25;
-
-/** A ticket that remembers the limit it left under: start-up grows only on requests sent with the window in use. */
-interface AdaptiveTicket extends SendTicket {
-  readonly limitAtSend: number;
 }
 
 /**
- * A latency-based adaptive concurrency limit, after TCP Vegas, Netflix's Gradient2, brpc's auto limiter and BBR:
+ * A latency-based adaptive concurrency limit, after TCP Vegas, Netflix's Gradient2 and brpc's auto limiter:
  *
- * - **Start-up** from `initial`: each accepted answer to a request sent with the window in use adds `startupGain - 1`
- *   (the limit grows by `startupGain` per round trip; by twice that after the first, small window), until latency
- *   rises past 1.25 x the no-load latency, the service pushes back, or the ceiling is reached.
- * - Answers are judged in **sample windows** (`minSamples` in start-up, then half the limit), by their mean latency,
+ * - **Slow start** from `initial`: each accepted answer adds one (the limit doubles per round trip) until latency
+ *   rises, the service pushes back, or the ceiling is reached.
+ * - Answers are judged in **sample windows** (`minSamples` in slow start, then half the limit), by their mean latency,
  *   so one slow answer of a noisy service does not move the limit. Only answers to requests sent after the last
  *   change count: each window measures the limit it judges.
  * - The **no-load latency** is the lowest window mean seen (plus its standard error). While a window's mean stays
- *   within `tolerance x no-load + slackMs` (less than two standard errors above it: chance is no queue), the limit
- *   grows by a tenth (by one once the service has shed load: its ceiling is near); above it, a queue is building at
- *   the service and the limit shrinks in proportion (never by more than half), unless the window delivered a record
- *   rate (the queue still buys rows: it grows on), and never below the **knee** of the rate each window delivered
- *   ({@link ThroughputCurve}): the window is held where throughput stops growing, not where latency first moves.
- *   If three round trips of cuts (the limit down by 40% or more) do not bring latency down, the queue is not ours
- *   (the service got slower for everyone): the no-load latency is learned again instead of cutting on to 1.
- * - **Overload** (503, 502/504, a timeout) cuts the limit by `backoff`, once per round trip. A **429** ends start-up
- *   without a cut: the pace is the pacer's to learn.
+ *   within `tolerance x no-load + slackMs` (less than two standard errors above it: chance is no queue), the limit grows by a tenth (by one once the service has shed load: its ceiling
+ *   is near); above it, a queue is building at the service and
+ *   the limit shrinks in proportion (never by more than half). If three round trips of cuts (the limit down by 40% or
+ *   more) do not bring latency down, the queue is not ours (the service got slower for everyone): the no-load
+ *   latency is learned again instead of cutting on to 1.
+ * - **Overload** (503, 502/504, a timeout) cuts the limit by `backoff`, once per round trip. A **429** ends slow
+ *   start without a cut: the pace is the pacer's to learn.
  * - The limit only grows while it is used (at least half of it in flight): a run held back by its pace or by its
  *   input does not inflate it.
  */
@@ -55,8 +41,6 @@ export class AdaptiveLimit implements ConcurrencyLimit {
   readonly #slackMs: number;
   readonly #backoff: number;
   readonly #minSamples: number;
-  readonly #startupGain: number;
-  readonly #initial: number;
   #limit: number;
   #slowStart = true;
   /** After an overload the limit probes upwards by one per window, not by a tenth: the ceiling is near. */
@@ -71,25 +55,16 @@ export class AdaptiveLimit implements ConcurrencyLimit {
   #samples = 0;
   #sumMs = 0;
   #sumSquares = 0;
-  #sumInFlight = 0;
-  /** Answers accepted so far, and the count and time when the current sample window began: the delivery rate. */
-  #delivered = 0;
-  #deliveredAtWindow = 0;
-  #windowAt = 0;
   #peakInFlight = 0;
-  readonly #curve = new ThroughputCurve();
 
   constructor(options: AdaptiveLimitOptions = {}) {
     this.#max = options.max ?? 512;
     if (!Number.isInteger(this.#max) || this.#max < 1) throw new RangeError(`max concurrency must be a whole number >= 1, got ${this.#max}`);
-    this.#initial = Math.min(this.#max, options.initial ?? 4);
-    this.#limit = this.#initial;
+    this.#limit = Math.min(this.#max, options.initial ?? 4);
     this.#tolerance = options.tolerance ?? 1.5;
     this.#slackMs = options.slackMs ?? 2;
     this.#backoff = options.backoff ?? 0.7;
     this.#minSamples = options.minSamples ?? 8;
-    this.#startupGain = options.startupGain ?? 4;
-    if (!(this.#startupGain >= 1)) throw new RangeError(`startup gain must be >= 1, got ${this.#startupGain}`);
   }
 
   get limit(): number {
@@ -105,10 +80,10 @@ export class AdaptiveLimit implements ConcurrencyLimit {
     return this.#slowStart;
   }
 
-  onSend(now: number): AdaptiveTicket {
+  onSend(now: number): SendTicket {
     this.#inFlight++;
     if (this.#inFlight > this.#peakInFlight) this.#peakInFlight = this.#inFlight;
-    return { seq: ++this.#seq, sentAt: now, inFlight: this.#inFlight, limitAtSend: this.#limit };
+    return { seq: ++this.#seq, sentAt: now, inFlight: this.#inFlight };
   }
 
   onAnswer(ticket: SendTicket, now: number, signal: LoadSignal): void {
@@ -116,36 +91,27 @@ export class AdaptiveLimit implements ConcurrencyLimit {
     if (signal === 'other') return;
     const current = ticket.seq > this.#changedAtSeq;
     if (signal === 'throttled') {
-      // The pace is the pacer's to learn; start-up must not pile more requests onto a service that said "slower".
+      // The pace is the pacer's to learn; slow start must not pile more requests onto a service that said "slower".
       this.#slowStart = false;
       this.#limit = Math.min(this.#limit, Math.max(1, this.#inFlight + 1));
       return;
     }
     if (signal === 'overloaded') {
       this.#overloaded = true;
-      if (current) this.#cut(this.#backoff, now);
+      if (current) this.#cut(this.#backoff);
       return;
     }
-    this.#delivered++;
-    const sent = ticket as Partial<AdaptiveTicket>;
-    if (this.#slowStart && ticket.inFlight >= (sent.limitAtSend ?? this.#limit) / 2) {
-      // The first window is small so that a misconfigured run fails after a few requests; once its answers are
-      // back, the next grows twice as fast.
-      const gain = ticket.seq <= this.#initial ? 2 * this.#startupGain : this.#startupGain;
-      this.#limit = Math.min(this.#max, this.#limit + gain - 1);
-    }
+    if (this.#slowStart && ticket.inFlight >= this.#limit / 2) this.#limit = Math.min(this.#max, this.#limit + 1);
     if (!current) return;
     const latency = now - ticket.sentAt;
     this.#samples++;
     this.#sumMs += latency;
     this.#sumSquares += latency * latency;
-    // Answers that come together leave their requests counted in flight while the next ones leave: at most the limit.
-    this.#sumInFlight += Math.min(ticket.inFlight, sent.limitAtSend ?? ticket.inFlight);
-    // In start-up the limit grows fast: small windows catch a queue before it has grown deep.
-    if (this.#samples >= (this.#slowStart ? this.#minSamples : Math.max(this.#minSamples, this.limit / 2))) this.#judgeWindow(now);
+    // In slow start the limit doubles each round trip: small windows catch a queue before it has grown deep.
+    if (this.#samples >= (this.#slowStart ? this.#minSamples : Math.max(this.#minSamples, this.limit / 2))) this.#judgeWindow();
   }
 
-  #judgeWindow(now: number): void {
+  #judgeWindow(): void {
     const n = this.#samples;
     const mean = this.#sumMs / n;
     // The standard error of the window's mean: a noisy service's windows differ by chance, and chance is no queue.
@@ -153,12 +119,6 @@ export class AdaptiveLimit implements ConcurrencyLimit {
     const used = this.#peakInFlight >= this.#limit / 2;
     // The lowest of many noisy means is lower than the service's no-load latency by a few standard errors.
     this.#noLoadMs = Math.min(this.#noLoadMs, mean + error);
-    // Answers accepted per ms since the window began: too short a span (answers that came together) tells no rate.
-    const spanMs = now - this.#windowAt;
-    const inFlight = this.#sumInFlight / n;
-    const rate = spanMs >= mean / 4 ? (this.#delivered - this.#deliveredAtWindow) / spanMs : undefined;
-    const pays = rate !== undefined && this.#curve.pays(rate);
-    if (rate !== undefined) this.#curve.add(inFlight, rate);
     let threshold = this.#threshold();
     const queued = (): boolean => mean - 2 * error > threshold;
     const from = this.#cutsFrom;
@@ -166,49 +126,36 @@ export class AdaptiveLimit implements ConcurrencyLimit {
       // Three round trips of cuts (time for a queue we built to drain), the limit down by 40% or more, and latency
       // has not moved: the queue is not ours, the service (or this client, warming up) got slower.
       this.#noLoadMs = mean;
-      this.#curve.clear();
       threshold = this.#threshold();
     }
-    if (queued() && !pays) {
-      // A queue is building, but fewer in flight than the knee would lose rows, not just latency: hold there.
-      const knee = this.#curve.knee(this.#noLoadMs);
-      if (knee >= this.#limit) {
-        this.#slowStart = false;
-        this.#newWindow(now);
-        return;
-      }
+    if (queued()) {
       this.#cutsFrom ??= { limit: this.#limit, meanMs: mean, windows: 0 };
-      this.#cut(Math.max(0.5, threshold / mean, knee / this.#limit), now);
+      this.#cut(Math.max(0.5, threshold / mean));
       return;
     }
     this.#cutsFrom = undefined;
-    // Start-up ends at the first sign of a queue, before the cut threshold: the next round would overshoot by the gain.
-    if (this.#slowStart && mean - 2 * error > this.#noLoadMs * STARTUP_EXIT + this.#slackMs) this.#slowStart = false;
     if (!this.#slowStart && used && this.#limit < this.#max) {
       this.#limit = Math.min(this.#max, this.#limit + (this.#overloaded ? 1 : Math.max(1, this.#limit / 10)));
       this.#changedAtSeq = this.#seq;
     }
-    this.#newWindow(now);
+    this.#newWindow();
   }
 
   #threshold(): number {
     return this.#noLoadMs * this.#tolerance + this.#slackMs;
   }
 
-  #cut(factor: number, now: number): void {
+  #cut(factor: number): void {
     this.#slowStart = false;
     this.#limit = Math.max(1, this.#limit * factor);
     this.#changedAtSeq = this.#seq;
-    this.#newWindow(now);
+    this.#newWindow();
   }
 
-  #newWindow(now: number): void {
-    this.#windowAt = now;
-    this.#deliveredAtWindow = this.#delivered;
+  #newWindow(): void {
     this.#samples = 0;
     this.#sumMs = 0;
     this.#sumSquares = 0;
-    this.#sumInFlight = 0;
     this.#peakInFlight = this.#inFlight;
   }
 }
