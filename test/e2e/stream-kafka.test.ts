@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox-process.js';
 import { committedOffsets, hasKcat, NO_KCAT, produce, startKafkaMock, type KafkaMock } from '../helpers/kafka-mock.js';
-import { STREAM_DEFAULTS, assigned, committedTotal, endsTotal, products, startStream, summaryOf, until, type StreamProcess } from '../helpers/stream-process.js';
+import { STREAM_DEFAULTS, committedTotal, endsTotal, products, startStream, until } from '../helpers/stream-process.js';
+import { assignedTo, workerSummary, type StreamWorker } from '../helpers/stream-workers.js';
 import { tempDir } from '../helpers/tmp.js';
 import { spawnCli } from '../helpers/cli.js';
 import { publishEnv } from '../helpers/publish.js';
@@ -20,7 +21,7 @@ interface Letter {
 
 describe.skipIf(!kcat)('listings stream: Kafka consumer groups against a Kafka-protocol cluster (kcat mock) and the sandbox', () => {
   let mock: KafkaMock;
-  const running: StreamProcess[] = [];
+  const running: StreamWorker[] = [];
   const sandboxes: SandboxProcess[] = [];
 
   beforeAll(async () => {
@@ -39,7 +40,7 @@ describe.skipIf(!kcat)('listings stream: Kafka consumer groups against a Kafka-p
     return started;
   }
 
-  function stream(topic: string, group: string, url: string, cwd: string, extra: string[] = []): StreamProcess {
+  function stream(topic: string, group: string, url: string, cwd: string, extra: string[] = []): StreamWorker {
     const started = startStream(mock, topic, group, url, cwd, extra);
     running.push(started);
     return started;
@@ -54,7 +55,7 @@ describe.skipIf(!kcat)('listings stream: Kafka consumer groups against a Kafka-p
     const b = stream(topic, 'two', service.url, cwd);
     // Both members hold partitions before the rest is produced, so both publish.
     // Each says what it holds after every rebalance: wait until the two hold the four partitions between them.
-    const shared = (): boolean => (assigned(a)?.length ?? 0) > 0 && (assigned(b)?.length ?? 0) > 0 && [...(assigned(a) ?? []), ...(assigned(b) ?? [])].sort().join() === '0,1,2,3';
+    const shared = (): boolean => (assignedTo(a)?.length ?? 0) > 0 && (assignedTo(b)?.length ?? 0) > 0 && [...(assignedTo(a) ?? []), ...(assignedTo(b) ?? [])].sort().join() === '0,1,2,3';
     await until('the two processes to share the 4 partitions', shared, 40_000, () => `${a.stderr()}\n---\n${b.stderr()}`);
     await produce(mock.bootstrap, topic, products(2000, 10_000, 'G'));
     await until('10,000 listings', async () => (await service.stats()).created >= 10_000, 60_000, async () => JSON.stringify(await service.stats()));
@@ -68,7 +69,7 @@ describe.skipIf(!kcat)('listings stream: Kafka consumer groups against a Kafka-p
     const stats = await service.stats();
     expect(stats.created).toBe(10_000);
     expect(stats.duplicates).toBe(0);
-    const [sa, sb] = [summaryOf(a), summaryOf(b)];
+    const [sa, sb] = [workerSummary(a), workerSummary(b)];
     expect(sa.published).toBeGreaterThan(0);
     expect(sb.published).toBeGreaterThan(0);
     // Every publication beyond the 10,000 was a replay of a message under its own key, answered without creating.
@@ -85,13 +86,13 @@ describe.skipIf(!kcat)('listings stream: Kafka consumer groups against a Kafka-p
     // The victim commits rarely, so some of what it published is not committed when it dies: the survivor sends it again.
     const victim = stream(topic, 'kill', service.url, cwd, ['--commit-interval', '4000']);
     const survivor = stream(topic, 'kill', service.url, cwd);
-    await until('both processes to hold partitions', () => (assigned(victim)?.length ?? 0) > 0 && (assigned(survivor)?.length ?? 0) > 0, 40_000, () => `${victim.stderr()}\n---\n${survivor.stderr()}`);
+    await until('both processes to hold partitions', () => (assignedTo(victim)?.length ?? 0) > 0 && (assignedTo(survivor)?.length ?? 0) > 0, 40_000, () => `${victim.stderr()}\n---\n${survivor.stderr()}`);
     await produce(mock.bootstrap, topic, products(400, 10_000, 'K'));
     await until('3,000 listings', async () => (await service.stats()).created >= 3000, 60_000);
     victim.child.kill('SIGKILL');
     await victim.exited;
     await until('10,000 listings', async () => (await service.stats()).created >= 10_000, 90_000, async () => `${JSON.stringify(await service.stats())}\n${survivor.stderr().slice(-2000)}`);
-    expect(assigned(survivor)).toEqual([0, 1, 2, 3]);
+    expect(assignedTo(survivor)).toEqual([0, 1, 2, 3]);
     await until('offsets committed to the end', async () => (await committedTotal(mock, 'kill', topic)) === 10_000, 20_000);
     survivor.child.kill('SIGTERM');
     const [code] = await survivor.exited;
@@ -134,7 +135,7 @@ describe.skipIf(!kcat)('listings stream: Kafka consumer groups against a Kafka-p
     for (const letter of letters) expect(typeof letter.offset).toBe('number');
     // Catalog text reaches the terminal escaped.
     expect(run.stderr()).not.toContain('\u001b[2J');
-    expect(summaryOf(run)).toMatchObject({ received: 104, published: 100, dead_lettered: 4 });
+    expect(workerSummary(run)).toMatchObject({ received: 104, published: 100, dead_lettered: 4 });
   }, 90_000);
 
   it('the service answering 503 for a while: consumption pauses and resumes, no message is dead-lettered for it', async () => {
@@ -162,7 +163,7 @@ describe.skipIf(!kcat)('listings stream: Kafka consumer groups against a Kafka-p
     expect(stats.duplicates).toBe(0);
     expect(existsSync(dlq) ? readFileSync(dlq, 'utf8') : '').toBe('');
     expect(run.stderr()).toMatch(/status: .*pushback/);
-    expect(summaryOf(run)).toMatchObject({ received: 1000, published: 1000, dead_lettered: 0 });
+    expect(workerSummary(run)).toMatchObject({ received: 1000, published: 1000, dead_lettered: 0 });
   }, 120_000);
 
   it('--marketplace A,B fans each message out: one listing per marketplace, the offset committed once both are durable', async () => {
@@ -178,7 +179,7 @@ describe.skipIf(!kcat)('listings stream: Kafka consumer groups against a Kafka-p
     const [code] = await run.exited;
     expect(code, run.stderr()).toBe(0);
     expect(await service.stats()).toMatchObject({ created: 200, duplicates: 0 });
-    expect(summaryOf(run)).toMatchObject({ received: 100, published: 200, dead_lettered: 0 });
+    expect(workerSummary(run)).toMatchObject({ received: 100, published: 200, dead_lettered: 0 });
   }, 60_000);
 
   it('a service that goes away ends the stream with exit 3 after committing what was done', async () => {
@@ -196,7 +197,7 @@ describe.skipIf(!kcat)('listings stream: Kafka consumer groups against a Kafka-p
     expect(run.stderr()).toMatch(/service is unusable/);
     // Nothing of the last 100 was done, so nothing of it is committed: the next process sends it.
     expect(await committedTotal(mock, 'down', topic)).toBe(200);
-    expect(summaryOf(run)).toMatchObject({ published: 200, dead_lettered: 0 });
+    expect(workerSummary(run)).toMatchObject({ published: 200, dead_lettered: 0 });
   }, 90_000);
 
   it('TLS and SASL settings that the brokers do not speak end with exit 4 and a hint; the SASL password is never printed', async () => {

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox-process.js';
 import { hasKcat, NO_KCAT, produce, startKafkaMock, type KafkaMock } from '../helpers/kafka-mock.js';
-import { products, startStream, until, type StreamProcess } from '../helpers/stream-process.js';
+import { products, startStream, until } from '../helpers/stream-process.js';
+import type { StreamWorker } from '../helpers/stream-workers.js';
 import { parseExposition, type Exposition } from '../helpers/prometheus-text.js';
 import { tempDir } from '../helpers/tmp.js';
 
@@ -16,7 +17,7 @@ async function get(url: string, init?: RequestInit): Promise<{ status: number; t
 describe.skipIf(!kcat)('listings stream --admin-listen: /healthz, /readyz and /metrics of a worker, scraped during a run', () => {
   let mock: KafkaMock;
   let service: SandboxProcess | undefined;
-  let worker: StreamProcess | undefined;
+  let worker: StreamWorker | undefined;
 
   beforeAll(async () => {
     mock = await startKafkaMock(1);

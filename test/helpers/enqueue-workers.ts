@@ -2,10 +2,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { runCli } from './cli.js';
-import { createTopic, topicEnds, waitForCommitted, type KafkaMock } from './kafka-mock.js';
+import { createTopic, waitForCommitted, type KafkaMock } from './kafka-mock.js';
 import { until } from './listen-process.js';
 import { csvRow, readCsvReport, skuOf, writeCatalog } from './publish.js';
 import { startSandboxProcess } from './sandbox-process.js';
+import { endsTotal } from './stream-process.js';
 import { assignedTo, startWorker, workerSummary, type StreamWorker } from './stream-workers.js';
 import { tempDir } from './tmp.js';
 
@@ -22,12 +23,6 @@ export interface EnqueueWorkersFigures {
 
 /** Row 7 of every 500 has an image that is not a URL: invalid, reported by enqueue, never sent. */
 const invalidRow = (i: number): boolean => i % 500 === 7;
-
-async function endsTotal(bootstrap: string, topic: string): Promise<number> {
-  let total = 0;
-  for (const end of (await topicEnds(bootstrap, topic)).values()) total += end;
-  return total;
-}
 
 async function stopAll(workers: readonly StreamWorker[]): Promise<void> {
   for (const worker of workers) worker.child.kill('SIGTERM');
@@ -79,7 +74,7 @@ export async function enqueueToWorkers(mock: KafkaMock, topic: string, rows: num
       expect(row.line).toBe(String(i + 2));
       expect(row.outcome).toBe(invalidRow(i) ? 'invalid' : 'enqueued');
     });
-    expect(await endsTotal(mock.bootstrap, topic)).toBe(expected.size);
+    expect(await endsTotal(mock, topic)).toBe(expected.size);
 
     await until(`${killAt} listings created`, async () => (await sandbox.stats()).created >= killAt, timeoutMs);
     victim.child.kill('SIGKILL');
