@@ -18,3 +18,37 @@ export function shellWord(word: string): string {
 export function shellCommand(words: readonly string[]): string {
   return words.map(shellWord).join(' ');
 }
+
+/**
+ * One word of `prefix` followed by the value of the shell variable `variable`, which the shell expands and nothing
+ * else: `"Authorization: $TOKEN"`, or `'X-$(id): '"$TOKEN"` when the prefix holds what double quotes would read.
+ */
+export function shellWordWithVariable(prefix: string, variable: string): string {
+  return /^[\w@%+=:,./ -]*$/.test(prefix) ? `"${prefix}$${variable}"` : `${shellWord(prefix)}"$${variable}"`;
+}
+
+/**
+ * `words` quoted for a POSIX shell, the value of each `option` (`Name: value`, a header that often holds a token)
+ * never shown but read from a variable the person sets: `--source-header "Authorization: $LISTINGS_SOURCE_HEADER"`,
+ * then `_2`, `_3`. `variables` says what each is to hold: `LISTINGS_SOURCE_HEADER to the Authorization header's value`.
+ */
+export function shellWordsHidingValues(words: readonly string[], option: string, variable: string): { words: string[]; variables: string[] } {
+  const out: string[] = [];
+  const variables: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i] ?? '';
+    const joined = word.startsWith(`${option}=`);
+    if (!joined && (word !== option || i + 1 === words.length)) {
+      out.push(shellWord(word));
+      continue;
+    }
+    const value = joined ? word.slice(option.length + 1) : (words[++i] ?? '');
+    const colon = value.indexOf(':');
+    const name = colon < 0 ? '' : value.slice(0, colon).trim();
+    const named = `${variable}${variables.length === 0 ? '' : `_${variables.length + 1}`}`;
+    variables.push(`${named} to the ${name === '' ? 'whole header' : `${name} header's value`}`);
+    const prefix = name === '' ? '' : `${name}: `;
+    out.push(...(joined ? [shellWordWithVariable(`${option}=${prefix}`, named)] : [option, shellWordWithVariable(prefix, named)]));
+  }
+  return { words: out, variables };
+}

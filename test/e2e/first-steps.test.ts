@@ -1,7 +1,10 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT, runCli } from '../helpers/cli.js';
+import { REPO_ROOT, cliEnv, listingsBinDir, runCli } from '../helpers/cli.js';
+import { startScriptedService } from '../helpers/fake-services.js';
 import { tempDir } from '../helpers/tmp.js';
 import { readCsvReport } from '../helpers/publish.js';
 
@@ -60,6 +63,30 @@ describe('first steps', () => {
     writeFileSync(join(dir, 'mapping.json'), json ?? '');
     const saved = await runCli(['validate', 'odd.csv', '--mapping', 'mapping.json'], { cwd: dir });
     expect(saved.code, saved.stderr).toBe(0);
+  });
+
+  it('a catalog behind a source header gets a pasteable mapping command: the header from a variable it names, its value never printed', async () => {
+    const dir = tempDir();
+    const token = "tok'$(touch PWNED)-5c1e7a9f";
+    const odd = 'SKU_ID,Titel,Market,Location,Fulfillment,Payment,Return,Image\nMUG-1,Blue mug,EBAY_US,wh-1,F-1,P-1,R-1,https://example.com/a.jpg\n';
+    const service = await startScriptedService((request, response) => {
+      const allowed = request.headers.authorization === `Bearer ${token}` && request.headers['x-tenant'] === 'shop-7';
+      response.writeHead(allowed ? 200 : 401, { 'content-type': 'text/csv' }).end(allowed ? odd : '');
+    });
+    const first = await runCli(['validate', `${service.url}/odd.csv`, '--source-header', `Authorization: Bearer ${token}`, '--source-header=X-Tenant: shop-7'], { cwd: dir });
+    expect(first.code, first.stderr).toBe(2);
+    expect(first.stderr).not.toContain('5c1e7a9f');
+    expect(first.stderr).not.toContain('shop-7');
+    expect(first.stderr).toContain("map them all at once (first set LISTINGS_SOURCE_HEADER to the Authorization header's value, LISTINGS_SOURCE_HEADER_2 to the X-Tenant header's value: a header's value is never shown):");
+    const command = first.stderr.split('\n').find((line) => line.trimStart().startsWith('listings '))?.trim() ?? '';
+    expect(command).toContain(`--source-header "Authorization: $LISTINGS_SOURCE_HEADER" "--source-header=X-Tenant: $LISTINGS_SOURCE_HEADER_2" --map sku=SKU_ID`);
+
+    const pasted = spawn('sh', ['-c', command], { cwd: dir, env: cliEnv({ PATH: `${listingsBinDir()}:${process.env.PATH ?? ''}`, LISTINGS_SOURCE_HEADER: `Bearer ${token}`, LISTINGS_SOURCE_HEADER_2: 'shop-7' }) });
+    let stderr = '';
+    pasted.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const [code] = (await once(pasted, 'exit')) as [number | null];
+    expect(code, stderr).toBe(0);
+    expect(existsSync(join(dir, 'PWNED'))).toBe(false);
   });
 
   it('the first mistakes get a next step: a near file name, keys from the environment, never a key echoed, --saved-defaults', async () => {

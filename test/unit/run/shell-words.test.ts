@@ -1,9 +1,9 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { shellCommand, shellWord } from '../../../src/run/shell-words.js';
+import { shellCommand, shellWord, shellWordsHidingValues } from '../../../src/run/shell-words.js';
 
 /** Paths a catalog, a report or a journal may have: each must come back from a shell as the very word it was, running nothing. */
 const HOSTILE = [
@@ -27,8 +27,8 @@ const HOSTILE = [
 ];
 
 /** The words a shell reads from `line`, as printf gives them back NUL-separated; run in `cwd`. */
-function wordsOf(shell: string, line: string, cwd: string): string[] {
-  const out = execFileSync(shell, ['-c', `printf '%s\\0' ${line}`], { cwd, encoding: 'utf8' });
+function wordsOf(shell: string, line: string, cwd: string, env?: NodeJS.ProcessEnv): string[] {
+  const out = execFileSync(shell, ['-c', `printf '%s\\0' ${line}`], { cwd, encoding: 'utf8', env });
   return out.split('\0').slice(0, -1);
 }
 
@@ -47,6 +47,32 @@ describe('shellWord: a word for a POSIX shell', () => {
     it(`${shell}: every hostile word comes back as itself, and nothing runs`, () => {
       const dir = mkdtempSync(join(tmpdir(), 'listings-shell-'));
       expect(wordsOf(shell, shellCommand(HOSTILE), dir)).toEqual(HOSTILE);
+      expect(existsSync(join(dir, 'PWNED'))).toBe(false);
+    });
+  }
+});
+
+describe('shellWordsHidingValues: a secret option read from a variable', () => {
+  const SECRET = "Bearer tok'$(touch PWNED)`touch PWNED`-1234";
+  const NAMES = ['Authorization', 'X-$(touch PWNED)', 'X-`touch PWNED`', 'X-$HOME', "X-it's", 'X-!!', 'X-"a"\\'];
+
+  it('names the variable in place of the value, keeps the header name, says what each variable holds', () => {
+    const { words, variables } = shellWordsHidingValues(['validate', 'https://h/c.csv', '--source-header', `Authorization: ${SECRET}`, '--source-header=X-Token: t0ken-5678', '--source-header', 'no colon'], '--source-header', 'VAR');
+    expect(words).toEqual(['validate', 'https://h/c.csv', '--source-header', '"Authorization: $VAR"', '"--source-header=X-Token: $VAR_2"', '--source-header', '"$VAR_3"']);
+    expect(variables).toEqual(["VAR to the Authorization header's value", "VAR_2 to the X-Token header's value", 'VAR_3 to the whole header']);
+    expect(words.join(' ')).not.toMatch(/tok|t0ken|no colon/);
+  });
+
+  for (const shell of ['sh', 'bash', 'zsh']) {
+    it(`${shell}: each word comes back as the option and the header with the variable's value, and nothing else runs`, (context) => {
+      if (spawnSync(shell, ['-c', 'exit 0']).status !== 0) context.skip();
+      const dir = mkdtempSync(join(tmpdir(), 'listings-shell-'));
+      const argv = NAMES.flatMap((name, i) => (i % 2 === 0 ? ['--source-header', `${name}: hidden`] : [`--source-header=${name}: hidden`]));
+      const { words } = shellWordsHidingValues(argv, '--source-header', 'LISTINGS_SOURCE_HEADER');
+      const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: dir };
+      NAMES.forEach((_, i) => (env[`LISTINGS_SOURCE_HEADER${i === 0 ? '' : `_${i + 1}`}`] = SECRET));
+      const expected = NAMES.flatMap((name, i) => (i % 2 === 0 ? ['--source-header', `${name}: ${SECRET}`] : [`--source-header=${name}: ${SECRET}`]));
+      expect(wordsOf(shell, words.join(' '), dir, env)).toEqual(expected);
       expect(existsSync(join(dir, 'PWNED'))).toBe(false);
     });
   }
