@@ -2,6 +2,7 @@ import type { CatalogNotice } from '../catalog/types.js';
 import { shQuote } from '../options/completion/tree.js';
 import { shellWord, shellWordsHidingValues } from '../run/shell-words.js';
 import { redactSourceName } from '../secret-url.js';
+import { redact } from '../secrets.js';
 
 type Proposal = Extract<CatalogNotice, { kind: 'mapping-proposal' }>;
 
@@ -12,7 +13,7 @@ type Proposal = Extract<CatalogNotice, { kind: 'mapping-proposal' }>;
  */
 export function proposalCommands(notice: Proposal, argv: readonly string[] = process.argv.slice(2)): string[] {
   const maps = notice.proposal.map(({ field, column }) => `--map ${shellWord(`${field}=${column}`)}`);
-  const { words, variables } = shellWordsHidingValues(argv.map(redactSourceName), '--source-header', 'LISTINGS_SOURCE_HEADER');
+  const { words, variables } = shellWordsHidingValues(argv.map((arg) => redact(redactSourceName(arg))), '--source-header', 'LISTINGS_SOURCE_HEADER');
   const run = ['listings', ...words, ...maps].join(' ');
   const json = JSON.stringify({ ...notice.given, ...Object.fromEntries(notice.proposal.map(({ field, column }) => [field, column])) });
   const set = variables.length === 0 ? '' : ` (first set ${variables.join(', ')}: a header's value is never shown)`;
