@@ -8,8 +8,8 @@ function placeholder(setting: RequiredSetting): string {
 }
 
 /**
- * The ways to give one setting on the command line, from the one options table: flag, environment variable,
- * profile, column. For a setting only some marketplaces of the run lack, their own variable and profile section.
+ * The ways to give one setting on the command line besides the rows, from the one options table: flag, variable,
+ * profile. For a setting only some marketplaces of the run lack, their own variable and profile section.
  */
 export const cliWays: WaysToGive = (setting, marketplaces) => {
   const option = OPTION_BY_KEY.get(setting);
@@ -18,11 +18,11 @@ export const cliWays: WaysToGive = (setting, marketplaces) => {
   if (marketplaces.length > 0 && isMarketplaceSettingKey(setting)) {
     const envs = marketplaces.map((marketplace) => `${marketplaceEnv(marketplace, setting)}=${value}`).join(', ');
     const sections = marketplaces.map((marketplace) => `\`listings config set ${setting} ${value} --marketplace ${marketplace}\``).join(', ');
-    return `${envs}, ${sections}, ${flagSpec === undefined ? '' : `${flagSpec} (for every marketplace), `}or a ${setting} column in the catalog`;
+    return `${envs}, ${sections}${flagSpec === undefined ? '' : `, ${flagSpec} (for every marketplace)`}`;
   }
   const flag = flagSpec === undefined ? '' : `${flagSpec}, `;
   const env = option === undefined ? '' : `${option.env}=${value}, `;
-  return `${flag}${env}\`listings config set ${setting} ${value}\`, or a ${setting} column in the catalog`;
+  return `${flag}${env}\`listings config set ${setting} ${value}\``;
 };
 
 /** The CLI's way to set a switch the hint names: its flag (with its variable and profile for saved_defaults). */

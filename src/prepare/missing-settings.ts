@@ -93,11 +93,16 @@ export interface Examined {
   source: string;
   rows: number;
   whole: boolean;
+  /** Set when the rows were a stream's messages: where they are (`topic t, partition 2`), the first and last offsets. */
+  messages?: { of: string; first: number; last: number };
 }
 
+/** Names the place of a stream's messages from their source (`topic t, partition 2`): its rows are then messages. */
+export type MessagesOf = (source: string) => string;
+
 /**
- * How to give one setting, worded for whoever reads the error; `marketplaces` are those of a fan-out that lack it
- * (empty when the run as a whole lacks it). The CLI words them as its flags, variables and `config set`.
+ * How to give one setting besides the rows, worded for whoever reads the error; `marketplaces` are those of a fan-out
+ * that lack it (empty when the run as a whole lacks it). The CLI words them as its flags, variables and `config set`.
  */
 export type WaysToGive = (setting: RequiredSetting, marketplaces: readonly string[]) => string;
 
@@ -115,18 +120,24 @@ function hintOf(settings: readonly RequiredSetting[], shape: Shape, to: SwitchTo
   return shape === 'wrapped' ? 'the wrapped shape takes a marketplace such as ebay' : `the flat shape takes a marketplace such as EBAY_US (ebay with ${to('shape', 'wrapped')})`;
 }
 
-/** The library's ways: the defaults option (a marketplace's own section), or a column of the catalog. */
+/** The library's ways: the defaults option (a marketplace's own section). */
 export const libraryWays: WaysToGive = (setting, marketplaces) => {
-  const column = `or a ${setting} column in the catalog`;
   if (marketplaces.length > 0 && isMarketplaceSettingKey(setting)) {
     const sections = marketplaces.map((marketplace) => `defaults.per_marketplace.${sectionName(marketplace)}.${setting}`).join(', ');
-    return `${sections}, defaults.${setting} (for every marketplace), ${column}`;
+    return `${sections}, defaults.${setting} (for every marketplace)`;
   }
-  return `defaults.${setting}, ${column}`;
+  return `defaults.${setting}`;
 };
 
-/** `none of the 3 rows of cat.csv has a value for them`, `the one row of ... has no value for it`, `none of the first 100 ...`. */
-function noRowGives({ source, rows, whole }: Examined, pronoun: string): string {
+/**
+ * `none of the 3 rows of cat.csv has a value for them`, `the one row of ... has no value for it`, `none of the first
+ * 100 ...`; for messages `none of the first 37 messages read (topic t, partition 2, offsets 0 to 36) has a value ...`.
+ */
+function noRowGives({ source, rows, whole, messages }: Examined, pronoun: string): string {
+  if (messages !== undefined) {
+    if (rows === 1) return `the first message read (${messages.of}, offset ${messages.first}) has no value for ${pronoun}`;
+    return `none of the first ${rows} messages read (${messages.of}, offsets ${messages.first} to ${messages.last}) has a value for ${pronoun}`;
+  }
   if (whole && rows === 1) return `the one row of ${source} has no value for ${pronoun}`;
   return `none of the ${whole ? '' : 'first '}${rows} rows of ${source} has a value for ${pronoun}`;
 }
@@ -139,7 +150,8 @@ function describeMissing(settings: readonly RequiredSetting[], examined: Examine
     return marketplaces === undefined || marketplaces.length === 0 ? setting : `${setting} for ${marketplaces.join(', ')}`;
   };
   const head = `${settings.map(named).join(', ')} ${several ? 'are' : 'is'} not set, and ${noRowGives(examined, several ? 'them' : 'it')}; give ${several ? 'each' : 'it'} with:`;
-  return [head, ...settings.map((setting) => `  ${named(setting)}: ${ways(setting, lacking[setting] ?? [])}`)].join('\n');
+  const row = examined.messages === undefined ? 'column in the catalog' : 'field in the messages';
+  return [head, ...settings.map((setting) => `  ${named(setting)}: ${ways(setting, lacking[setting] ?? [])}, or a ${setting} ${row}`)].join('\n');
 }
 
 /**
@@ -217,8 +229,9 @@ export type SettingsCheck = (drafts: AsyncIterable<Draft>) => Promise<AsyncItera
  * Only the first source with rows is judged, so that a multi-source run read as one catalog (`publish`) and one read
  * source by source through the same check (`validate`) are judged by the same rows. A read that fails among the first
  * rows is not judged: its error comes out of the drafts after the rows read before it, as it would without the check.
+ * With `messagesOf`, the rows are a stream's messages (their records offsets), and the error words them so.
  */
-export function createSettingsCheck(defaults: ListingDefaults, firstRows = FIRST_ROWS): SettingsCheck {
+export function createSettingsCheck(defaults: ListingDefaults, firstRows = FIRST_ROWS, messagesOf?: MessagesOf): SettingsCheck {
   const needed = neededSettings(defaults);
   let judged = needed.length === 0;
   return async (drafts) => {
@@ -228,6 +241,8 @@ export function createSettingsCheck(defaults: ListingDefaults, firstRows = FIRST
     const unseen = new Unseen(needed);
     let source: string | undefined;
     let examined = 0;
+    let first: number | undefined;
+    let last: number | undefined;
     let ended = false;
     let nextSource = false;
     while (kept.length < firstRows && !unseen.none) {
@@ -252,13 +267,17 @@ export function createSettingsCheck(defaults: ListingDefaults, firstRows = FIRST
       }
       // Input rows, as the person reading the file counts them (a preset may fold several into one listing).
       examined += draft.rows ?? 1;
+      first ??= draft.location.record;
+      last = draft.location.record;
       unseen.see(draft);
     }
     judged ||= examined > 0;
     const missing = unseen.missing();
     if (missing.length > 0) {
       if (!ended) await iterator.return?.().catch(() => undefined);
-      throw new MissingSettingsError(missing, { source: source ?? '', rows: examined, whole: ended || nextSource }, defaults.shape, lackingOf(defaults, missing));
+      const messages = messagesOf === undefined || source === undefined ? undefined : { of: messagesOf(source), first: first ?? 0, last: last ?? 0 };
+      const examinedRows: Examined = { source: source ?? '', rows: examined, whole: messages === undefined && (ended || nextSource), ...(messages === undefined ? {} : { messages }) };
+      throw new MissingSettingsError(missing, examinedRows, defaults.shape, lackingOf(defaults, missing));
     }
     return replay(kept, ended ? undefined : iterator);
   };

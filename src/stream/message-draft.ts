@@ -31,6 +31,12 @@ export function messageLocation(message: Pick<StreamMessage, 'topic' | 'partitio
   return { source: `${message.topic}/${message.partition}`, record: message.offset };
 }
 
+/** `topic t, partition 2`: where the messages of a location's source (`TOPIC/PARTITION`) are, as a person says it. */
+export function messagesPlace(source: string): string {
+  const slash = source.lastIndexOf('/');
+  return `topic ${source.slice(0, slash)}, partition ${source.slice(slash + 1)}`;
+}
+
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 function unreadable(location: Location, message: string): Draft {

@@ -5,14 +5,14 @@ import type { PreparedRow } from '../prepare/types.js';
 import { publishRows, type PublishRun } from '../publish/engine.js';
 import type { EngineObserver, PublishOptions } from '../publish/engine-types.js';
 import { checkFanOut, defaultMarketplaces, fanOutDraft } from '../prepare/fan-out.js';
-import { createSettingsCheck, neededSettings } from '../prepare/missing-settings.js';
+import { createSettingsCheck, FIRST_ROWS, neededSettings } from '../prepare/missing-settings.js';
 import type { ListingDefaults } from '../prepare/types.js';
 import type { RowOutcome } from '../publish/outcome.js';
 import { DEFAULT_RETRY_POLICY } from '../publish/retry-policy.js';
 import { deadLetterOf, FileDeadLetters, type DeadLetterSink } from './dead-letter.js';
 import { isKafkaAddress, parseKafkaAddress, type KafkaAddress } from './kafka-address.js';
 import type { BatchControl, ConsumerHandle, KafkaLog } from './kafka-client.js';
-import { createMessageMapper, type StreamMessage } from './message-draft.js';
+import { createMessageMapper, messagesPlace, type StreamMessage } from './message-draft.js';
 import { listingFormatOf } from './listing-message.js';
 import type { BreakerState, StreamEnd, StreamListingsOptions, StreamOutcome, StreamStats } from './stream-types.js';
 import { MessageFeed } from './message-feed.js';
@@ -361,7 +361,7 @@ export class StreamRun implements AsyncIterable<StreamOutcome> {
  */
 function checkedFeed(feed: MessageFeed<Item>, defaults: ListingDefaults): AsyncIterable<Item> {
   if (neededSettings(defaults).length === 0) return feed;
-  const check = createSettingsCheck(defaults);
+  const check = createSettingsCheck(defaults, FIRST_ROWS, messagesPlace);
   const items = new WeakMap<Draft, Item>();
   async function* drafts(): AsyncGenerator<Draft> {
     for await (const item of feed) {

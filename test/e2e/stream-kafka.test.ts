@@ -236,8 +236,11 @@ describe.skipIf(!kcat)('listings stream: Kafka consumer groups against a Kafka-p
     const [code] = (await once(child, 'exit')) as [number | null];
     clearTimeout(deadline);
     expect(code, stderr).toBe(2);
-    expect(stderr).toMatch(/merchant_location_key, fulfillment_policy_id, payment_policy_id, return_policy_id are not set, and none of the (first )?\d+ rows of unset-settings\/\d has a value for them/);
+    // Worded for messages, as a person finds them in Kafka: the topic, the partition and the offsets read.
+    expect(stderr).toMatch(/merchant_location_key, fulfillment_policy_id, payment_policy_id, return_policy_id are not set, and none of the first \d+ messages read \(topic unset-settings, partition \d, offsets \d+ to \d+\) has a value for them/);
     expect(stderr).toContain('--fulfillment-policy-id');
+    expect(stderr).toContain('or a return_policy_id field in the messages');
+    expect(stderr).not.toMatch(/rows|catalog|column/);
     expect((await service.stats()).created).toBe(0);
     expect(await committedTotal(mock, 'unset', topic)).toBe(0);
     expect(existsSync(join(cwd, '.listings', `dead-letter-${topic}-unset.ndjson`)) ? readFileSync(join(cwd, '.listings', `dead-letter-${topic}-unset.ndjson`), 'utf8') : '').toBe('');

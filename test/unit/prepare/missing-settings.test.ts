@@ -5,6 +5,7 @@ import { UsageError } from '../../../src/errors.js';
 import type { Draft, DraftValues } from '../../../src/catalog/types.js';
 import type { ListingDefaults } from '../../../src/prepare/types.js';
 import { collect } from '../../helpers/sources-collect.js';
+import { messagesPlace } from '../../../src/stream/message-draft.js';
 
 const POLICIES = { merchant_location_key: 'wh', fulfillment_policy_id: 'f', payment_policy_id: 'p', return_policy_id: 'r' } as const;
 const FLAT: ListingDefaults = { shape: 'flat', saved_defaults: false };
@@ -134,6 +135,24 @@ describe('createSettingsCheck: the first rows of a run, before anything is sent'
     const error = (await rejection(requireSettings(source(folded).drafts, { ...FLAT, saved_defaults: true }))) as MissingSettingsError;
     expect(error.examined).toEqual({ source: 'cat.csv', rows: 4, whole: true });
     expect(error.message).toContain('none of the 4 rows of cat.csv');
+  });
+
+  it("a stream's messages are worded as messages: topic, partition, offsets, a field of the messages", async () => {
+    const messages = (from: number, count: number): Draft[] =>
+      Array.from({ length: count }, (_, i) => ({ location: { source: 'products/2', record: from + i }, values: { sku: `S${i}`, ...POLICIES }, issues: [] }));
+    const error = (await rejection(createSettingsCheck(FLAT, FIRST_ROWS, messagesPlace)(source([...messages(40, 3), ...messages(7, 1).map((m) => ({ ...m, location: { source: 'products/0', record: 7 } }))]).drafts))) as MissingSettingsError;
+    expect(error).toBeInstanceOf(MissingSettingsError);
+    expect(error.examined).toEqual({ source: 'products/2', rows: 3, whole: false, messages: { of: 'topic products, partition 2', first: 40, last: 42 } });
+    expect(error.message).toBe(
+      'marketplace is not set, and none of the first 3 messages read (topic products, partition 2, offsets 40 to 42) has a value for it; give it with:\n' +
+        '  marketplace: defaults.marketplace, or a marketplace field in the messages',
+    );
+    expect(wordError(error).message).toBe(
+      'marketplace is not set, and none of the first 3 messages read (topic products, partition 2, offsets 40 to 42) has a value for it; give it with:\n' +
+        '  marketplace: --marketplace <id>, LISTINGS_MARKETPLACE=<id>, `listings config set marketplace <id>`, or a marketplace field in the messages',
+    );
+    const one = (await rejection(createSettingsCheck(FLAT, 1, messagesPlace)(source(messages(5, 2)).drafts))) as MissingSettingsError;
+    expect(one.message).toMatch(/^marketplace is not set, and the first message read \(topic products, partition 2, offset 5\) has no value for it;/);
   });
 
   it('a long catalog: judged from the first FIRST_ROWS rows only, and the source is closed', async () => {
