@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Command } from 'commander';
 import { buildProgram } from '../../../src/cli/main.js';
-import { commandPath, EXAMPLES } from '../../../src/cli/help.js';
+import { commandPath } from '../../../src/cli/help.js';
+import { EXAMPLES } from '../../../src/options/help/examples.js';
 
 function allCommands(command: Command): Command[] {
   return [command, ...command.commands.flatMap(allCommands)];
