@@ -1,4 +1,5 @@
-import type { Example } from './examples.js';
+/** One example: the command line, and what it does. */
+export type Example = readonly [command: string, does: string];
 
 /** One line of a help list: the term (`--timeout <duration>`, `publish [options] <source...>`) and what it does. */
 export type HelpItem = readonly [term: string, description: string];
