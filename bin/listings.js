@@ -9,7 +9,7 @@ function helpPath(args) {
   const last = args.at(-1);
   if (last === '--help' || last === '-h') {
     const words = args.slice(0, -1);
-    return words.every((word) => /^[a-z]+$/.test(word)) ? words.join(' ') : undefined;
+    return words.every((word) => /^[a-z][a-z0-9-]*$/.test(word)) ? words.join(' ') : undefined;
   }
   return args[0] === 'help' && args.length <= 2 ? (args[1] ?? '') : undefined;
 }
