@@ -7,13 +7,14 @@
  * - bare: the fast local responder, defaults against the bare undici Pool(64) client, alternating.
  * - outputs: the fast local responder, `--concurrency 64`, every output (csv, json, ndjson, JUnit, HTML reports and
  *   the journal) against none (`--no-journal`), alternating.
- * - commands: start-up of `--version`, `publish --help`, `validate --help` against `node -e 0`, interleaved.
+ * - commands: start-up of `--version`, `publish --help`, `validate --help`, `help publish` and `publish` (the full
+ *   CLI) against `node -e 0`, interleaved; wall time and CPU time.
  */
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { BIN, NODE, failure, listingsEnv, log, runListings, scratch } from '../lib/context.js';
-import { spawnTracked, wallOnce } from '../lib/proc.js';
+import { measure, spawnTracked, wallOnce } from '../lib/proc.js';
 import { pairedRatio, round, summary } from '../lib/stats.js';
 import { bareOnce, publishOnce } from './publish.js';
 import { SANDBOX_KEY, startSandbox } from './servers.js';
@@ -21,6 +22,7 @@ import { SANDBOX_KEY, startSandbox } from './servers.js';
 export const SPEED_CASES = ['ramp', 'sweep', 'bare', 'outputs', 'commands'];
 
 const fmt = (v) => round(v).toLocaleString('en-US');
+const mean = (values) => values.reduce((sum, value) => sum + value, 0) / values.length;
 
 /** One `listings publish` with the defaults against a fresh sandbox of `model`; checked like the goodput runs. */
 async function sandboxRun(model, catalog, rows, extra = []) {
@@ -157,26 +159,46 @@ async function outputs(responder, catalogOf, rows, repeats) {
   return { rows, onMs: summary(runs.on), offMs: summary(runs.off), ratio: pairedRatio(runs.on, runs.off), target: 1.1 };
 }
 
-function commands(repeats) {
+/**
+ * Start-up against `node -e 0`, interleaved: wall time of each run alone, and CPU time (user + system, GNU time)
+ * of a second run of each, steadier on a loaded machine. `publish` alone (a usage error, exit 2, once the full CLI
+ * and the publish command are loaded) is the start-up of the full CLI that a help no longer takes.
+ */
+async function commands(repeats) {
   const work = scratch();
   try {
     const env = listingsEnv(work.dir);
-    const cases = { node: ['-e', '0'], version: [BIN, '--version'], publishHelp: [BIN, 'publish', '--help'], validateHelp: [BIN, 'validate', '--help'] };
-    for (const args of Object.values(cases)) wallOnce(NODE, args, { env, cwd: work.dir });
-    const times = Object.fromEntries(Object.keys(cases).map((name) => [name, []]));
+    const cases = {
+      node: [['-e', '0'], 0],
+      version: [[BIN, '--version'], 0],
+      publishHelp: [[BIN, 'publish', '--help'], 0],
+      validateHelp: [[BIN, 'validate', '--help'], 0],
+      helpPublish: [[BIN, 'help', 'publish'], 0],
+      publishStart: [[BIN, 'publish'], 2],
+    };
+    for (const [args] of Object.values(cases)) wallOnce(NODE, args, { env, cwd: work.dir });
+    const wall = Object.fromEntries(Object.keys(cases).map((name) => [name, []]));
+    const cpu = Object.fromEntries(Object.keys(cases).map((name) => [name, []]));
     for (let i = 0; i < repeats; i++) {
-      for (const [name, args] of Object.entries(cases)) {
+      for (const [name, [args, code]] of Object.entries(cases)) {
         const result = wallOnce(NODE, args, { env, cwd: work.dir });
-        if (result.code !== 0) throw new Error(`node ${args.join(' ')} exited with ${result.code}: ${result.stderr.slice(0, 300)}`);
-        times[name].push(result.wallMs);
+        const timed = await measure(NODE, args, { env, cwd: work.dir });
+        for (const ran of [result, timed]) if (ran.code !== code) throw new Error(`node ${args.join(' ')} exited with ${ran.code}: ${ran.stderr.slice(0, 300)}`);
+        wall[name].push(result.wallMs);
+        if (timed.cpuMs !== undefined) cpu[name].push(timed.cpuMs);
       }
     }
-    const figures = { repeats, nodeMs: summary(times.node), target: 1.3 };
-    for (const name of ['version', 'publishHelp', 'validateHelp']) {
-      figures[`${name}Ms`] = summary(times[name]);
-      figures[`${name}Ratio`] = pairedRatio(times[name], times.node);
+    const figures = { repeats, nodeMs: summary(wall.node), target: 1.3 };
+    if (cpu.node.length > 0) figures.nodeCpuMs = summary(cpu.node);
+    for (const name of Object.keys(cases).filter((name) => name !== 'node')) {
+      figures[`${name}Ms`] = summary(wall[name]);
+      figures[`${name}Ratio`] = pairedRatio(wall[name], wall.node);
+      // GNU time counts in 10 ms steps: the ratio of the means is steadier than the median of the pairs.
+      if (cpu.node.length > 0) figures[`${name}CpuRatio`] = { ...pairedRatio(cpu[name], cpu.node), ofMeans: mean(cpu[name]) / mean(cpu.node) };
     }
-    log(`  commands: node -e 0 ${round(figures.nodeMs.median)} ms; --version ${round(figures.versionRatio.median, 2)}x, publish --help ${round(figures.publishHelpRatio.median, 2)}x, validate --help ${round(figures.validateHelpRatio.median, 2)}x`);
+    const ratios = (key, of) => ['version', 'publishHelp', 'validateHelp', 'helpPublish', 'publishStart'].map((name) => `${name} ${round(figures[`${name}${key}`]?.[of], 2)}x`).join(', ');
+    log(`  commands: node -e 0 ${round(figures.nodeMs.median)} ms; wall (median of pairs) ${ratios('Ratio', 'median')}`);
+    if (cpu.node.length > 0) log(`  commands: node -e 0 ${round(mean(cpu.node))} ms CPU; CPU (ratio of means) ${ratios('CpuRatio', 'ofMeans')}`);
     return figures;
   } finally {
     work.remove();

@@ -1,11 +1,9 @@
 import { Help, type Command, type Option } from 'commander';
 import { GROUPS } from '../options/spec.js';
+import { renderHelp, type Example, type HelpItem, type HelpModel, type HelpSection } from '../options/help/render.js';
 
 /** The order of the help groups: the table's (src/options/spec.ts GROUPS), commander's own `Options:` last. */
 const ORDER: readonly string[] = [...Object.values(GROUPS).filter((heading) => heading !== '').map((heading) => `${heading}:`), 'Options:'];
-
-/** One example: the command line, and what it does. */
-type Example = readonly [command: string, does: string];
 
 /**
  * The examples at the end of each command's `--help`, by command path. Every command has some (a test checks it);
@@ -111,11 +109,6 @@ export function commandPath(command: Command): string {
   return names.join(' ');
 }
 
-function examplesText(examples: readonly Example[]): string {
-  const lines = examples.flatMap(([command, does]) => [`  # ${does}`, `  ${command}`]);
-  return `\nExamples:\n${lines.join('\n')}\n`;
-}
-
 /** commander's grouping, with the groups in the order of ORDER. */
 function groupItems<T extends Command | Option>(this: Help, unsorted: T[], visible: T[], getGroup: (item: T) => string): Map<string, T[]> {
   const groups = Help.prototype.groupItems.call(this, unsorted, visible, getGroup as (item: Command | Option) => string) as Map<string, T[]>;
@@ -128,16 +121,23 @@ function optionDescription(this: Help, option: Option): string {
   return Help.prototype.optionDescription.call(this, option).replace(' (default: [])', '');
 }
 
-/**
- * The last touch on every command's help: the groups in one order, and the examples at the end. Called once the
- * program is built; cheap (no module is loaded).
- */
-export function finishHelp(program: Command): void {
-  const visit = (command: Command): void => {
-    command.configureHelp({ groupItems, optionDescription });
-    const examples = EXAMPLES[commandPath(command)];
-    if (examples !== undefined) command.addHelpText('after', examplesText(examples));
-    for (const sub of command.commands) visit(sub);
-  };
-  visit(program);
+/** The help of `command` as plain data, from commander's view of it (which options and commands it shows, and how). */
+export function helpModel(command: Command, helper: Help): HelpModel {
+  const options = helper.groupItems([...command.options], helper.visibleOptions(command), (option) => option.helpGroupHeading ?? 'Options:');
+  const commands = helper.groupItems([...command.commands], helper.visibleCommands(command), (sub) => sub.helpGroup() || 'Commands:');
+  const sections: HelpSection[] = [
+    { heading: 'Arguments:', items: helper.visibleArguments(command).map((arg): HelpItem => [helper.argumentTerm(arg), helper.argumentDescription(arg)]) },
+    ...[...options].map(([heading, list]) => ({ heading, items: list.map((option): HelpItem => [helper.optionTerm(option), helper.optionDescription(option)]) })),
+    ...[...commands].map(([heading, list]) => ({ heading, items: list.map((sub): HelpItem => [helper.subcommandTerm(sub), helper.subcommandDescription(sub)]) })),
+  ];
+  return { usage: helper.commandUsage(command), description: helper.commandDescription(command), sections, examples: EXAMPLES[commandPath(command)] ?? [] };
+}
+
+/** Every command's help in the layout of src/options/help/render.ts, the one bin/listings.js prints from dist/help.json. */
+const formatHelp = (command: Command, helper: Help): string => renderHelp(helpModel(command, helper), helper.helpWidth ?? 80);
+
+/** The last touch on every command's help: the groups in one order, one layout, examples at the end. Cheap: no module is loaded. */
+export function finishHelp(command: Command): void {
+  command.configureHelp({ groupItems, optionDescription, formatHelp });
+  command.commands.forEach(finishHelp);
 }

@@ -147,11 +147,11 @@ describe('listings listen on its own', () => {
     expect(noTarget.stderr).toContain('--replay needs --forward-to');
   });
 
-  it('`listings listen --help` loads none of the listen modules (`--version` loads no module of dist/ at all)', async () => {
+  it('the full CLI\'s `listings listen --help` loads none of the listen modules (`--version` loads no module of dist/ at all)', async () => {
     const dir = tempDir();
     const traced = join(dir, 'traced.txt');
     const preload = `--import=${pathToFileURL(join(REPO_ROOT, 'bench/lib/trace-loads.js')).href}`;
-    const result = await runCli(['listen', '--help'], { env: { BENCH_LOADS_FILE: traced, NODE_OPTIONS: preload } });
+    const result = await runCli(['listen', '--help'], { env: { BENCH_LOADS_FILE: traced, NODE_OPTIONS: preload }, full: true });
     expect(result.code).toBe(0);
     const modules = readFileSync(traced, 'utf8').split('\n');
     expect(modules.some((path) => path.includes('/dist/cli/main.js'))).toBe(true);

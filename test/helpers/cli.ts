@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { tempDir } from './tmp.js';
 
 /** The project root, where `bin/listings.js` lives. */
@@ -18,7 +18,13 @@ export interface CliOptions {
   input?: string;
   /** Kill the process and fail after this long. Default 30,000 ms. */
   timeoutMs?: number;
+  /** Run the full CLI (dist/cli/main.js), past what bin/listings.js answers itself (a help from dist/help.json). */
+  full?: boolean;
 }
+
+/** `node -e` of the full CLI: what bin/listings.js runs when it does not answer itself. */
+const FULL_CLI = `const { run } = await import(${JSON.stringify(pathToFileURL(join(REPO_ROOT, 'dist', 'cli', 'main.js')).href)});
+await run([process.argv[0], 'listings', ...process.argv.slice(1)]);`;
 
 export interface CliResult {
   code: number | null;
@@ -53,7 +59,8 @@ export function cliEnv(extra: Record<string, string | undefined> = {}): NodeJS.P
 
 /** Start `node bin/listings.js ...args` with the clean environment, for tests that signal or stream it. */
 export function spawnCli(args: string[], options: Omit<CliOptions, 'timeoutMs'> = {}): ChildProcess {
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const entry = options.full === true ? ['--input-type=module', '-e', FULL_CLI, '--'] : [BIN];
+  const child = spawn(process.execPath, [...entry, ...args], {
     cwd: options.cwd ?? REPO_ROOT,
     env: cliEnv(options.env),
     stdio: ['pipe', 'pipe', 'pipe'],

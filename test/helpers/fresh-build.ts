@@ -13,9 +13,9 @@ function newest(dir: string, suffix: string): number {
   return latest;
 }
 
-function builtAt(): number {
+function builtAt(file = join('cli', 'main.js')): number {
   try {
-    return statSync(join(ROOT, 'dist', 'cli', 'main.js')).mtimeMs;
+    return statSync(join(ROOT, 'dist', file)).mtimeMs;
   } catch {
     return 0;
   }
@@ -26,7 +26,10 @@ function builtAt(): number {
  * without `npm test`'s build, after an edit) would test yesterday's code. Build it first in that case.
  */
 export default function setup(): void {
-  if (builtAt() >= newest(join(ROOT, 'src'), '.ts')) return;
-  console.warn('dist is older than src: building it first (npm run build)');
-  execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
+  if (builtAt() < newest(join(ROOT, 'src'), '.ts')) {
+    console.warn('dist is older than src: building it first (npm run build)');
+    execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
+  }
+  // The build's last step (package.json): the help bin/listings.js prints, made from the program just built.
+  if (builtAt('help.json') < builtAt()) execFileSync(process.execPath, [join(ROOT, 'scripts', 'help-models.js')], { stdio: 'inherit' });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Command } from 'commander';
+import { Help, type Command } from 'commander';
 import { buildProgram } from '../../../src/cli/main.js';
 import { commandPath, EXAMPLES } from '../../../src/cli/help.js';
 
@@ -31,6 +31,18 @@ describe('help of every command', () => {
         }
         const known = new Set(command.options.map((option) => option.long));
         for (const flag of line.match(/(?<=\s)--[a-z0-9-]+/g) ?? []) expect(known.has(flag), `${line}: ${flag}`).toBe(true);
+      }
+    }
+  });
+
+  it('is laid out as commander 14 lays out its own, then the examples, at any width', () => {
+    for (const command of commands) {
+      for (const width of [undefined, 0, 20, 39, 40, 60, 75, 78, 100, 200]) {
+        const helper = command.createHelp();
+        helper.prepareContext(width === undefined ? {} : { helpWidth: width });
+        const examples = (EXAMPLES[commandPath(command)] ?? []).flatMap(([line, does]) => [`  # ${does}`, `  ${line}`]);
+        const expected = `${Help.prototype.formatHelp.call(helper, command, helper)}\nExamples:\n${examples.join('\n')}\n\n`;
+        expect(helper.formatHelp(command, helper), `${commandPath(command)} at ${width}`).toBe(expected);
       }
     }
   });
