@@ -99,10 +99,14 @@ export class ListingsClient {
     const { signal } = options;
     // Chained rather than awaited in an async function: one promise and one step less per request.
     const answer = post(this.pool, { origin: this.endpoint.origin, path: this.endpoint.path, method: 'POST', headers, body }, this.timeoutMs, signal);
-    return answer.then(this.#resultOf, signal === undefined ? this.#unsignalledError : (error: unknown) => Promise.reject(this.transportError(error, signal)));
+    return answer.then(this.#resultOf, signal === undefined ? this.#unsignalledError : (error: unknown) => this.#throwTransportError(error, signal));
   }
 
-  readonly #unsignalledError = (error: unknown): Promise<never> => Promise.reject(this.transportError(error, undefined));
+  readonly #unsignalledError = (error: unknown): never => this.#throwTransportError(error, undefined);
+
+  #throwTransportError(error: unknown, signal: AbortSignal | undefined): never {
+    throw this.transportError(error, signal);
+  }
 
   /** The listing of a 2xx answer; any other answer is thrown as an ApiError. */
   readonly #resultOf = (answer: RawAnswer): CreateListingResult => {
