@@ -94,14 +94,22 @@ export class ListingsClient {
   }
 
   /** As createListing, for a body already serialised (the batch engine hashes it before sending). */
-  async postListingJson(body: string, options: RequestOptions = {}): Promise<CreateListingResult> {
+  postListingJson(body: string, options: RequestOptions = {}): Promise<CreateListingResult> {
     const headers = options.idempotencyKey === undefined ? this.headers : [...this.headers, 'idempotency-key', options.idempotencyKey];
-    let answer: RawAnswer;
-    try {
-      answer = await post(this.pool, { origin: this.endpoint.origin, path: this.endpoint.path, method: 'POST', headers, body }, this.timeoutMs, options.signal);
-    } catch (error) {
-      throw this.transportError(error, options.signal);
-    }
+    const { signal } = options;
+    // Chained rather than awaited in an async function: one promise and one step less per request.
+    const answer = post(this.pool, { origin: this.endpoint.origin, path: this.endpoint.path, method: 'POST', headers, body }, this.timeoutMs, signal);
+    return answer.then(this.#resultOf, signal === undefined ? this.#unsignalledError : (error: unknown) => this.#throwTransportError(error, signal));
+  }
+
+  readonly #unsignalledError = (error: unknown): never => this.#throwTransportError(error, undefined);
+
+  #throwTransportError(error: unknown, signal: AbortSignal | undefined): never {
+    throw this.transportError(error, signal);
+  }
+
+  /** The listing of a 2xx answer; any other answer is thrown as an ApiError. */
+  readonly #resultOf = (answer: RawAnswer): CreateListingResult => {
     const { statusCode } = answer;
     if (statusCode >= 200 && statusCode < 300) {
       if (answer.cut) throw new ApiError(statusCode, `HTTP ${statusCode}: the answer is larger than ${MAX_LISTING_BODY / 1024 / 1024} MiB, so not a listing; not read further`, undefined);
@@ -125,7 +133,7 @@ export class ListingsClient {
       hint = `no listing operation at ${this.endpoint.origin}${this.endpoint.path}: check base_url`;
     }
     throw new ApiError(statusCode, message, parsed, retryAfter, hint);
-  }
+  };
 
   async close(): Promise<void> {
     await this.pool.close();

@@ -18,11 +18,10 @@ export type SelectionOptions = Pick<PublishOptions, 'shard' | 'retryOnly' | 'alr
  * selected for retry, already published, unchanged), invalid rows and dry-run rows end here with their outcome.
  */
 export function selectRow(index: number, row: PreparedRow, options: SelectionOptions): Selection {
-  const finished = (kind: OutcomeKind, reason: string | undefined): Selection => ({ kind: 'finished', outcome: unsent(index, row, kind, reason) });
-  if (row.kind === 'skipped') return finished('skipped', row.reason);
+  if (row.kind === 'skipped') return finished(index, row, 'skipped', row.reason);
   const { shard, retryOnly, alreadyPublished, changedOnly, dryRun } = options;
-  if (shard !== undefined && !(row.sku === undefined ? shard.index === 1 : inShard(row.sku, shard))) return finished('skipped', 'other shard');
-  if (retryOnly !== undefined && !retryOnly(row)) return finished('skipped', 'not selected for retry');
+  if (shard !== undefined && !(row.sku === undefined ? shard.index === 1 : inShard(row.sku, shard))) return finished(index, row, 'skipped', 'other shard');
+  if (retryOnly !== undefined && !retryOnly(row)) return finished(index, row, 'skipped', 'not selected for retry');
   if (row.kind === 'invalid') {
     const outcome = unsent(index, row, 'invalid', undefined);
     outcome.error = row.issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');
@@ -32,11 +31,11 @@ export function selectRow(index: number, row: PreparedRow, options: SelectionOpt
   const needsHash = !dryRun || alreadyPublished !== undefined || changedOnly !== undefined;
   const body = needsHash ? stringifyJson(row.request) : '';
   const hash = needsHash ? contentHash(body) : '';
-  if (alreadyPublished?.has(publishedKey(row.sku, hash))) return finished('skipped', 'already published');
+  if (alreadyPublished?.has(publishedKey(row.sku, hash))) return finished(index, row, 'skipped', 'already published');
   let reason: string | undefined;
   if (changedOnly !== undefined) {
     const previous = changedOnly.get(row.request.marketplace, row.sku);
-    if (previous === hash) return finished('skipped', 'unchanged');
+    if (previous === hash) return finished(index, row, 'skipped', 'unchanged');
     reason = previous === undefined ? 'new' : 'changed';
   }
   if (dryRun) {
@@ -45,6 +44,10 @@ export function selectRow(index: number, row: PreparedRow, options: SelectionOpt
     return { kind: 'finished', outcome };
   }
   return { kind: 'send', row, body, hash, reason };
+}
+
+function finished(index: number, row: PreparedRow, kind: OutcomeKind, reason: string | undefined): Selection {
+  return { kind: 'finished', outcome: unsent(index, row, kind, reason) };
 }
 
 /** The outcome of a row that was not sent (or not yet): no status, no attempts. */

@@ -147,9 +147,26 @@ export class Sending {
       answer = Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }
     answer.then(
-      (result) => this.#guarded(() => this.#succeeded(task, ticket, result)),
-      (error: unknown) => this.#guarded(() => this.#failedAttempt(task, ticket, error)),
+      (result) => this.#answered(task, ticket, result),
+      (error: unknown) => this.#notAnswered(task, ticket, error),
     );
+  }
+
+  // (Two methods rather than a closure per answer around #guarded: one allocation less per request.)
+  #answered(task: Task, ticket: SendTicket, result: CreateListingResult): void {
+    try {
+      this.#succeeded(task, ticket, result);
+    } catch (error) {
+      this.#hooks.crash(error);
+    }
+  }
+
+  #notAnswered(task: Task, ticket: SendTicket, error: unknown): void {
+    try {
+      this.#failedAttempt(task, ticket, error);
+    } catch (thrown) {
+      this.#hooks.crash(thrown);
+    }
   }
 
   #guarded(work: () => void): void {
