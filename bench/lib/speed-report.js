@@ -13,6 +13,7 @@ export function speedTargets(speed) {
   if (sweep) add('latency-only: defaults / best fixed --concurrency', '>= 0.9', sweep.ratio, sweep.ratio >= 0.9, sweep.ratio === undefined ? 'n/a' : `${round(sweep.ratio, 2)} (best: --concurrency ${sweep.bestConcurrency})`);
   if (bare) add('fast local service: defaults / bare undici Pool(64)', '>= 0.9', bare.ratio?.median, bare.ratio?.median >= 0.9, x(bare.ratio));
   if (outputs) add('all outputs (5 reports + journal) / none, wall', '<= 1.10', outputs.ratio?.median, outputs.ratio?.median <= 1.1, x(outputs.ratio));
+  if (outputs?.cpuRatio) add('all outputs (5 reports + journal) / none, CPU (user + system)', '<= 1.10', outputs.cpuRatio.median, outputs.cpuRatio.median <= 1.1, x(outputs.cpuRatio));
   if (commands) {
     for (const [name, label] of [['version', '--version'], ['publishHelp', 'publish --help'], ['validateHelp', 'validate --help']]) {
       const ratio = commands[`${name}Ratio`];

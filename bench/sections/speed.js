@@ -6,7 +6,7 @@
  *   the defaults against the best fixed `--concurrency` of a sweep.
  * - bare: the fast local responder, defaults against the bare undici Pool(64) client, alternating.
  * - outputs: the fast local responder, `--concurrency 64`, every output (csv, json, ndjson, JUnit, HTML reports and
- *   the journal) against none (`--no-journal`), alternating.
+ *   the journal) against none (`--no-journal`), alternating: wall time, and CPU time (user + system) where GNU time is.
  * - commands: start-up of `--version`, `publish --help`, `validate --help`, `help publish` and `publish` (the full
  *   CLI) against `node -e 0`, interleaved; wall time and CPU time.
  */
@@ -144,19 +144,24 @@ async function outputsRun(responder, catalog, rows, on) {
   if (result.code !== 0) throw failure(`listings publish (outputs ${on ? 'on' : 'off'})`, result);
   const sent = (await responder.posts()) - before;
   if (sent !== rows) throw new Error(`listings publish exited 0 but the responder received ${sent} of ${rows} rows`);
-  return result.wallMs;
+  return result;
 }
 
 async function outputs(responder, catalogOf, rows, repeats) {
   const catalog = await catalogOf(rows, 'csv');
   const runs = { on: [], off: [] };
+  const cpu = { on: [], off: [] };
   for (let i = 0; i < repeats; i++) {
     for (const which of i % 2 === 0 ? ['on', 'off'] : ['off', 'on']) {
-      runs[which].push(await outputsRun(responder, catalog, rows, which === 'on'));
-      log(`  outputs ${i + 1}/${repeats} ${which.padEnd(3)} ${fmt(runs[which].at(-1))} ms`);
+      const result = await outputsRun(responder, catalog, rows, which === 'on');
+      runs[which].push(result.wallMs);
+      if (result.cpuMs !== undefined) cpu[which].push(result.cpuMs);
+      log(`  outputs ${i + 1}/${repeats} ${which.padEnd(3)} ${fmt(result.wallMs)} ms${result.cpuMs === undefined ? '' : `, CPU ${fmt(result.cpuMs)} ms`}`);
     }
   }
-  return { rows, onMs: summary(runs.on), offMs: summary(runs.off), ratio: pairedRatio(runs.on, runs.off), target: 1.1 };
+  // CPU time (user + system, where GNU time is there): on a shared machine far steadier than wall time.
+  const cpuFigures = cpu.on.length === repeats && cpu.off.length === repeats ? { onCpuMs: summary(cpu.on), offCpuMs: summary(cpu.off), cpuRatio: pairedRatio(cpu.on, cpu.off) } : {};
+  return { rows, onMs: summary(runs.on), offMs: summary(runs.off), ratio: pairedRatio(runs.on, runs.off), ...cpuFigures, target: 1.1 };
 }
 
 /**

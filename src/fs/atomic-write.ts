@@ -4,9 +4,8 @@ import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { inspectOutput, makeDirs, NOFOLLOW, setFileMode, type OutputRules } from './output-target.js';
+import { Utf8Chunks } from './utf8-chunks.js';
 
-/** Text is gathered in memory and handed to the OS in chunks of about this many characters. */
-const CHUNK = 64 * 1024;
 
 /** A new temporary file, created (never opened through a link, never one already there): O_CREAT|O_EXCL|O_NOFOLLOW. */
 const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW;
@@ -23,13 +22,13 @@ const IN_PLACE = constants.O_WRONLY | NOFOLLOW;
  * then `path` itself, `commit` closes it and `abort` cannot take back what was written. A directory, or anything
  * `rules` does not allow, is a ConfigError at `open`.
  *
- * Writes are gathered into ~64 KiB chunks, one OS write in flight at a time. A failed write does not reject the
+ * Text is encoded as it is written, into 64 KiB chunks (Utf8Chunks), one OS write in flight at a time. A failed write does not reject the
  * promise `write` returned (a caller that ignores it must not crash the process with an unhandled rejection):
  * the error is thrown by the next `write` and by `commit`.
  */
 export class AtomicFile {
   readonly #handle: FileHandle;
-  #pending = '';
+  #chunks = new Utf8Chunks();
   #inflight: Promise<void> | undefined;
   #error: Error | undefined;
   #done = false;
@@ -80,13 +79,13 @@ export class AtomicFile {
   write(text: string): Promise<void> | undefined {
     if (this.#error) throw this.#error;
     if (this.#done) throw new Error(`${this.path} is already finished`);
-    this.#pending += text;
-    return this.#pending.length < CHUNK ? undefined : this.#flush();
+    this.#chunks.add(text);
+    return this.#chunks.hasFull ? this.#flush(false) : undefined;
   }
 
   /** Hand what is pending to the OS now, not when a chunk is full; never rejects (see `failed`). */
   flush(): Promise<void> {
-    return this.#done ? Promise.resolve() : this.#flush();
+    return this.#done ? Promise.resolve() : this.#flush(true);
   }
 
   /** The first write that failed, if one did: it is also thrown by the next `write` and by `commit`. */
@@ -101,7 +100,7 @@ export class AtomicFile {
    */
   async writeAt(position: number, text: string): Promise<void> {
     if (this.#done) throw new Error(`${this.path} is already finished`);
-    await this.#flush();
+    await this.#flush(true);
     if (this.#error) throw this.#error;
     const bytes = Buffer.from(text, 'utf8');
     let offset = 0;
@@ -116,7 +115,7 @@ export class AtomicFile {
     if (this.#done) throw new Error(`${this.path} is already finished`);
     this.#done = true;
     try {
-      await this.#flush();
+      await this.#flush(true);
       if (this.#error) throw this.#error;
       if (this.renameTo === undefined) {
         await this.#handle.close();
@@ -134,16 +133,17 @@ export class AtomicFile {
   /** Give up: close and delete the temporary file; the target is left as it was. Safe to call more than once. */
   async abort(): Promise<void> {
     this.#done = true;
-    this.#pending = '';
+    this.#chunks = new Utf8Chunks();
     await this.#discard();
   }
 
-  async #flush(): Promise<void> {
+  /** Hand the full chunks to the OS, and with `all` what is pending too, after the write in flight. */
+  async #flush(all: boolean): Promise<void> {
     while (this.#inflight) await this.#inflight;
-    if (this.#pending === '' || this.#error) return;
-    const chunk = Buffer.from(this.#pending, 'utf8');
-    this.#pending = '';
-    this.#inflight = this.#writeAll(chunk).then(
+    if (this.#chunks.empty || this.#error) return;
+    const chunks = this.#chunks.take(all);
+    if (chunks.length === 0) return;
+    this.#inflight = this.#writeAll(chunks).then(
       () => {
         this.#inflight = undefined;
       },
@@ -155,11 +155,13 @@ export class AtomicFile {
     await this.#inflight;
   }
 
-  async #writeAll(chunk: Buffer): Promise<void> {
-    let offset = 0;
-    while (offset < chunk.length) {
-      const { bytesWritten } = await this.#handle.write(chunk, offset, chunk.length - offset);
-      offset += bytesWritten;
+  async #writeAll(chunks: readonly Buffer[]): Promise<void> {
+    for (const chunk of chunks) {
+      let offset = 0;
+      while (offset < chunk.length) {
+        const { bytesWritten } = await this.#handle.write(chunk, offset, chunk.length - offset);
+        offset += bytesWritten;
+      }
     }
   }
 

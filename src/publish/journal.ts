@@ -3,6 +3,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { WriteStream } from 'node:fs';
 import { openOutput } from '../fs/output-target.js';
+import { Utf8Chunks } from '../fs/utf8-chunks.js';
 import { redactSourceName, sourceIdentity } from '../secret-url.js';
 import { parseTarget, sameTarget, targetId, type RunTarget } from './run-target.js';
 import type { Shard } from './shard.js';
@@ -33,8 +34,6 @@ export interface JournalEntry {
 /** The longest journal line read back: far longer than any this tool writes (a header names every source). */
 const MAX_JOURNAL_LINE_BYTES = 16 * 1024 * 1024;
 
-/** Past this many pending characters a write is issued at once instead of waiting for the timer. */
-const FLUSH_AT = 64 * 1024;
 /** Lines wait at most this long before they are handed to the OS. */
 const FLUSH_AFTER_MS = 50;
 
@@ -43,14 +42,14 @@ const FLUSH_AFTER_MS = 50;
  * (`{"journal":1,"source":...,"startedAt":...,"target":{...}}`). Runs of the same source and target append to the
  * same file.
  *
- * Lines are handed to the OS together every 50 ms, or as soon as 64 KiB are pending: one write per thousand rows
- * instead of one per event-loop turn (which cost ~2.5 s of CPU per 100k rows). A kill -9 loses at most the rows
+ * Lines are encoded as they come (Utf8Chunks) and handed to the OS together every 50 ms, or as soon as 64 KiB are
+ * pending: one write per thousand rows instead of one per event-loop turn (which cost ~2.5 s of CPU per 100k rows). A kill -9 loses at most the rows
  * finished in the last 50 ms, and nothing the OS already holds; `--resume` sends those again with the same
  * Idempotency-Key, so the service does not create them twice.
  */
 export class JournalWriter {
   readonly #stream: WriteStream;
-  #pending = '';
+  readonly #chunks = new Utf8Chunks();
   #timer: ReturnType<typeof setTimeout> | undefined;
   readonly #onTimer = (): void => {
     this.#timer = undefined;
@@ -93,9 +92,19 @@ export class JournalWriter {
   record(entry: JournalEntry): void {
     if (this.#closed) throw new Error('journal is closed');
     // The text JSON.stringify gives for these keys in this order, without building an object per row.
-    const status = entry.status === undefined ? '' : `,"status":${JSON.stringify(entry.status)}`;
     const marketplace = entry.marketplace === undefined ? '' : this.#marketplaceField(entry.marketplace);
-    this.#append(`{"index":${JSON.stringify(entry.index)},"sku":${JSON.stringify(entry.sku)}${marketplace},"hash":${JSON.stringify(entry.hash)},"outcome":${JSON.stringify(entry.outcome)}${status}}\n`);
+    const index = Number.isInteger(entry.index) ? `${entry.index}` : JSON.stringify(entry.index);
+    this.#append(`{"index":${index},"sku":${JSON.stringify(entry.sku)}${marketplace},"hash":${JSON.stringify(entry.hash)}${this.#endOf(entry)}`);
+  }
+
+  /** `,"outcome":"published","status":201}` and the line's end, made once for the rows of one outcome and status in a row. */
+  #end: { outcome: string; status: number | undefined; text: string } = { outcome: '', status: undefined, text: '' };
+  #endOf({ outcome, status }: JournalEntry): string {
+    const end = this.#end;
+    if (outcome !== end.outcome || status !== end.status || end.text === '') {
+      this.#end = { outcome, status, text: `,"outcome":${JSON.stringify(outcome)}${status === undefined ? '' : `,"status":${JSON.stringify(status)}`}}\n` };
+    }
+    return this.#end.text;
   }
 
   /** `,"marketplace":"EBAY_US"`, made once for the rows of one marketplace in a row. */
@@ -126,11 +135,10 @@ export class JournalWriter {
   }
 
   #append(text: string): void {
-    this.#pending += text;
-    if (this.#pending.length >= FLUSH_AT) this.#flush();
-    else if (this.#timer === undefined) {
-      this.#timer = setTimeout(this.#onTimer, FLUSH_AFTER_MS);
-    }
+    this.#chunks.add(text);
+    // A full chunk goes at once; the rest within 50 ms.
+    if (this.#chunks.hasFull) this.#write(false);
+    if (this.#timer === undefined && !this.#chunks.empty) this.#timer = setTimeout(this.#onTimer, FLUSH_AFTER_MS);
   }
 
   #flush(): void {
@@ -138,9 +146,13 @@ export class JournalWriter {
       clearTimeout(this.#timer);
       this.#timer = undefined;
     }
-    if (this.#pending === '' || this.#error) return;
-    this.#stream.write(this.#pending);
-    this.#pending = '';
+    this.#write(true);
+  }
+
+  /** Hand the full chunks to the OS, and with `all` what is pending too. */
+  #write(all: boolean): void {
+    if (this.#chunks.empty || this.#error) return;
+    for (const chunk of this.#chunks.take(all)) this.#stream.write(chunk);
   }
 }
 

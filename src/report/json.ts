@@ -1,6 +1,7 @@
 import type { RowOutcome } from '../publish/outcome.js';
+import { printable } from '../printable.js';
 import type { ReportFormat } from './format.js';
-import { toReportRow } from './row.js';
+import { lineOf, listingText, safeText } from './row.js';
 import type { RunSummary } from './summary.js';
 
 // The JSON text of a row, kept for the next report that writes the same outcome: each outcome is written to every
@@ -14,9 +15,42 @@ function rowJson(o: RowOutcome): string {
     keptOutcome = undefined;
     return keptText;
   }
-  keptText = JSON.stringify(toReportRow(o));
+  keptText = reportRowJson(o);
   keptOutcome = o;
   return keptText;
+}
+
+/** A JSON text, or null. */
+function text(value: string | undefined): string {
+  return value === undefined ? 'null' : JSON.stringify(value);
+}
+
+/** A JSON number (`null` for none, and for NaN and infinities, as JSON.stringify writes them). */
+function number(value: number | undefined): string {
+  return value !== undefined && Number.isFinite(value) ? `${value}` : 'null';
+}
+
+// The values every row of a run repeats (its source, its marketplace), each encoded once while it lasts.
+let source: string | undefined;
+let sourceJson = '';
+let marketplace: string | undefined;
+let marketplaceJson = 'null';
+
+/**
+ * `JSON.stringify(toReportRow(o))`, the same text to the byte, written out key by key: no object per row, and the
+ * source and marketplace encoded once while they last (a million-row report is mostly its rows).
+ */
+export function reportRowJson(o: RowOutcome): string {
+  if (o.location.source !== source) {
+    source = o.location.source;
+    sourceJson = JSON.stringify(source);
+  }
+  if (o.marketplace !== marketplace) {
+    marketplace = o.marketplace;
+    marketplaceJson = marketplace === undefined ? 'null' : JSON.stringify(printable(marketplace, { lines: false }));
+  }
+  const issues = o.issues !== undefined && o.issues.length > 0 ? `,"issues":${JSON.stringify(o.issues)}` : '';
+  return `{"source":${sourceJson},"line":${number(lineOf(o.location))},"sku":${text(o.sku)},"outcome":${JSON.stringify(o.outcome)},"reason":${text(safeText(o.reason))},"http_status":${number(o.httpStatus)},"listing_status":${text(listingText(o.listingStatus))},"title":${text(listingText(o.title))},"attempts":${number(o.attempts)},"duration_ms":${number(o.durationMs)},"error":${text(safeText(o.error))},"marketplace":${marketplaceJson}${issues}}`;
 }
 
 /** `{"rows":[...],"summary":{...}}`: the rows first, since they are streamed and the summary is known at the end. */

@@ -23,6 +23,7 @@ export function junitFormat(): ReportFormat {
   let tests = 0;
   let failures = 0;
   let skipped = 0;
+  const testcase = testcases();
   return {
     header: `${DECLARATION}${' '.repeat(SUITE_TAG_WIDTH)}\n`,
     row(o: RowOutcome): string {
@@ -53,13 +54,44 @@ export function junitFormat(): ReportFormat {
   };
 }
 
-function testcase(o: RowOutcome): string {
-  const where = formatLocation(o.location);
-  // XML 1.0 cannot carry most control characters at all: they are written out.
-  // The same SKU on two marketplaces is two listings: the name says which.
-  const on = o.marketplace === undefined ? '' : ` [${o.marketplace}]`;
-  const name = printable(`${o.sku === undefined || o.sku === '' ? '(no sku)' : o.sku}${on} (${where})`, { lines: false });
-  const open = `  <testcase name="${xmlEscape(name)}" classname="listings.${xmlEscape(printable(o.location.source, { lines: false }))}" time="${seconds(o.durationMs)}"`;
+/**
+ * The `<testcase ...` start of each row, with what every row of a run repeats (its source, its marketplace) made
+ * safe and escaped once while it lasts. Both printable and xmlEscape work one character at a time (a surrogate pair
+ * with its neighbour), so the parts, cut at ASCII characters, escape to the same text as the whole name would.
+ */
+function testcases(): (o: RowOutcome) => string {
+  let source: string | undefined;
+  let sourceText = '';
+  let classname = '';
+  let marketplace: string | undefined;
+  let on = '';
+  return (o: RowOutcome): string => {
+    if (o.location.source !== source) {
+      source = o.location.source;
+      sourceText = xmlEscape(printable(source, { lines: false }));
+      classname = `" classname="listings.${sourceText}" time="`;
+    }
+    // The same SKU on two marketplaces is two listings: the name says which.
+    if (o.marketplace !== marketplace) {
+      marketplace = o.marketplace;
+      on = marketplace === undefined ? '' : xmlEscape(printable(` [${marketplace}]`, { lines: false }));
+    }
+    // XML 1.0 cannot carry most control characters at all: they are written out.
+    const sku = o.sku === undefined || o.sku === '' ? '(no sku)' : xmlEscape(printable(o.sku, { lines: false }));
+    const open = `  <testcase name="${sku}${on} (${where(o, sourceText)})${classname}${seconds(o.durationMs)}"`;
+    return testcaseOf(o, open);
+  };
+}
+
+/** formatLocation's text, with the source already made safe. */
+function where(o: RowOutcome, sourceText: string): string {
+  const { line, record } = o.location;
+  if (line !== undefined) return `${sourceText}:${line}`;
+  if (record !== undefined) return `${sourceText}#${record}`;
+  return sourceText;
+}
+
+function testcaseOf(o: RowOutcome, open: string): string {
   switch (o.outcome) {
     case 'published':
     case 'validated':
@@ -73,7 +105,7 @@ function testcase(o: RowOutcome): string {
     case 'failed':
     case 'invalid': {
       const message = o.outcome === 'invalid' ? (o.error ?? 'invalid row') : (o.reason ?? o.error ?? 'failed');
-      return `${open}>\n    <failure message="${xml(message)}" type="${o.outcome}">${xml(details(o, where))}</failure>\n  </testcase>\n`;
+      return `${open}>\n    <failure message="${xml(message)}" type="${o.outcome}">${xml(details(o, formatLocation(o.location)))}</failure>\n  </testcase>\n`;
     }
   }
 }
@@ -93,5 +125,11 @@ function details(o: RowOutcome, where: string): string {
 }
 
 function seconds(ms: number): string {
+  // Whole milliseconds (every row's): the digits toFixed gives, without its float formatting.
+  if (Number.isInteger(ms) && ms >= 0 && ms < 2 ** 31) {
+    const whole = Math.floor(ms / 1000);
+    const rest = ms - whole * 1000;
+    return `${whole}.${rest < 10 ? '00' : rest < 100 ? '0' : ''}${rest}`;
+  }
   return (ms / 1000).toFixed(3);
 }

@@ -183,3 +183,28 @@ describe('writeFileAtomic', () => {
     expect(await readFile(path, 'utf8')).toBe(lines.join(''));
   });
 });
+
+describe('AtomicFile: text encoded as it is written', () => {
+  it('a surrogate pair split across two writes at a chunk boundary is one character, not two U+FFFD', async () => {
+    const path = join(dir, 'pair.txt');
+    const file = await AtomicFile.open(path);
+    // 64 Ki - 1 units, then the first half of 😀: the chunk is full right between the halves.
+    await file.write(`${'a'.repeat(64 * 1024 - 1)}\ud83d`);
+    await file.write('\ude00 end');
+    await file.commit();
+    const text = await readFile(path, 'utf8');
+    expect(text.slice(-6)).toBe('😀 end');
+    expect(text).not.toContain('\ufffd');
+  });
+
+  it('many writes of mixed text (multi-byte, lone surrogates, texts larger than a chunk) give the bytes of the whole text encoded at once', async () => {
+    const path = join(dir, 'mixed.txt');
+    const pieces = ['plain\n', 'ü € 𝄞\n', 'lone \ud800 x', '\udc00 low', 'end \ud83d', '\ude00!', 'x'.repeat(70_000), '€'.repeat(30_000), 'tail \ud83d'];
+    // Starting with a pair split at the first chunk's end (two U+FFFD when text was joined, then encoded, by chunks).
+    const texts = [`${'a'.repeat(64 * 1024 - 1)}\ud83d`, '\ude00', ...Array.from({ length: 3_000 }, (_, i) => pieces[i % pieces.length] ?? '')];
+    const file = await AtomicFile.open(path);
+    for (const text of texts) await file.write(text);
+    await file.commit();
+    expect((await readFile(path)).equals(Buffer.from(texts.join(''), 'utf8'))).toBe(true);
+  });
+});
