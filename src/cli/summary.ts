@@ -1,27 +1,16 @@
 import { formatLocation, SourceError } from '../errors.js';
-import { unreadText } from '../catalog/unread.js';
 import type { PublishEnd } from '../publish/engine-types.js';
 import type { RowOutcome } from '../publish/outcome.js';
-import type { MarketplaceCounts, RunSummary } from '../report/index.js';
+import type { RunSummary } from '../report/index.js';
+import { marketplacesLine, notReadText, rowErrorLine } from '../report/summary-text.js';
 import { err, out, paint } from './output.js';
 import { count, duration } from './progress.js';
-import { inert } from '../printable.js';
 import { trafficText } from '../report/ci-summary.js';
 import type { NextStep } from '../report/run-meta.js';
 import { failedWithTheRun } from '../publish/outcome.js';
 
-/**
- * `catalog.csv:17: sku X: HTTP 400 Bad Request: message`; with `marketplaces` (a run to several), `sku X on EBAY_GB:`.
- */
-export function rowErrorLine(outcome: RowOutcome, marketplaces = false): string {
-  // A SKU or a message from outside is shown, never obeyed (a line break in it could start a CI workflow command).
-  const on = marketplaces && outcome.marketplace !== undefined ? ` on ${inert(outcome.marketplace)}` : '';
-  const sku = outcome.sku === undefined ? (on === '' ? '' : `${on}:`) : ` sku ${inert(outcome.sku)}${on}:`;
-  const what = outcome.outcome === 'invalid' ? `invalid: ${outcome.error ?? ''}` : (outcome.error ?? outcome.reason ?? 'failed');
-  return `${inert(formatLocation(outcome.location))}:${sku} ${inert(what)}`;
-}
-
-function part(value: number, label: string, colour: (text: string) => string): string {
+/** `3 failed` in its colour, dim when 0. */
+export function part(value: number, label: string, colour: (text: string) => string): string {
   const text = `${count(value)} ${label}`;
   return value === 0 ? paint.dim(text) : colour(text);
 }
@@ -58,44 +47,14 @@ export function printSummary(summary: RunSummary, options: { json: boolean; dryR
   if (options.json) out(JSON.stringify(options.nextStep === undefined ? summary : { ...summary, next_step: options.nextStep }));
 }
 
-const KIND_LABELS: readonly [keyof MarketplaceCounts, string][] = [
-  ['published', 'published'],
-  ['validated', 'validated'],
-  ['enqueued', 'enqueued'],
-  ['failed', 'failed'],
-  ['invalid', 'invalid'],
-  ['skipped', 'skipped'],
-  ['not_attempted', 'not attempted'],
-];
-
-/** `by marketplace: EBAY_GB 1,000 published; EBAY_US 998 published, 2 failed`: the counts that are not 0. */
-export function marketplacesLine(byMarketplace: Record<string, MarketplaceCounts>): string {
-  const parts = Object.entries(byMarketplace).map(([name, counts]) => {
-    const kinds = KIND_LABELS.filter(([kind]) => counts[kind] > 0).map(([kind, label]) => `${count(counts[kind])} ${label}`);
-    return `${inert(name)} ${kinds.length === 0 ? '0 rows' : kinds.join(', ')}`;
-  });
-  return `by marketplace: ${parts.join('; ')}`;
-}
-
 /** `2,043 requests, up to 96 at once; pushed back: 38 throttled (429), 2 overloaded (503)`. */
 export function trafficLine(summary: RunSummary): string {
   return paint.dim(trafficText(summary));
 }
 
-/**
- * `, about 880 not read` (or `, the rest of the source not read`) for a run that stopped before the end of its source;
- * for a source that stopped, what it left unread and why (unreadText).
- */
-function notRead(summary: RunSummary): string {
-  if (summary.complete) return '';
-  if (summary.unread !== undefined) return `, and ${unreadText(summary.unread)}`;
-  const left = summary.total === null ? undefined : summary.total - summary.rows;
-  return left === undefined ? ', and the rest of the source not read' : `, and about ${count(left)} not read (of about ${count(summary.total ?? 0)})`;
-}
-
 /** Why a run stopped early (what to do next is the next step's, src/cli/next-step.ts). */
 export function printRunEnd(end: PublishEnd, summary: RunSummary): void {
-  const left = `${count(summary.not_attempted)} ${summary.not_attempted === 1 ? 'row' : 'rows'} not attempted${notRead(summary)}`;
+  const left = `${count(summary.not_attempted)} ${summary.not_attempted === 1 ? 'row' : 'rows'} not attempted${notReadText(summary)}`;
   switch (end.kind) {
     case 'systemic': {
       const error = end.error as { message?: string };

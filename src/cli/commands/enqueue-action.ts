@@ -9,17 +9,13 @@ import { err, paint } from '../output.js';
 import { count, duration } from '../progress.js';
 import { trapSignals } from '../signals.js';
 import { noticePrinter } from '../notices.js';
-import { rowErrorLine } from '../summary.js';
+import { part } from '../summary.js';
+import { rowErrorLine } from '../../report/summary-text.js';
 import { catalogOptionsFrom } from '../catalog-options.js';
 import { openRunLog, runStartOf } from '../log-events.js';
 import { cliName } from '../setting-flags.js';
 import type { LoadedSettings } from '../settings.js';
 import type { EnqueueFlags } from './enqueue-flags.js';
-
-function part(value: number, label: string, colour: (text: string) => string): string {
-  const text = `${count(value)} ${label}`;
-  return value === 0 ? paint.dim(text) : colour(text);
-}
 
 /** The human summary on stderr: the first row errors, the counts, where they went. */
 function printEnqueueSummary(summary: EnqueueSummary, rowErrors: readonly RowOutcome[]): void {

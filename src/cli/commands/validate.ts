@@ -1,6 +1,4 @@
 import type { Command } from 'commander';
-import type { FieldIssue } from '../../contract/issues.js';
-import { formatLocation, type Location } from '../../errors.js';
 import { loadSettings } from '../settings.js';
 import { catalogOptionsFrom, type CatalogFlags } from '../catalog-options.js';
 import { declareFlags } from '../flags.js';
@@ -9,7 +7,7 @@ import { err, out, paint, workflowLine } from '../output.js';
 import { count } from '../progress.js';
 import { noticePrinter } from '../notices.js';
 import { githubActionsRun } from '../github-actions.js';
-import { inert } from '../../printable.js';
+import { errorLine } from '../../report/summary-text.js';
 import { cliName } from '../setting-flags.js';
 import { nextStep } from '../../run/next-step.js';
 import { printNextStep } from '../next-step.js';
@@ -26,21 +24,6 @@ interface ValidateFlags extends CatalogFlags {
   report: string[];
   quiet?: boolean;
   logFormat?: 'human' | 'json';
-}
-
-/**
- * `catalog.csv:17: [EBAY_US] images_source[1]: not an absolute URL`: the listing's marketplace in brackets when it
- * has one (a row published to several marketplaces is checked once per marketplace); a record the parser could not
- * read has neither marketplace nor field.
- */
-export function errorLine(location: Location, issue: FieldIssue, marketplace?: string): string {
-  // The file name, the message (and a marketplace from the catalog) may quote outside text: shown on this one line,
-  // never obeyed (see inert).
-  const where = inert(formatLocation(location));
-  const message = inert(issue.message);
-  if (issue.path === '(record)') return `${where}: ${message}`;
-  const on = marketplace === undefined ? '' : `[${inert(marketplace)}] `;
-  return `${where}: ${on}${inert(issue.path)}: ${message}`;
 }
 
 /** `7 rows: 2 valid, 5 invalid`, with the skipped rows and those the error limit left unvalidated when there are any. */
