@@ -1,6 +1,7 @@
 import type { Ora } from 'ora';
 import type { RowOutcome } from '../publish/outcome.js';
 import { err, isInteractive, paint } from './output.js';
+import { terminalSafe } from '../printable.js';
 import { count, duration } from '../report/numbers.js';
 import { RunProgress, type RunProgressOptions } from '../run/run-progress.js';
 import { DROP_ORDER, fitFields, type ProgressField } from './progress-fit.js';
@@ -28,40 +29,26 @@ export interface ProgressOptions extends RunProgressOptions {
   plainEveryMs?: number;
 }
 
-/** The live counts of a run (src/run/run-progress.ts), drawn on stderr. */
-export class ProgressDisplay {
-  readonly #options: ProgressOptions;
-  readonly #progress: RunProgress;
+/** A line redrawn on stderr: an ora spinner on a terminal, a plain line every so often otherwise; notes go above it. */
+export class LiveLine {
   #spinner: Ora | undefined;
   #timer: ReturnType<typeof setInterval> | undefined;
 
-  private constructor(options: ProgressOptions) {
-    this.#options = options;
-    this.#progress = new RunProgress(options);
-  }
-
-  /** The rows expected, once known (a count of a local file finishes after the run has started). */
-  setTotal(total: number | undefined): void {
-    this.#progress.setTotal(total);
-  }
-
-  /** Start drawing; ora is loaded only when a spinner is wanted. */
-  static async start(options: ProgressOptions): Promise<ProgressDisplay> {
-    const display = new ProgressDisplay(options);
+  /** `line` is the spinner's text, `plain` the line printed in plain mode (default: `line`); ora is loaded only for a spinner. */
+  static async start(options: { mode: ProgressMode; first: string; line: () => string; plain?: () => string; spinnerEveryMs: number; plainEveryMs: number }): Promise<LiveLine> {
+    const live = new LiveLine();
     if (options.mode === 'spinner') {
       const { default: ora } = await import('ora');
       // discardStdin off: Ctrl-C must reach our SIGINT handler as a signal.
-      display.#spinner = ora({ text: 'starting', stream: process.stderr, discardStdin: false }).start();
-      display.#timer = setInterval(() => display.#spinner && (display.#spinner.text = display.line()), 200);
+      const spinner = ora({ text: options.first, stream: process.stderr, discardStdin: false }).start();
+      live.#spinner = spinner;
+      // ora writes to stderr itself, past err(): the text is made safe here.
+      live.#timer = setInterval(() => (spinner.text = terminalSafe(options.line(), true)), options.spinnerEveryMs);
     } else if (options.mode === 'plain') {
-      display.#timer = setInterval(() => err(display.line()), options.plainEveryMs ?? 5_000);
+      live.#timer = setInterval(() => err((options.plain ?? options.line)()), options.plainEveryMs);
     }
-    display.#timer?.unref();
-    return display;
-  }
-
-  tick(outcome: RowOutcome): void {
-    this.#progress.tick(outcome);
+    live.#timer?.unref();
+    return live;
   }
 
   /** Print a line above the spinner without garbling it. */
@@ -75,12 +62,51 @@ export class ProgressDisplay {
     this.#spinner.render();
   }
 
-  /** Stop drawing and clear the spinner line, so the summary starts on a clean line. */
+  /** Stop drawing and clear the spinner line, so what follows starts on a clean line. */
   stop(): void {
     if (this.#timer !== undefined) clearInterval(this.#timer);
     this.#timer = undefined;
     this.#spinner?.stop();
     this.#spinner = undefined;
+  }
+}
+
+/** The live counts of a run (src/run/run-progress.ts), drawn on stderr. */
+export class ProgressDisplay {
+  readonly #options: ProgressOptions;
+  readonly #progress: RunProgress;
+  #live: LiveLine | undefined;
+
+  private constructor(options: ProgressOptions) {
+    this.#options = options;
+    this.#progress = new RunProgress(options);
+  }
+
+  /** The rows expected, once known (a count of a local file finishes after the run has started). */
+  setTotal(total: number | undefined): void {
+    this.#progress.setTotal(total);
+  }
+
+  /** Start drawing. */
+  static async start(options: ProgressOptions): Promise<ProgressDisplay> {
+    const display = new ProgressDisplay(options);
+    display.#live = await LiveLine.start({ mode: options.mode, first: 'starting', line: () => display.line(), spinnerEveryMs: 200, plainEveryMs: options.plainEveryMs ?? 5_000 });
+    return display;
+  }
+
+  tick(outcome: RowOutcome): void {
+    this.#progress.tick(outcome);
+  }
+
+  /** Print a line above the spinner without garbling it. */
+  note(line: string): void {
+    if (this.#live === undefined) err(line);
+    else this.#live.note(line);
+  }
+
+  /** Stop drawing and clear the spinner line, so the summary starts on a clean line. */
+  stop(): void {
+    this.#live?.stop();
   }
 
   /** One line: done/total or done, percent, rows/s, failures, the flow and ETA, fitted to the terminal's width. */

@@ -43,10 +43,11 @@ function noticeMaxErrors(flags: ValidateFlags, command: Command): void {
 }
 
 async function validate(sources: string[], flags: ValidateFlags, command: Command): Promise<void> {
-  const [{ runValidateSpec }, { validateJsonOf }, { openRunLog, runStartOf }, { unreadText }] = await Promise.all([
+  const [{ runValidateSpec }, { validateJsonOf }, { openRunLog }, { runStartOf }, { unreadText }] = await Promise.all([
     import('../../run/validate-run.js'),
     import('../../run/validate-json.js'),
     import('../log-events.js'),
+    import('../../run/run-start.js'),
     import('../../catalog/unread.js'),
   ]);
   // `--max-errors all` as it always was: every error printed, unless --show-errors says otherwise.
