@@ -4,7 +4,7 @@ import { err, isInteractive, paint } from './output.js';
 import { terminalSafe } from '../printable.js';
 import { count, duration } from '../report/numbers.js';
 import { RunProgress, type RunProgressOptions } from '../run/run-progress.js';
-import { DROP_ORDER, fitFields, type ProgressField } from './progress-fit.js';
+import { fitFields, progressFields, type FlowFigures } from '../run/progress-line.js';
 
 // Where the CLI has long found them; they live with the renderers of results now.
 export { count, duration };
@@ -24,7 +24,7 @@ export function progressMode(quiet: boolean): ProgressMode {
 export interface ProgressOptions extends RunProgressOptions {
   mode: ProgressMode;
   /** The run's flow now: requests in flight and their limit, the pace, and the service's pushback so far. */
-  flow?: () => { inFlight: number; window: number; pace: number | undefined; throttled: number; overloaded: number };
+  flow?: () => FlowFigures;
   /** Between plain lines. Default 5,000 ms. */
   plainEveryMs?: number;
 }
@@ -111,20 +111,7 @@ export class ProgressDisplay {
 
   /** One line: done/total or done, percent, rows/s, failures, the flow and ETA, fitted to the terminal's width. */
   line(): string {
-    const { done, total, fraction, rate, failed, invalid, etaMs } = this.#progress.figures();
-    const parts: ProgressField[] = [{ text: total === undefined ? `${count(done)} rows` : `${count(done)}/${count(total)} rows`, drop: DROP_ORDER.count }];
-    const add = (text: string, drop: number): number => parts.push({ text, drop });
-    if (fraction !== undefined) add(`${Math.floor(fraction * 100)}%`, DROP_ORDER.percent);
-    add(`${count(Math.round(rate))} rows/s`, DROP_ORDER.rate);
-    if (failed > 0) add(paint.red(`${count(failed)} failed`), DROP_ORDER.failed);
-    if (invalid > 0) add(paint.yellow(`${count(invalid)} invalid`), DROP_ORDER.invalid);
-    const flow = this.#options.flow?.();
-    if (flow !== undefined) {
-      add(`${count(flow.inFlight)}/${count(flow.window)} in flight`, DROP_ORDER.inFlight);
-      if (flow.pace !== undefined) add(`paced ${count(Math.round(flow.pace))}/s`, DROP_ORDER.pace);
-      if (flow.throttled + flow.overloaded > 0) add(paint.dim(`busy: ${count(flow.throttled)} throttled, ${count(flow.overloaded)} overloaded`), DROP_ORDER.busy);
-    }
-    if (etaMs !== undefined) add(`ETA ${duration(etaMs)}`, DROP_ORDER.eta);
+    const parts = progressFields(this.#progress.figures(), this.#options.flow?.(), paint);
     // One terminal line: a wrapped one makes ora redraw two. The spinner and its space take 2 columns, the last is left free.
     const columns = process.stderr.columns;
     return fitFields(parts, columns === undefined || columns <= 0 ? undefined : this.#options.mode === 'spinner' ? columns - 3 : columns - 1);

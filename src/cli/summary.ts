@@ -1,8 +1,8 @@
-import { formatLocation, SourceError } from '../errors.js';
 import type { PublishEnd } from '../publish/engine-types.js';
 import type { RowOutcome } from '../publish/outcome.js';
 import type { RunSummary } from '../report/index.js';
-import { marketplacesLine, notReadText, rowErrorLine } from '../report/summary-text.js';
+import { marketplacesLine, rowErrorLine, runEndText } from '../report/summary-text.js';
+import { cliName } from './setting-flags.js';
 import { err, out, paint } from './output.js';
 import { count, duration } from './progress.js';
 import { trafficText } from '../report/ci-summary.js';
@@ -54,30 +54,9 @@ export function trafficLine(summary: RunSummary): string {
 
 /** Why a run stopped early (what to do next is the next step's, src/cli/next-step.ts). */
 export function printRunEnd(end: PublishEnd, summary: RunSummary): void {
-  const left = `${count(summary.not_attempted)} ${summary.not_attempted === 1 ? 'row' : 'rows'} not attempted${notReadText(summary)}`;
-  switch (end.kind) {
-    case 'systemic': {
-      const error = end.error as { message?: string };
-      const detail = error.message ?? String(end.error);
-      err(`${paint.red('error')} the service could not be used: ${end.reason.includes(detail) ? end.reason : `${detail}: ${end.reason}`}`);
-      if (end.hint) err(`${paint.dim('hint')}  ${end.hint}`);
-      err(`  stopped after ${count(end.requests)} ${end.requests === 1 ? 'request' : 'requests'}; ${left}`);
-      return;
-    }
-    case 'max-errors':
-      err(`${paint.red('stopped')} after ${count(end.failed)} failed rows (--max-errors); ${left}`);
-      return;
-    case 'interrupted':
-      // What to do next is the next step's line, the same as every output says.
-      err(`${paint.yellow('interrupted')}: ${left}`);
-      return;
-    case 'source': {
-      // The error itself (where, and why) is printed last, as the run's error.
-      const at = end.error instanceof SourceError ? formatLocation(end.error.location) : undefined;
-      if (summary.rows === 0) err(`${paint.red('stopped')}: no row could be read from the source${at === undefined ? '' : ` (${at})`}`);
-      else err(`${paint.red('stopped')}: the source could not be read${at === undefined ? '' : ` past ${at}`}: ${count(summary.rows)} ${summary.rows === 1 ? 'row' : 'rows'} read, ${left}`);
-      return;
-    }
-    default:
-  }
+  const text = runEndText(end, summary, cliName);
+  if (text === undefined) return;
+  err(`${text.head === 'interrupted' ? paint.yellow(text.head) : paint.red(text.head)}${text.after}`);
+  if (text.hint !== undefined) err(`${paint.dim('hint')}  ${text.hint}`);
+  if (text.under !== undefined) err(text.under);
 }

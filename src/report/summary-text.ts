@@ -1,7 +1,9 @@
 import type { FieldIssue } from '../contract/issues.js';
-import { formatLocation, type Location } from '../errors.js';
+import { formatLocation, libraryName, SourceError, type Location, type NameSetting } from '../errors.js';
 import { unreadText } from '../catalog/unread.js';
+import type { PublishEnd } from '../publish/engine-types.js';
 import type { RowOutcome } from '../publish/outcome.js';
+import { serviceCause } from './ci-summary.js';
 import { inert } from '../printable.js';
 import { count } from './numbers.js';
 import type { MarketplaceCounts, RunSummary } from './summary.js';
@@ -57,9 +59,47 @@ export function marketplacesLine(byMarketplace: Record<string, MarketplaceCounts
  * `, about 880 not read` (or `, the rest of the source not read`) for a run that stopped before the end of its source;
  * for a source that stopped, what it left unread and why (unreadText).
  */
-export function notReadText(summary: RunSummary): string {
+function notReadText(summary: RunSummary): string {
   if (summary.complete) return '';
   if (summary.unread !== undefined) return `, and ${unreadText(summary.unread)}`;
   const left = summary.total === null ? undefined : summary.total - summary.rows;
   return left === undefined ? ', and the rest of the source not read' : `, and about ${count(left)} not read (of about ${count(summary.total ?? 0)})`;
+}
+
+/**
+ * Why a run stopped early, for the terminal: its head word (`error`, `stopped`, `interrupted`), the words after it
+ * (from their separator on), a hint and a line under it. Undefined for a run that completed. What to do next is the
+ * next step's (src/run/next-step.ts).
+ */
+export interface RunEndText {
+  head: 'error' | 'stopped' | 'interrupted';
+  after: string;
+  hint?: string;
+  under?: string;
+}
+
+export function runEndText(end: PublishEnd, summary: RunSummary, name: NameSetting = libraryName): RunEndText | undefined {
+  const left = `${count(summary.not_attempted)} ${summary.not_attempted === 1 ? 'row' : 'rows'} not attempted${notReadText(summary)}`;
+  switch (end.kind) {
+    case 'systemic':
+      return {
+        head: 'error',
+        after: ` the service could not be used: ${serviceCause(end)}`,
+        ...(end.hint ? { hint: end.hint } : {}),
+        under: `  stopped after ${count(end.requests)} ${end.requests === 1 ? 'request' : 'requests'}; ${left}`,
+      };
+    case 'max-errors':
+      return { head: 'stopped', after: ` after ${count(end.failed)} failed rows (${name('maxErrors')}); ${left}` };
+    case 'interrupted':
+      // What to do next is the next step's line, the same as every output says.
+      return { head: 'interrupted', after: `: ${left}` };
+    case 'source': {
+      // The error itself (where, and why) is printed last, as the run's error.
+      const at = end.error instanceof SourceError ? formatLocation(end.error.location) : undefined;
+      if (summary.rows === 0) return { head: 'stopped', after: `: no row could be read from the source${at === undefined ? '' : ` (${at})`}` };
+      return { head: 'stopped', after: `: the source could not be read${at === undefined ? '' : ` past ${at}`}: ${count(summary.rows)} ${summary.rows === 1 ? 'row' : 'rows'} read, ${left}` };
+    }
+    default:
+      return undefined;
+  }
 }
