@@ -23,7 +23,8 @@ import { publishNeedsTarget } from '../../run/publish-files.js';
 import type { PublishSpec, PublishWatcher } from '../../run/publish-spec.js';
 import { openRunLog } from '../log-events.js';
 import { publishStartOf } from '../../run/run-start.js';
-import { openEndpoint, sandboxFaultsOf, type Endpoint } from './open-endpoint.js';
+import { openEndpoint, sandboxFaultsOf } from './open-endpoint.js';
+import type { Endpoint } from '../../run/open-sender.js';
 import { cliName } from '../setting-flags.js';
 
 /** What the flags say before anything is opened; every mistake here is a usage error (exit 2), nothing sent. */
