@@ -221,3 +221,8 @@ function enqueueEnding(end: EnqueueEnd, interrupted: boolean, outputFailure: Pub
   if (end.kind === 'kafka') return { kind: 'service', reason: end.error instanceof Error ? end.error.message : String(end.error) };
   return { kind: 'complete' };
 }
+
+/** The exit code of `doctor`'s (and `init`'s) checks by whose fault a failure is (`checksFault`): 2 the configuration's, 3 the service's, 0 none. */
+export function exitCodeOfFault(fault: 'config' | 'service' | undefined): ExitCode {
+  return fault === 'config' ? EXIT.usage : fault === 'service' ? EXIT.service : EXIT.ok;
+}
