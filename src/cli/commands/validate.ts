@@ -9,7 +9,6 @@ import { noticePrinter } from '../notices.js';
 import { githubActionsRun } from '../github-actions.js';
 import { errorLine } from '../../report/summary-text.js';
 import { cliName } from '../setting-flags.js';
-import { nextStep } from '../../run/next-step.js';
 import { printNextStep } from '../next-step.js';
 import { NOT_REPEATED, repeatedFlags } from '../repeat-flags.js';
 import type { ValidateResult, ValidationError } from '../../run/validate-run.js';
@@ -70,7 +69,7 @@ async function validate(sources: string[], flags: ValidateFlags, command: Comman
     result = await runValidateSpec({
       source: { sources, catalog },
       target: { defaults: settings.defaults },
-      outputs: { reports: flags.report, profile: settings.profile, marketplace: settings.settings.marketplace, name: cliName },
+      outputs: { reports: flags.report, profile: settings.profile, marketplace: settings.settings.marketplace, name: cliName, repeat: repeatedFlags(command, NOT_REPEATED) },
       ...(flags.out === undefined ? {} : { requestsOut: flags.out }),
       ...(maxErrors === undefined ? {} : { maxErrors }),
       showErrors,
@@ -86,8 +85,7 @@ async function validate(sources: string[], flags: ValidateFlags, command: Comman
   } finally {
     github?.endGroup();
   }
-  const { counts, verdict, unread, outputFailure: failure, ending, summary } = result;
-  const step = nextStep({ command: 'validate', verdict, counts: { failed: 0, invalid: counts.invalid, not_attempted: 0 }, sources, repeat: repeatedFlags(command, NOT_REPEATED), name: cliName, ...(failure === undefined ? {} : { outputPath: failure.path }) });
+  const { counts, verdict, unread, outputFailure: failure, ending, summary, nextStep: step } = result;
   if (json) out(JSON.stringify({ ...validateJsonOf(result), next_step: step }));
   else if (result.errorsNotShown > 0 && !quiet) out(`... and ${count(result.errorsNotShown)} more errors`);
   github?.finishValidate({ rows: counts.rows, valid: counts.valid, invalid: counts.invalid, skipped: counts.skipped, notValidated: counts.notValidated, complete: result.complete }, sources, verdict, step);
