@@ -8,8 +8,6 @@ import { sendingPolicyOf } from '../../run/sending-policy.js';
 import { defaultMarketplaces } from '../../prepare/fan-out.js';
 import { ListingsError, UsageError } from '../../errors.js';
 import { printable } from '../../printable.js';
-import { nextStep } from '../../run/next-step.js';
-import { NO_ROWS } from '../../run/verdict.js';
 import { printNextStep } from '../next-step.js';
 import { cliName } from '../setting-flags.js';
 import { EXIT, ExitError } from '../exit-codes.js';
@@ -114,6 +112,7 @@ export async function runStream(source: string, flags: StreamFlags, load: () => 
       target: { defaults: loaded.defaults, sender: endpoint.client },
       sending: sendingPolicyOf({ concurrency, maxConcurrency, rate: flags.rate, giveUpAfterSeconds: flags.giveUpAfter, maxAttempts: flags.maxAttempts }),
       deadLetter,
+      outputs: { name: cliName, repeat },
       kafka: { fromBeginning: flags.from === 'earliest', commitIntervalMs: flags.commitInterval, maxBuffered: flags.maxBuffered, sessionTimeoutMs: flags.sessionTimeout, security, drainTimeoutMs: flags.drainTimeout * 1000 },
       watcher: {
         stop: signals.stop,
@@ -144,8 +143,7 @@ export async function runStream(source: string, flags: StreamFlags, load: () => 
     else await endpoint.client.close();
     await endpoint.sandbox?.close();
   }
-  const { stats, end, summary, verdict } = result;
-  const step = nextStep({ command: 'stream', verdict, counts: NO_ROWS, sources: [source], repeat, name: cliName, ...(end.kind === 'systemic' ? { stopped: { reason: end.reason, hint: end.hint } } : {}) });
+  const { stats, end, summary, verdict, nextStep: step } = result;
   log.finish({ kind: summary.end, ...(end.kind === 'systemic' ? { reason: end.reason } : {}) }, summary, verdict, flags.json === true, step);
   if (!json) {
     err(`${count(stats.received)} received · ${paint.green(`${count(stats.published)} published`)} · ${stats.deadLettered > 0 ? paint.yellow(`${count(stats.deadLettered)} dead-lettered`) : '0 dead-lettered'} · ${count(summary.left_uncommitted)} left for the next reader · in ${duration(summary.duration_ms)}`);
