@@ -34,21 +34,20 @@ export class LiveLine {
   #spinner: Ora | undefined;
   #timer: ReturnType<typeof setInterval> | undefined;
 
-  /** `line` is the spinner's text, `plain` the line printed in plain mode (default: `line`); ora is loaded only for a spinner. */
-  static async start(options: { mode: ProgressMode; first: string; line: () => string; plain?: () => string; spinnerEveryMs: number; plainEveryMs: number }): Promise<LiveLine> {
-    const live = new LiveLine();
+  /** Start drawing: `line` is the spinner's text; `plain` writes what plain mode shows each time (a line, or a log event); ora is loaded only for a spinner. */
+  async begin(options: { mode: ProgressMode; first: string; line: () => string; plain: () => void; spinnerEveryMs: number; plainEveryMs: number }): Promise<this> {
     if (options.mode === 'spinner') {
       const { default: ora } = await import('ora');
       // discardStdin off: Ctrl-C must reach our SIGINT handler as a signal.
       const spinner = ora({ text: options.first, stream: process.stderr, discardStdin: false }).start();
-      live.#spinner = spinner;
+      this.#spinner = spinner;
       // ora writes to stderr itself, past err(): the text is made safe here.
-      live.#timer = setInterval(() => (spinner.text = terminalSafe(options.line(), true)), options.spinnerEveryMs);
+      this.#timer = setInterval(() => (spinner.text = terminalSafe(options.line(), true)), options.spinnerEveryMs);
     } else if (options.mode === 'plain') {
-      live.#timer = setInterval(() => err((options.plain ?? options.line)()), options.plainEveryMs);
+      this.#timer = setInterval(options.plain, options.plainEveryMs);
     }
-    live.#timer?.unref();
-    return live;
+    this.#timer?.unref();
+    return this;
   }
 
   /** Print a line above the spinner without garbling it. */
@@ -72,12 +71,12 @@ export class LiveLine {
 }
 
 /** The live counts of a run (src/run/run-progress.ts), drawn on stderr. */
-export class ProgressDisplay {
+export class ProgressDisplay extends LiveLine {
   readonly #options: ProgressOptions;
   readonly #progress: RunProgress;
-  #live: LiveLine | undefined;
 
   private constructor(options: ProgressOptions) {
+    super();
     this.#options = options;
     this.#progress = new RunProgress(options);
   }
@@ -90,23 +89,11 @@ export class ProgressDisplay {
   /** Start drawing. */
   static async start(options: ProgressOptions): Promise<ProgressDisplay> {
     const display = new ProgressDisplay(options);
-    display.#live = await LiveLine.start({ mode: options.mode, first: 'starting', line: () => display.line(), spinnerEveryMs: 200, plainEveryMs: options.plainEveryMs ?? 5_000 });
-    return display;
+    return display.begin({ mode: options.mode, first: 'starting', line: () => display.line(), plain: () => err(display.line()), spinnerEveryMs: 200, plainEveryMs: options.plainEveryMs ?? 5_000 });
   }
 
   tick(outcome: RowOutcome): void {
     this.#progress.tick(outcome);
-  }
-
-  /** Print a line above the spinner without garbling it. */
-  note(line: string): void {
-    if (this.#live === undefined) err(line);
-    else this.#live.note(line);
-  }
-
-  /** Stop drawing and clear the spinner line, so the summary starts on a clean line. */
-  stop(): void {
-    this.#live?.stop();
   }
 
   /** One line: done/total or done, percent, rows/s, failures, the flow and ETA, fitted to the terminal's width. */

@@ -161,3 +161,18 @@ export function settingValue(loaded: LoadedSettings, key: string, marketplace: s
   const section = sectionOf(option, marketplace);
   return { option, section, value: section === undefined ? loaded.settings[option.key] : loaded.marketplaces[section.name]?.[section.key]?.value };
 }
+
+/** `config profiles`: the profiles of the file, the active one (unless the file's choice is not valid: then its error), and the names not valid. */
+export async function profileListing(env: Record<string, string | undefined> = process.env): Promise<{ names: string[]; active: string | undefined; activeError: ConfigError | undefined; invalid: string[]; path: string }> {
+  const { ProfileStore } = await import('../config/store.js');
+  const store = await ProfileStore.open(env);
+  let active: string | undefined;
+  let activeError: ConfigError | undefined;
+  try {
+    active = store.activeProfile(undefined, env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    activeError = error;
+  }
+  return { names: store.profileNames(), active, activeError, invalid: store.invalidProfileNames(), path: store.path };
+}

@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { ConfigError } from '../../errors.js';
-import { setSetting, settingRows, settingsJson, settingValue, shownValue as show, unsetSetting, useProfile, type ProfileWhere } from '../../setup/profile-settings.js';
+import { profileListing, setSetting, settingRows, settingsJson, settingValue, shownValue as show, unsetSetting, useProfile, type ProfileWhere } from '../../setup/profile-settings.js';
 import { EXIT, ExitError } from '../exit-codes.js';
 import { err, out, paint, paintOut } from '../output.js';
 import { loadSettings } from '../settings.js';
@@ -85,17 +84,10 @@ export function registerConfig(program: Command): void {
     .command('profiles')
     .description('list the profiles; * marks the active one')
     .action(async () => {
-      const store = await openFile();
-      let profile: string | undefined;
-      try {
-        profile = store.activeProfile();
-      } catch (error) {
-        if (!(error instanceof ConfigError)) throw error;
-        err(`${paint.yellow('warning')} ${error.message}: no profile is marked active`);
-      }
+      const { names, active, activeError, invalid, path } = await profileListing();
+      if (activeError !== undefined) err(`${paint.yellow('warning')} ${activeError.message}: no profile is marked active`);
       // A name edited into the file by hand that `config set` would refuse is never listed, so never completed.
-      for (const name of store.invalidProfileNames()) err(`${paint.yellow('warning')} ${store.path} holds a profile named ${JSON.stringify(name)}, not a valid profile name (letters, digits, - _ .): ignored`);
-      for (const name of store.profileNames()) out(`${name === profile ? '*' : ' '} ${name}`);
+      for (const name of invalid) err(`${paint.yellow('warning')} ${path} holds a profile named ${JSON.stringify(name)}, not a valid profile name (letters, digits, - _ .): ignored`);
+      for (const name of names) out(`${name === active ? '*' : ' '} ${name}`);
     });
 }
-

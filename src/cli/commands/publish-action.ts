@@ -1,7 +1,6 @@
 import { estimateRowCount } from '../../catalog/count-rows.js';
 import { checkFanOut } from '../../prepare/fan-out.js';
 import { parseShard, type Shard } from '../../publish/shard.js';
-import { runTarget, sandboxTarget, type RunTarget } from '../../publish/run-target.js';
 import { reportFormatOf } from '../../report/index.js';
 import { UsageError } from '../../errors.js';
 import { EXIT, ExitError } from '../exit-codes.js';
@@ -19,7 +18,7 @@ import type { PublishFlags } from './publish-flags.js';
 import { outputFailureText, publishNoticeText, sandboxJournalPath } from '../../run/publish-notices.js';
 import { runPublishSpec } from '../../run/publish-run.js';
 import { sendingPolicyOf } from '../../run/sending-policy.js';
-import { publishNeedsTarget } from '../../run/publish-files.js';
+import { publishNeedsTarget, publishTargetOf } from '../../run/publish-files.js';
 import type { PublishSpec, PublishWatcher } from '../../run/publish-spec.js';
 import { openRunLog } from '../log-events.js';
 import { publishStartOf } from '../../run/run-start.js';
@@ -34,13 +33,6 @@ function checkFlags(flags: PublishFlags): void {
   for (const path of flags.report) reportFormatOf(path);
 }
 
-/** Where the run publishes; only the runs that keep a journal or a state need it (a dry run without them does not). */
-function targetOf(flags: PublishFlags, loaded: LoadedSettings): RunTarget {
-  const { marketplace, shape } = loaded.settings;
-  if (flags.sandbox) return sandboxTarget(marketplace, shape);
-  return runTarget({ baseUrl: loaded.baseUrl(), apiKey: loaded.apiKey(), marketplace, shape });
-}
-
 /** The run the flags describe; `connect` opens the service once the outputs are checked. */
 function publishSpecOf(sources: string[], flags: PublishFlags, loaded: LoadedSettings, catalog: CatalogOptions, shard: Shard | undefined, connect: () => Promise<Endpoint>, repeat: readonly string[]): PublishSpec {
   const kind = flags.dryRun === true ? 'dry-run' : 'publish';
@@ -52,14 +44,15 @@ function publishSpecOf(sources: string[], flags: PublishFlags, loaded: LoadedSet
     ...(shard === undefined ? {} : { shard }),
     ...(flags.retryFailed === undefined ? {} : { retryFailed: flags.retryFailed }),
   };
-  const { concurrency, max_concurrency: maxConcurrency, base_url: baseUrl } = loaded.settings;
+  const { concurrency, max_concurrency: maxConcurrency, base_url: baseUrl, marketplace, shape } = loaded.settings;
   const label = flags.sandbox === true ? 'sandbox (in-process)' : URL.parse(baseUrl ?? '')?.host;
   return {
     kind,
     source: { sources, catalog },
     target: {
       defaults: loaded.defaults,
-      ...(publishNeedsTarget(kind, selection) ? { identity: targetOf(flags, loaded) } : {}),
+      // Only the runs that keep a journal or a state need the target's identity (a dry run without them does not).
+      ...(publishNeedsTarget(kind, selection) ? { identity: publishTargetOf(flags.sandbox === true, marketplace, shape, () => ({ baseUrl: loaded.baseUrl(), apiKey: loaded.apiKey() })) } : {}),
       ...(label === undefined ? {} : { label }),
       connect: async () => (await connect()).client,
     },

@@ -15,7 +15,7 @@ import { err, paint } from '../output.js';
 import { openRunLog } from '../log-events.js';
 import { streamStartOf } from '../../run/run-start.js';
 import type { RunLog } from '../../run/log-events.js';
-import { count, duration, LiveLine, progressMode } from '../progress.js';
+import { count, duration, LiveLine, progressMode, type ProgressMode } from '../progress.js';
 import { trapSignals } from '../signals.js';
 import { catalogOptionsFrom } from '../catalog-options.js';
 import { wordError } from '../report-error.js';
@@ -26,41 +26,19 @@ import type { StreamFlags } from './stream-flags.js';
 /** Dead letters told one by one; beyond these, the status lines count them. */
 const DEAD_LETTERS_SHOWN = 50;
 
-/** Redraws the status: a live line on a terminal, a plain line every interval otherwise, JSON events with --log-format json. */
-class StreamStatus {
-  #live: LiveLine | undefined;
-  #timer: NodeJS.Timeout | undefined;
-
-  static async start(run: StreamRun, mode: 'spinner' | 'plain' | 'json' | 'off', intervalS: number, log: RunLog): Promise<StreamStatus> {
-    const status = new StreamStatus();
-    const rate = new PublishRate();
-    if (mode === 'json') {
-      status.#timer = setInterval(() => {
-        const stats = run.stats();
-        log.event('stream_status', streamStatusFields(stats, rate.of(stats)));
-      }, intervalS * 1000);
-      status.#timer.unref();
-    } else if (mode !== 'off') {
-      const line = (): string => {
-        const stats = run.stats();
-        return streamStatusLine(stats, rate.of(stats));
-      };
-      status.#live = await LiveLine.start({ mode, first: 'joining the consumer group', line, plain: () => `status: ${line()}`, spinnerEveryMs: 500, plainEveryMs: intervalS * 1000 });
-    }
-    return status;
-  }
-
-  /** A line above the status, without garbling it. */
-  note(line: string): void {
-    if (this.#live === undefined) err(line);
-    else this.#live.note(line);
-  }
-
-  stop(): void {
-    clearInterval(this.#timer);
-    this.#live?.stop();
-    this.#live = undefined;
-  }
+/** Draws the status: a live line on a terminal, a plain line every interval otherwise, JSON events with --log-format json. */
+async function startStatus(run: StreamRun, mode: ProgressMode | 'json', intervalS: number, log: RunLog): Promise<LiveLine> {
+  const rate = new PublishRate();
+  const line = (): string => {
+    const stats = run.stats();
+    return streamStatusLine(stats, rate.of(stats));
+  };
+  const event = (): void => {
+    const stats = run.stats();
+    log.event('stream_status', streamStatusFields(stats, rate.of(stats)));
+  };
+  const plain = mode === 'json' ? event : () => err(`status: ${line()}`);
+  return new LiveLine().begin({ mode: mode === 'json' ? 'plain' : mode, first: 'joining the consumer group', line, plain, spinnerEveryMs: 500, plainEveryMs: intervalS * 1000 });
 }
 
 /** `listings stream kafka://.../TOPIC --group NAME`: runs until a signal, the service's end, or Kafka's. */
@@ -83,7 +61,7 @@ export async function runStream(source: string, flags: StreamFlags, load: () => 
   const json = flags.logFormat === 'json';
   const quiet = flags.quiet === true;
   const mode = json ? 'json' : quiet ? 'off' : progressMode(false);
-  let status: StreamStatus | undefined;
+  let status: LiveLine | undefined;
   const note = (line: string): void => (status === undefined ? err(line) : status.note(line));
   // --log-format json: the events of publish and validate (run_start, retry, limit, pace, summary: src/run/log-events.ts), and stream's own.
   const log = openRunLog({ format: flags.logFormat, verbose: false, debug: false, path: endpoint.client.endpoint.path, note });
@@ -125,7 +103,7 @@ export async function runStream(source: string, flags: StreamFlags, load: () => 
         onStart: async (run) => {
           made.run = run;
           started();
-          status = await StreamStatus.start(run, mode, flags.statusInterval, log);
+          status = await startStatus(run, mode, flags.statusInterval, log);
         },
         onOutcome: (outcome) => {
           if (!outcome.deadLettered) return;
