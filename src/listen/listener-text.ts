@@ -1,5 +1,6 @@
 import { MAX_JSON_DEPTH } from '../json-text.js';
-import type { Listener, ListenStats, RejectReason } from './types.js';
+import { LISTEN_DEFAULTS } from './options.js';
+import type { Listener, ListenOptions, ListenStats, RejectReason } from './types.js';
 
 /* The listener's state in words: why a callback was refused, where it listens, what it did. */
 
@@ -26,4 +27,10 @@ export function stoppedText(stats: ListenStats, forwarding: boolean): string {
   const parts = [`${stats.received} received`, `${stats.rejected} rejected`, `${stats.duplicates} duplicates`];
   if (forwarding) parts.push(`${stats.forwarded} forwarded${stats.forward_failed > 0 ? ` (${stats.forward_failed} failed)` : ''}`);
   return `listen stopped: ${parts.join(', ')}`;
+}
+
+/** `limits: 1048576 bytes a body, JSON nested 64 deep, 10 s a request, 64 connections`: the listener's bounds, as given or by default. */
+export function limitsText(options: ListenOptions): string {
+  const limits = { ...LISTEN_DEFAULTS, ...options };
+  return `limits: ${limits.maxBodyBytes} bytes a body, JSON nested ${MAX_JSON_DEPTH} deep, ${limits.requestTimeoutSeconds} s a request, ${limits.maxConnections} connections`;
 }

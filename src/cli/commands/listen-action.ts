@@ -1,8 +1,8 @@
 import { UsageError } from '../../errors.js';
-import { startListener, replayRecording, listenOptionIssues, redactPath, LISTEN_DEFAULTS, MAX_JSON_DEPTH } from '../../listen/index.js';
+import { startListener, replayRecording, listenOptionIssues, redactPath, LISTEN_DEFAULTS } from '../../listen/index.js';
 import type { CallbackEvent, CallbackSummary, ForwardResult, ListenEvent, ListenOptions, ReplayEvent } from '../../listen/index.js';
 import { eventRecords, replayRecord } from '../../listen/event-records.js';
-import { receivingAt, REJECT_REASONS, stoppedText } from '../../listen/listener-text.js';
+import { limitsText, receivingAt, REJECT_REASONS, stoppedText } from '../../listen/listener-text.js';
 import { untilSignal } from '../signals.js';
 import { printable } from '../../printable.js';
 import { registerSecret } from '../../secrets.js';
@@ -154,8 +154,7 @@ export async function runListen(flags: ListenFlags): Promise<void> {
   if (options.secret !== undefined) {
     err(`  verifying the ${options.signatureHeader ?? LISTEN_DEFAULTS.signatureHeader} header with the secret in $${flags.secretEnv ?? ''} (tolerance ${options.toleranceSeconds ?? LISTEN_DEFAULTS.toleranceSeconds} s)`);
   } else err(paint.dim('  signatures not checked (--secret-env NAME to check them)'));
-  const limits = { ...LISTEN_DEFAULTS, ...options };
-  err(paint.dim(`  limits: ${limits.maxBodyBytes} bytes a body, JSON nested ${MAX_JSON_DEPTH} deep, ${limits.requestTimeoutSeconds} s a request, ${limits.maxConnections} connections`));
+  err(paint.dim(`  ${limitsText(options)}`));
   err(paint.dim('  stop with Ctrl-C'));
   await untilSignal(true);
   await listener.close();

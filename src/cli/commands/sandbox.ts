@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
-import { describeFaults } from '../../sandbox/option-text.js';
+import { describeFaults, stoppedLines } from '../../sandbox/option-text.js';
 import { registerSecret } from '../../secrets.js';
 import { sandboxOptionIssues, SANDBOX_DEFAULTS } from '../../sandbox/options.js';
 import type { LatencyRange, SandboxOptions, SandboxRequestEvent } from '../../sandbox/types.js';
@@ -77,10 +77,7 @@ async function runSandbox(flags: SandboxFlags): Promise<void> {
   err(paint.dim(`  counts at ${sandbox.url}/_sandbox/stats; stop with Ctrl-C`));
   await untilSignal(false);
   await sandbox.close();
-  const stats = sandbox.stats();
-  err(`sandbox stopped: ${stats.requests} requests, ${stats.created} SKUs created, ${stats.replayed} replayed, ${stats.duplicates} duplicates`);
-  const hooks = stats.webhooks;
-  if (hooks !== undefined) err(`webhooks: ${hooks.sent} sent, ${hooks.delivered} delivered, ${hooks.failed_attempts} failed attempts, ${hooks.given_up} given up, ${hooks.pending} still pending, abandoned`);
+  for (const line of stoppedLines(sandbox.stats())) err(line);
 }
 
 export function registerSandbox(program: Command): void {
