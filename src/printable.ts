@@ -27,3 +27,47 @@ const ALL_CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e
 export function inert(text: string): string {
   return printable(text, { lines: false }).replaceAll('##[', '\\u0023#[');
 }
+
+// The colours chalk writes (SGR: ESC [ digits m), then every control character but tab and LF, and the bidi controls.
+// eslint-disable-next-line no-control-regex -- control characters are what this matches
+const TERMINAL_UNSAFE = /\u001b\[[0-9;]*m|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * The last guard before the terminal, whatever a code path forgot to escape: every control character is written out
+ * as `\uXXXX` (as `printable` does), tab and LF aside; with `colours`, the colour sequences the tool writes
+ * itself pass. So nothing that reaches stdout or stderr can clear the screen, set the title, ring the bell or hide a
+ * link, even from a server's message or a catalog's cell that escaped `printable`.
+ */
+export function terminalSafe(text: string, colours: boolean): string {
+  TERMINAL_UNSAFE.lastIndex = 0;
+  if (!TERMINAL_UNSAFE.test(text)) return text;
+  return text.replace(TERMINAL_UNSAFE, (match) => {
+    if (match.length > 1) return colours ? match : `\\u001b${match.slice(1)}`;
+    return `\\u${match.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  });
+}
+
+// The lines a CI runner obeys as commands in a step's output. GitHub Actions (actions/runner, ActionCommand.cs): a
+// line whose first characters after white space are `::`, and the legacy `##[name]` anywhere in a line. Azure
+// Pipelines' `##vso[` and TeamCity's `##teamcity[` have the same form. Leading colour sequences count as space here.
+// eslint-disable-next-line no-control-regex -- ESC starts the colour sequences this skips
+const LINE_COMMAND = /^((?:\s|\u001b\[[0-9;]*m)*):(?=:)/gm;
+const ANYWHERE_COMMAND = /##(?=[A-Za-z]*\[)/g;
+
+/**
+ * A line (or lines) no CI runner obeys: a leading `::` is written `\u003a:` and the `#` that opens `##[`,
+ * `##vso[` or `##teamcity[` is written `\u0023`, the way every other escaped character is shown. Applied to every line
+ * the tool writes, whatever its origin (a file name, a catalog's value, a server's message, a webhook's body), and
+ * whether or not `GITHUB_ACTIONS` is set: a step may run the tool in a container without it. The tool's own workflow
+ * commands leave through `workflowLine` (src/cli/output.ts). A JSON line stays valid JSON with the same value (`##[` can only be in a
+ * string, where `\u0023` is `#`), and never starts with `:`.
+ */
+export function runnerSafe(text: string, lineCommands = true): string {
+  let safe = text;
+  ANYWHERE_COMMAND.lastIndex = 0;
+  if (ANYWHERE_COMMAND.test(safe)) safe = safe.replace(ANYWHERE_COMMAND, '\\u0023#');
+  if (!lineCommands) return safe;
+  LINE_COMMAND.lastIndex = 0;
+  if (LINE_COMMAND.test(safe)) safe = safe.replace(LINE_COMMAND, (_match, space: string) => `${space}\\u003a`);
+  return safe;
+}

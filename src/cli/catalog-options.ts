@@ -15,11 +15,6 @@ export interface CatalogFlags {
   s3Endpoint?: string;
 }
 
-/** Commander collector of a repeatable flag. */
-export function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
-
 /** The catalog options of the flags; the mapping file is read and every renamed field checked here, before any source. */
 export async function catalogOptionsFrom(flags: CatalogFlags): Promise<CatalogOptions> {
   const { fieldMapOf } = await import('../catalog/mapping/map-options.js');

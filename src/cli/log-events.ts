@@ -1,9 +1,6 @@
-import { jsonLine, RunLog, type RunLogOptions, type RunStart } from '../run/log-events.js';
+import { jsonLine, RunLog, type RunLogOptions } from '../run/log-events.js';
 import { err, out } from './output.js';
 import { cliName } from './setting-flags.js';
-import type { LoadedSettings } from './settings.js';
-import { runStartOf, sendingSettings } from '../run/run-start.js';
-import type { PublishFlags } from './commands/publish-flags.js';
 
 /**
  * Where the run's log goes (stderr), and what the CLI adds to it: with `--log-format json`, every other line the run
@@ -52,23 +49,4 @@ function writeJson(line: string): void {
 /** The log of a run on the terminal: NDJSON and human lines on stderr, the summary as a result on stdout, flags named as flags. */
 export function openRunLog(options: Omit<RunLogOptions, 'writeJson' | 'writeResult' | 'note'> & Partial<Pick<RunLogOptions, 'note'>>): RunLog {
   return new RunLog({ writeJson, writeResult: out, note: err, name: cliName, ...options });
-}
-
-// Built in src/run/run-start.ts; exported here too, where the commands have long found them.
-export { runStartOf, sendingSettings };
-
-const given = (value: unknown): unknown => value ?? null;
-
-/** `run_start` of a publish. */
-export function publishStartOf(sources: string[], flags: PublishFlags, loaded: LoadedSettings, origin: string | undefined): RunStart {
-  return runStartOf('publish', sources, loaded, { origin, sandbox: flags.sandbox === true, dryRun: flags.dryRun === true }, {
-    ...sendingSettings(flags, loaded),
-    max_errors: given(flags.maxErrors),
-    shard: given(flags.shard),
-    changed_only: flags.changedOnly === true,
-    resume: flags.resume === true,
-    retry_failed: given(flags.retryFailed),
-    journal: flags.journal !== false,
-    report: flags.report,
-  });
 }

@@ -1,9 +1,10 @@
 import type { Ora } from 'ora';
 import type { RowOutcome } from '../publish/outcome.js';
 import { err, isInteractive, paint } from './output.js';
+import { terminalSafe } from '../printable.js';
 import { count, duration } from '../report/numbers.js';
 import { RunProgress, type RunProgressOptions } from '../run/run-progress.js';
-import { DROP_ORDER, fitFields, type ProgressField } from './progress-fit.js';
+import { fitFields, progressFields, type FlowFigures } from '../run/progress-line.js';
 
 // Where the CLI has long found them; they live with the renderers of results now.
 export { count, duration };
@@ -23,45 +24,30 @@ export function progressMode(quiet: boolean): ProgressMode {
 export interface ProgressOptions extends RunProgressOptions {
   mode: ProgressMode;
   /** The run's flow now: requests in flight and their limit, the pace, and the service's pushback so far. */
-  flow?: () => { inFlight: number; window: number; pace: number | undefined; throttled: number; overloaded: number };
+  flow?: () => FlowFigures;
   /** Between plain lines. Default 5,000 ms. */
   plainEveryMs?: number;
 }
 
-/** The live counts of a run (src/run/run-progress.ts), drawn on stderr. */
-export class ProgressDisplay {
-  readonly #options: ProgressOptions;
-  readonly #progress: RunProgress;
+/** A line redrawn on stderr: an ora spinner on a terminal, a plain line every so often otherwise; notes go above it. */
+export class LiveLine {
   #spinner: Ora | undefined;
   #timer: ReturnType<typeof setInterval> | undefined;
 
-  private constructor(options: ProgressOptions) {
-    this.#options = options;
-    this.#progress = new RunProgress(options);
-  }
-
-  /** The rows expected, once known (a count of a local file finishes after the run has started). */
-  setTotal(total: number | undefined): void {
-    this.#progress.setTotal(total);
-  }
-
-  /** Start drawing; ora is loaded only when a spinner is wanted. */
-  static async start(options: ProgressOptions): Promise<ProgressDisplay> {
-    const display = new ProgressDisplay(options);
+  /** Start drawing: `line` is the spinner's text; `plain` writes what plain mode shows each time (a line, or a log event); ora is loaded only for a spinner. */
+  async begin(options: { mode: ProgressMode; first: string; line: () => string; plain: () => void; spinnerEveryMs: number; plainEveryMs: number }): Promise<this> {
     if (options.mode === 'spinner') {
       const { default: ora } = await import('ora');
       // discardStdin off: Ctrl-C must reach our SIGINT handler as a signal.
-      display.#spinner = ora({ text: 'starting', stream: process.stderr, discardStdin: false }).start();
-      display.#timer = setInterval(() => display.#spinner && (display.#spinner.text = display.line()), 200);
+      const spinner = ora({ text: options.first, stream: process.stderr, discardStdin: false }).start();
+      this.#spinner = spinner;
+      // ora writes to stderr itself, past err(): the text is made safe here.
+      this.#timer = setInterval(() => (spinner.text = terminalSafe(options.line(), true)), options.spinnerEveryMs);
     } else if (options.mode === 'plain') {
-      display.#timer = setInterval(() => err(display.line()), options.plainEveryMs ?? 5_000);
+      this.#timer = setInterval(options.plain, options.plainEveryMs);
     }
-    display.#timer?.unref();
-    return display;
-  }
-
-  tick(outcome: RowOutcome): void {
-    this.#progress.tick(outcome);
+    this.#timer?.unref();
+    return this;
   }
 
   /** Print a line above the spinner without garbling it. */
@@ -75,30 +61,44 @@ export class ProgressDisplay {
     this.#spinner.render();
   }
 
-  /** Stop drawing and clear the spinner line, so the summary starts on a clean line. */
+  /** Stop drawing and clear the spinner line, so what follows starts on a clean line. */
   stop(): void {
     if (this.#timer !== undefined) clearInterval(this.#timer);
     this.#timer = undefined;
     this.#spinner?.stop();
     this.#spinner = undefined;
   }
+}
+
+/** The live counts of a run (src/run/run-progress.ts), drawn on stderr. */
+export class ProgressDisplay extends LiveLine {
+  readonly #options: ProgressOptions;
+  readonly #progress: RunProgress;
+
+  private constructor(options: ProgressOptions) {
+    super();
+    this.#options = options;
+    this.#progress = new RunProgress(options);
+  }
+
+  /** The rows expected, once known (a count of a local file finishes after the run has started). */
+  setTotal(total: number | undefined): void {
+    this.#progress.setTotal(total);
+  }
+
+  /** Start drawing. */
+  static async start(options: ProgressOptions): Promise<ProgressDisplay> {
+    const display = new ProgressDisplay(options);
+    return display.begin({ mode: options.mode, first: 'starting', line: () => display.line(), plain: () => err(display.line()), spinnerEveryMs: 200, plainEveryMs: options.plainEveryMs ?? 5_000 });
+  }
+
+  tick(outcome: RowOutcome): void {
+    this.#progress.tick(outcome);
+  }
 
   /** One line: done/total or done, percent, rows/s, failures, the flow and ETA, fitted to the terminal's width. */
   line(): string {
-    const { done, total, fraction, rate, failed, invalid, etaMs } = this.#progress.figures();
-    const parts: ProgressField[] = [{ text: total === undefined ? `${count(done)} rows` : `${count(done)}/${count(total)} rows`, drop: DROP_ORDER.count }];
-    const add = (text: string, drop: number): number => parts.push({ text, drop });
-    if (fraction !== undefined) add(`${Math.floor(fraction * 100)}%`, DROP_ORDER.percent);
-    add(`${count(Math.round(rate))} rows/s`, DROP_ORDER.rate);
-    if (failed > 0) add(paint.red(`${count(failed)} failed`), DROP_ORDER.failed);
-    if (invalid > 0) add(paint.yellow(`${count(invalid)} invalid`), DROP_ORDER.invalid);
-    const flow = this.#options.flow?.();
-    if (flow !== undefined) {
-      add(`${count(flow.inFlight)}/${count(flow.window)} in flight`, DROP_ORDER.inFlight);
-      if (flow.pace !== undefined) add(`paced ${count(Math.round(flow.pace))}/s`, DROP_ORDER.pace);
-      if (flow.throttled + flow.overloaded > 0) add(paint.dim(`busy: ${count(flow.throttled)} throttled, ${count(flow.overloaded)} overloaded`), DROP_ORDER.busy);
-    }
-    if (etaMs !== undefined) add(`ETA ${duration(etaMs)}`, DROP_ORDER.eta);
+    const parts = progressFields(this.#progress.figures(), this.#options.flow?.(), paint);
     // One terminal line: a wrapped one makes ora redraw two. The spinner and its space take 2 columns, the last is left free.
     const columns = process.stderr.columns;
     return fitFields(parts, columns === undefined || columns <= 0 ? undefined : this.#options.mode === 'spinner' ? columns - 3 : columns - 1);

@@ -50,3 +50,24 @@ export function trapSignals(onSignal: (count: number, signal: NodeJS.Signals) =>
     },
   };
 }
+
+/**
+ * Resolves at the first SIGINT or SIGTERM, for a server that runs until stopped; with `exitOnSecond`, a second one
+ * while it stops leaves at once (130).
+ */
+export function untilSignal(exitOnSecond: boolean): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const first = (signal: NodeJS.Signals): void => {
+      process.off('SIGINT', first);
+      process.off('SIGTERM', first);
+      if (exitOnSecond) {
+        process.once('SIGINT', again);
+        process.once('SIGTERM', again);
+      }
+      resolve(signal);
+    };
+    const again = (): void => process.exit(EXIT.interrupted);
+    process.on('SIGINT', first);
+    process.on('SIGTERM', first);
+  });
+}

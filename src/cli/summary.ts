@@ -1,27 +1,16 @@
-import { formatLocation, SourceError } from '../errors.js';
-import { unreadText } from '../catalog/unread.js';
 import type { PublishEnd } from '../publish/engine-types.js';
 import type { RowOutcome } from '../publish/outcome.js';
-import type { MarketplaceCounts, RunSummary } from '../report/index.js';
+import type { RunSummary } from '../report/index.js';
+import { marketplacesLine, rowErrorLine, runEndText } from '../report/summary-text.js';
+import { cliName } from './setting-flags.js';
 import { err, out, paint } from './output.js';
 import { count, duration } from './progress.js';
-import { inert } from '../printable.js';
 import { trafficText } from '../report/ci-summary.js';
 import type { NextStep } from '../report/run-meta.js';
 import { failedWithTheRun } from '../publish/outcome.js';
 
-/**
- * `catalog.csv:17: sku X: HTTP 400 Bad Request: message`; with `marketplaces` (a run to several), `sku X on EBAY_GB:`.
- */
-export function rowErrorLine(outcome: RowOutcome, marketplaces = false): string {
-  // A SKU or a message from outside is shown, never obeyed (a line break in it could start a CI workflow command).
-  const on = marketplaces && outcome.marketplace !== undefined ? ` on ${inert(outcome.marketplace)}` : '';
-  const sku = outcome.sku === undefined ? (on === '' ? '' : `${on}:`) : ` sku ${inert(outcome.sku)}${on}:`;
-  const what = outcome.outcome === 'invalid' ? `invalid: ${outcome.error ?? ''}` : (outcome.error ?? outcome.reason ?? 'failed');
-  return `${inert(formatLocation(outcome.location))}:${sku} ${inert(what)}`;
-}
-
-function part(value: number, label: string, colour: (text: string) => string): string {
+/** `3 failed` in its colour, dim when 0. */
+export function part(value: number, label: string, colour: (text: string) => string): string {
   const text = `${count(value)} ${label}`;
   return value === 0 ? paint.dim(text) : colour(text);
 }
@@ -58,67 +47,16 @@ export function printSummary(summary: RunSummary, options: { json: boolean; dryR
   if (options.json) out(JSON.stringify(options.nextStep === undefined ? summary : { ...summary, next_step: options.nextStep }));
 }
 
-const KIND_LABELS: readonly [keyof MarketplaceCounts, string][] = [
-  ['published', 'published'],
-  ['validated', 'validated'],
-  ['enqueued', 'enqueued'],
-  ['failed', 'failed'],
-  ['invalid', 'invalid'],
-  ['skipped', 'skipped'],
-  ['not_attempted', 'not attempted'],
-];
-
-/** `by marketplace: EBAY_GB 1,000 published; EBAY_US 998 published, 2 failed`: the counts that are not 0. */
-export function marketplacesLine(byMarketplace: Record<string, MarketplaceCounts>): string {
-  const parts = Object.entries(byMarketplace).map(([name, counts]) => {
-    const kinds = KIND_LABELS.filter(([kind]) => counts[kind] > 0).map(([kind, label]) => `${count(counts[kind])} ${label}`);
-    return `${inert(name)} ${kinds.length === 0 ? '0 rows' : kinds.join(', ')}`;
-  });
-  return `by marketplace: ${parts.join('; ')}`;
-}
-
 /** `2,043 requests, up to 96 at once; pushed back: 38 throttled (429), 2 overloaded (503)`. */
 export function trafficLine(summary: RunSummary): string {
   return paint.dim(trafficText(summary));
 }
 
-/**
- * `, about 880 not read` (or `, the rest of the source not read`) for a run that stopped before the end of its source;
- * for a source that stopped, what it left unread and why (unreadText).
- */
-function notRead(summary: RunSummary): string {
-  if (summary.complete) return '';
-  if (summary.unread !== undefined) return `, and ${unreadText(summary.unread)}`;
-  const left = summary.total === null ? undefined : summary.total - summary.rows;
-  return left === undefined ? ', and the rest of the source not read' : `, and about ${count(left)} not read (of about ${count(summary.total ?? 0)})`;
-}
-
 /** Why a run stopped early (what to do next is the next step's, src/cli/next-step.ts). */
 export function printRunEnd(end: PublishEnd, summary: RunSummary): void {
-  const left = `${count(summary.not_attempted)} ${summary.not_attempted === 1 ? 'row' : 'rows'} not attempted${notRead(summary)}`;
-  switch (end.kind) {
-    case 'systemic': {
-      const error = end.error as { message?: string };
-      const detail = error.message ?? String(end.error);
-      err(`${paint.red('error')} the service could not be used: ${end.reason.includes(detail) ? end.reason : `${detail}: ${end.reason}`}`);
-      if (end.hint) err(`${paint.dim('hint')}  ${end.hint}`);
-      err(`  stopped after ${count(end.requests)} ${end.requests === 1 ? 'request' : 'requests'}; ${left}`);
-      return;
-    }
-    case 'max-errors':
-      err(`${paint.red('stopped')} after ${count(end.failed)} failed rows (--max-errors); ${left}`);
-      return;
-    case 'interrupted':
-      // What to do next is the next step's line, the same as every output says.
-      err(`${paint.yellow('interrupted')}: ${left}`);
-      return;
-    case 'source': {
-      // The error itself (where, and why) is printed last, as the run's error.
-      const at = end.error instanceof SourceError ? formatLocation(end.error.location) : undefined;
-      if (summary.rows === 0) err(`${paint.red('stopped')}: no row could be read from the source${at === undefined ? '' : ` (${at})`}`);
-      else err(`${paint.red('stopped')}: the source could not be read${at === undefined ? '' : ` past ${at}`}: ${count(summary.rows)} ${summary.rows === 1 ? 'row' : 'rows'} read, ${left}`);
-      return;
-    }
-    default:
-  }
+  const text = runEndText(end, summary, cliName);
+  if (text === undefined) return;
+  err(`${text.head === 'interrupted' ? paint.yellow(text.head) : paint.red(text.head)}${text.after}`);
+  if (text.hint !== undefined) err(`${paint.dim('hint')}  ${text.hint}`);
+  if (text.under !== undefined) err(text.under);
 }

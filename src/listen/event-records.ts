@@ -1,4 +1,5 @@
 import type { ForwardResult } from './forward.js';
+import type { ReplayEvent } from './replay.js';
 import { redactPath } from './redact-path.js';
 import type { CallbackEvent, ListenEvent } from './types.js';
 
@@ -46,4 +47,10 @@ export function eventRecords(): (event: ListenEvent) => Record<string, unknown>[
     waiting.set(event.seq, line);
     return [];
   };
+}
+
+/** A callback of a recording sent again, as a JSON record: its line, what it was, and how the forward went. */
+export function replayRecord(event: Extract<ReplayEvent, { type: 'sent' }>): Record<string, unknown> {
+  const { record, result } = event;
+  return { line: event.line, method: record.method, path: record.path, received_at: record.received_at, forward: forwardRecord(result) };
 }

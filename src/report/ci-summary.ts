@@ -126,7 +126,7 @@ export function nextStepMarkdown(step: NextStep | null | undefined): string[] {
 }
 
 /** Why the service could not be used: its error's message and the reason, once each. */
-function serviceCause(end: Extract<PublishEnd, { kind: 'systemic' }>): string {
+export function serviceCause(end: Extract<PublishEnd, { kind: 'systemic' }>): string {
   const detail = (end.error as { message?: unknown } | undefined)?.message;
   return typeof detail === 'string' && !end.reason.includes(detail) ? `${detail}: ${end.reason}` : end.reason;
 }

@@ -13,6 +13,7 @@ import { VERSION } from '../version.js';
 import { openPipeline } from './pipeline.js';
 import { RunOutputs, type OutputFailure } from './run-outputs.js';
 import { takeOutcomes } from './take-outcomes.js';
+import { nextStep, type NextStep } from './next-step.js';
 import type { RunOutputSpec, RunSourceSpec, RunTargetSpec, RunWatcher } from './spec.js';
 import { enqueueVerdict, type RunVerdict } from './verdict.js';
 
@@ -36,7 +37,7 @@ export interface EnqueueSpec {
   /** Messages per produce request, at most (default 1,000), their compression (default none), TLS and SASL. */
   kafka?: { batchSize?: number; compression?: Compression; security?: KafkaSecurity; clientId?: string };
   /** Reports only: an enqueue keeps no journal and no state. */
-  outputs?: Pick<RunOutputSpec, 'reports' | 'profile' | 'name'>;
+  outputs?: Pick<RunOutputSpec, 'reports' | 'profile' | 'name' | 'repeat'>;
 }
 
 /** What `--json` prints and the log's `summary` holds: the run's counts, and where the listings went. */
@@ -52,6 +53,8 @@ export interface EnqueueResult {
   outputFailure?: OutputFailure;
   /** The catalog stopped part-way: its error (the verdict is the source's). */
   sourceError?: unknown;
+  /** The command that continues the work, when it did not end well (src/run/next-step.ts). */
+  nextStep: NextStep | null;
 }
 
 /** The topic of an enqueue, checked; `where` names it without the key. */
@@ -126,7 +129,10 @@ export async function runEnqueueSpec(spec: EnqueueSpec, watcher: EnqueueWatcher 
     // A catalog whose columns cannot work (no SKU column, say) read no row: the error is the whole story.
     if (sourceError instanceof UsageError && summary.rows === 0) throw sourceError;
     const failure = outputs.failure;
-    return { summary, verdict, end: run.end, rowErrors, ...(failure === undefined ? {} : { outputFailure: failure }), ...(sourceError === undefined ? {} : { sourceError }) };
+    const stopped = run.end.kind === 'kafka' ? { stopped: { reason: (run.end.error as Error).message ?? String(run.end.error) } } : {};
+    const repeat = spec.outputs?.repeat === undefined ? {} : { repeat: spec.outputs.repeat };
+    const step = nextStep({ command: 'enqueue', verdict, counts: summary, sources: [...spec.source.sources, spec.topic], ...repeat, name, ...stopped, ...(failure === undefined ? {} : { outputPath: failure.path }) });
+    return { summary, verdict, end: run.end, rowErrors, ...(failure === undefined ? {} : { outputFailure: failure }), ...(sourceError === undefined ? {} : { sourceError }), nextStep: step };
   } finally {
     await outputs?.abort();
     await producer?.close().catch(() => undefined);

@@ -3,7 +3,8 @@ import { checkOutputs } from '../fs/check-outputs.js';
 import { defaultJournalPath, readPublished } from '../publish/journal.js';
 import type { ListingState } from '../publish/listing-state.js';
 import { acquireRunLocks, type LockRequest, type RunLocks } from '../publish/run-lock.js';
-import type { RunTarget } from '../publish/run-target.js';
+import { runTarget, sandboxTarget, type RunTarget } from '../publish/run-target.js';
+import type { Shape } from '../contract/shapes.js';
 import { defaultStatePath, loadState, STATE_RULES } from '../publish/state-file.js';
 import { readRetryRows, reportRules, RetrySelection } from '../report/index.js';
 import type { PublishNotice, PublishSpec } from './publish-spec.js';
@@ -23,6 +24,14 @@ export interface PublishFiles {
 /** True when a run of this kind and selection keeps or reads a journal or a state, which are kept per target. */
 export function publishNeedsTarget(kind: PublishSpec['kind'], selection: PublishSpec['selection'] = {}): boolean {
   return (kind === 'publish' && selection.journal !== false) || selection.changedOnly === true;
+}
+
+/**
+ * The identity of the target a run publishes to, which its journal and state are kept per: the embedded sandbox's,
+ * or the service's (`service` is asked only then: its key may be unset for a sandbox run).
+ */
+export function publishTargetOf(sandbox: boolean, marketplace: string | undefined, shape: Shape, service: () => { baseUrl: string; apiKey: string }): RunTarget {
+  return sandbox ? sandboxTarget(marketplace, shape) : runTarget({ ...service(), marketplace, shape });
 }
 
 /**

@@ -1,3 +1,4 @@
+import { redactSourceName } from '../secret-url.js';
 import type { RunStart } from './log-events.js';
 
 /** What `run_start` reads of a run's resolved settings: the profile, and the listing and sending settings. */
@@ -47,4 +48,59 @@ export function runStartOf(command: RunStart['command'], sources: string[], load
     dryRun: run.dryRun,
     settings,
   };
+}
+
+/** The options of a publish that `run_start` tells, as given (the CLI's flags have these names). */
+export interface PublishStartValues extends SendingValues {
+  sandbox?: boolean | undefined;
+  dryRun?: boolean | undefined;
+  maxErrors?: number | undefined;
+  shard?: string | undefined;
+  changedOnly?: boolean | undefined;
+  resume?: boolean | undefined;
+  retryFailed?: string | undefined;
+  /** A path, or false: none kept. */
+  journal?: string | false | undefined;
+  report: string[];
+}
+
+/** `run_start` of a publish. */
+export function publishStartOf(sources: string[], values: PublishStartValues, loaded: RunStartSettings, origin: string | undefined): RunStart {
+  return runStartOf('publish', sources, loaded, { origin, sandbox: values.sandbox === true, dryRun: values.dryRun === true }, {
+    ...sendingSettings(values, loaded),
+    max_errors: given(values.maxErrors),
+    shard: given(values.shard),
+    changed_only: values.changedOnly === true,
+    resume: values.resume === true,
+    retry_failed: given(values.retryFailed),
+    journal: values.journal !== false,
+    report: values.report,
+  });
+}
+
+/** The options of a stream that `run_start` tells, as given: the Kafka timings in ms, the drain in s. */
+export interface StreamStartValues extends SendingValues {
+  sandbox?: boolean | undefined;
+  group: string;
+  from: string;
+  /** Where failed and invalid messages go (its credentials masked in the event). */
+  deadLetter: string;
+  maxBuffered: number;
+  commitInterval: number;
+  sessionTimeout: number;
+  drainTimeout: number;
+}
+
+/** `run_start` of a stream of `topic` (`kafka://BROKERS/TOPIC`). */
+export function streamStartOf(topic: string, values: StreamStartValues, loaded: RunStartSettings, origin: string | undefined): RunStart {
+  return runStartOf('stream', [topic], loaded, { origin, sandbox: values.sandbox === true, dryRun: false }, {
+    ...sendingSettings(values, loaded),
+    group: values.group,
+    from: values.from,
+    dead_letter: redactSourceName(values.deadLetter),
+    max_buffered: values.maxBuffered,
+    commit_interval_ms: values.commitInterval,
+    session_timeout_ms: values.sessionTimeout,
+    drain_timeout_s: values.drainTimeout,
+  });
 }

@@ -6,7 +6,9 @@ import type { KafkaLog } from '../stream/kafka-client.js';
 import type { MessageMapping } from '../stream/message-draft.js';
 import { streamListings, type StreamRun } from '../stream/stream-listings.js';
 import type { StreamEnd, StreamListingsOptions, StreamOutcome, StreamStats } from '../stream/stream-types.js';
-import type { RunTargetSpec, RunWatcher, SendingPolicy } from './spec.js';
+import { libraryName } from '../errors.js';
+import { nextStep, type NextStep } from './next-step.js';
+import type { RunOutputSpec, RunTargetSpec, RunWatcher, SendingPolicy } from './spec.js';
 import { NO_ROWS, verdictOf, type RunEnding, type RunVerdict } from './verdict.js';
 
 /** What a running stream tells whoever watches it; none may throw, none feeds back into the run. */
@@ -35,6 +37,8 @@ export interface StreamSpec {
   deadLetter?: string | DeadLetterSink;
   /** The consumer's settings: where a new group starts, commits, buffering, the session, the drain, TLS and SASL. */
   kafka?: Pick<StreamListingsOptions, 'fromBeginning' | 'commitIntervalMs' | 'maxBuffered' | 'sessionTimeoutMs' | 'drainTimeoutMs' | 'security' | 'clientId'>;
+  /** How the next step names a setting, and the words it repeats after the source (the CLI: its flags). */
+  outputs?: Pick<RunOutputSpec, 'name' | 'repeat'>;
   watcher?: StreamWatcher;
 }
 
@@ -64,6 +68,8 @@ export interface StreamResult {
   end: StreamEnd;
   summary: StreamSummary;
   verdict: RunVerdict;
+  /** The command that continues the work, when it did not end well (src/run/next-step.ts). */
+  nextStep: NextStep | null;
 }
 
 /** A file name part from a topic or group name (both may hold characters a file system dislikes). */
@@ -148,5 +154,7 @@ export async function runStreamSpec(spec: StreamSpec): Promise<StreamResult> {
   const stats = run.stats();
   const { end } = run;
   const verdict = verdictOf('stream', streamEnding(end), { ...NO_ROWS, rows: stats.received, published: stats.published, dead_lettered: stats.deadLettered });
-  return { stats, end, summary: summaryOf(stats, end, performance.now() - startedAt, verdict), verdict };
+  const stopped = end.kind === 'systemic' ? { stopped: { reason: end.reason, hint: end.hint } } : {};
+  const step = nextStep({ command: 'stream', verdict, counts: NO_ROWS, sources: [spec.source], ...(spec.outputs?.repeat === undefined ? {} : { repeat: spec.outputs.repeat }), name: spec.outputs?.name ?? libraryName, ...stopped });
+  return { stats, end, summary: summaryOf(stats, end, performance.now() - startedAt, verdict), verdict, nextStep: step };
 }

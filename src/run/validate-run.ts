@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { openCatalog } from '../catalog/open-catalog.js';
 import type { Draft, ReadProgress } from '../catalog/types.js';
 import { unreadOf, type Unread } from '../catalog/unread.js';
-import { SourceError } from '../errors.js';
+import { libraryName, SourceError } from '../errors.js';
 import { checkOutputs } from '../fs/check-outputs.js';
 import { checkFanOut } from '../prepare/fan-out.js';
 import { createPreparer } from '../prepare/preparer.js';
@@ -13,6 +13,7 @@ import { reportFormatOf, reportRules, SummaryCounter, type RunMeta, type RunSumm
 import { redactSourceName } from '../secret-url.js';
 import { VERSION } from '../version.js';
 import { createDraftsCheck } from './checked-drafts.js';
+import { nextStep, type NextStep } from './next-step.js';
 import { openRequestsOut } from './requests-out.js';
 import { RunOutputs, type OutputFailure } from './run-outputs.js';
 import type { RunOutputSpec, RunSourceSpec, RunTargetSpec, RunWatcher } from './spec.js';
@@ -69,6 +70,8 @@ export interface ValidateResult {
   outputFailure: OutputFailure | undefined;
   /** How the run ended, for its verdict and its log. */
   ending: RunEnding;
+  /** The command that continues the work, when it did not end well (src/run/next-step.ts). */
+  nextStep: NextStep | null;
   /** The summary the reports got (its `report` the ones written), when outcomes were counted (reports, `onOutcome`). */
   summary: RunSummary | undefined;
   verdict: RunVerdict;
@@ -178,9 +181,14 @@ export async function runValidateSpec(spec: ValidateSpec): Promise<ValidateResul
   let verdict = verdictOf('validate', ending, verdictCounts);
   const reading = { complete: cut === undefined && outputs?.failure === undefined, interrupted: false, notRead: unread?.rows_estimate ?? undefined, unread };
   const summary = counter?.summary(Math.round(performance.now() - startedAt), [...reports], undefined, reading);
+  const name = spec.outputs?.name ?? libraryName;
+  const repeat = spec.outputs?.repeat === undefined ? {} : { repeat: spec.outputs.repeat };
+  const stepOf = (verdictNow: RunVerdict, failure: OutputFailure | undefined): NextStep | null =>
+    nextStep({ command: 'validate', verdict: verdictNow, counts: { failed: 0, invalid: counts.invalid, not_attempted: 0 }, sources, name, ...repeat, ...(failure === undefined ? {} : { outputPath: failure.path }) });
   if (outputs !== undefined && summary !== undefined) {
     // Decided before the reports close, so that they can say it; a report that fails to close changes it.
-    await outputs.close(summary, { sources: sources.map(redactSourceName), profile: spec.outputs?.profile, marketplace: spec.outputs?.marketplace, startedAt: started, toolVersion: VERSION, exitCode: verdict.exitCode, why: verdict.why });
+    const meta = { sources: sources.map(redactSourceName), profile: spec.outputs?.profile, marketplace: spec.outputs?.marketplace, startedAt: started, toolVersion: VERSION, exitCode: verdict.exitCode, why: verdict.why, name, nextStep: stepOf(verdict, outputs.failure) };
+    await outputs.close(summary, meta);
     ending = endingOf(cut, outputs.failure, stoppedAfter);
     verdict = verdictOf('validate', ending, verdictCounts);
   }
@@ -195,6 +203,7 @@ export async function runValidateSpec(spec: ValidateSpec): Promise<ValidateResul
     sourceError: cut,
     outputFailure: outputs?.failure,
     ending,
+    nextStep: stepOf(verdict, outputs?.failure),
     summary: summary === undefined ? undefined : { ...summary, report: reports.filter((path) => written.includes(path)) },
     verdict,
   };

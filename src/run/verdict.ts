@@ -15,6 +15,34 @@ export const EXIT = {
 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
+/** What each code means after `listings publish`, for its help: a code added to EXIT must be described here. */
+export const PUBLISH_EXITS: Record<ExitCode, string> = {
+  0: 'all published',
+  1: 'some failed or invalid',
+  2: 'usage',
+  3: 'service unusable',
+  4: 'source unreadable',
+  74: 'an output (report, journal, state) could not be written',
+  130: 'interrupted',
+};
+
+/** `exit 0 all published, 1 some failed or invalid, ...`: a command's codes as its help lists them, in order. */
+export function exitCodesText(meanings: Partial<Record<ExitCode, string>>): string {
+  const codes = Object.values(EXIT).filter((code) => meanings[code] !== undefined);
+  return `exit ${codes.map((code) => `${code} ${meanings[code]}`).join(', ')}`;
+}
+
+/** What each code means after `listings enqueue` (Kafka takes the service's place). */
+export const ENQUEUE_EXITS: Record<ExitCode, string> = {
+  0: 'all enqueued',
+  1: 'some invalid or not sent',
+  2: 'usage',
+  3: 'Kafka unusable',
+  4: 'source unreadable',
+  74: 'a report could not be written',
+  130: 'interrupted',
+};
+
 /** What ran: the counts that decide a verdict and the words of its `why` depend on it. */
 export type RunKind = 'publish' | 'dry-run' | 'validate' | 'stream' | 'enqueue';
 
@@ -220,4 +248,9 @@ function enqueueEnding(end: EnqueueEnd, interrupted: boolean, outputFailure: Pub
   if (interrupted || end.kind === 'interrupted') return { kind: 'interrupted' };
   if (end.kind === 'kafka') return { kind: 'service', reason: end.error instanceof Error ? end.error.message : String(end.error) };
   return { kind: 'complete' };
+}
+
+/** The exit code of `doctor`'s (and `init`'s) checks by whose fault a failure is (`checksFault`): 2 the configuration's, 3 the service's, 0 none. */
+export function exitCodeOfFault(fault: 'config' | 'service' | undefined): ExitCode {
+  return fault === 'config' ? EXIT.usage : fault === 'service' ? EXIT.service : EXIT.ok;
 }

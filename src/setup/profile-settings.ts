@@ -113,3 +113,66 @@ export async function useProfile(name: string, env: Record<string, string | unde
   if (!store.profileNames().includes(name)) throw noSuchProfile(name, store.profileNames());
   await store.use(name);
 }
+
+/** Which profile `config set` and `config unset` change (the active one unless named), and a marketplace's section of it. */
+export interface ProfileWhere {
+  profile?: string | undefined;
+  marketplace?: string | undefined;
+}
+
+async function openProfile(name: string | undefined, env: Record<string, string | undefined>) {
+  const { ProfileStore } = await import('../config/store.js');
+  const store = await ProfileStore.open(env);
+  return { store, profile: store.activeProfile(name, env) };
+}
+
+/** What `config set` stored: the setting, its value as parsed, the marketplace's section (if any), the profile and its file. */
+export interface StoredSetting {
+  option: OptionSpec;
+  value: SettingValue;
+  section: SectionKey | undefined;
+  profile: string;
+  path: string;
+}
+
+/** `config set`: a value parsed by its setting and stored in the profile, or in a marketplace's section of it. */
+export async function setSetting(key: string, text: string, where: ProfileWhere & { allowInsecureHttp: boolean }, env: Record<string, string | undefined> = process.env): Promise<StoredSetting> {
+  const option = optionFor(key);
+  const section = sectionOf(option, where.marketplace);
+  const value = storedValue(option, text, where.allowInsecureHttp);
+  const { store, profile } = await openProfile(where.profile, env);
+  if (section === undefined) await store.set(profile, option.key, value);
+  else await store.setSection(profile, section.name, section.key, String(value));
+  return { option, value, section, profile, path: store.path };
+}
+
+/** `config unset`: a value removed from the profile, or from a marketplace's section of it; `removed`: it was set. */
+export async function unsetSetting(key: string, where: ProfileWhere, env: Record<string, string | undefined> = process.env): Promise<{ removed: boolean; section: SectionKey | undefined; profile: string }> {
+  const option = optionFor(key);
+  const section = sectionOf(option, where.marketplace);
+  const { store, profile } = await openProfile(where.profile, env);
+  const removed = section === undefined ? await store.unset(profile, option.key) : await store.unsetSection(profile, section.name, section.key);
+  return { removed, section, profile };
+}
+
+/** `config get`: the value in effect of a setting, or a marketplace's own; undefined when it is not set. */
+export function settingValue(loaded: LoadedSettings, key: string, marketplace: string | undefined): { option: OptionSpec; section: SectionKey | undefined; value: unknown } {
+  const option = optionFor(key);
+  const section = sectionOf(option, marketplace);
+  return { option, section, value: section === undefined ? loaded.settings[option.key] : loaded.marketplaces[section.name]?.[section.key]?.value };
+}
+
+/** `config profiles`: the profiles of the file, the active one (unless the file's choice is not valid: then its error), and the names not valid. */
+export async function profileListing(env: Record<string, string | undefined> = process.env): Promise<{ names: string[]; active: string | undefined; activeError: ConfigError | undefined; invalid: string[]; path: string }> {
+  const { ProfileStore } = await import('../config/store.js');
+  const store = await ProfileStore.open(env);
+  let active: string | undefined;
+  let activeError: ConfigError | undefined;
+  try {
+    active = store.activeProfile(undefined, env);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    activeError = error;
+  }
+  return { names: store.profileNames(), active, activeError, invalid: store.invalidProfileNames(), path: store.path };
+}

@@ -132,6 +132,17 @@ it('validate with invalid rows: fix the rows at the lines shown, then validate a
   expect((JSON.parse(json.stdout) as { next_step: { command: string } }).next_step.command).toBe(`listings validate 'my catalog.csv' --marketplace EBAY_US`);
 });
 
+it("validate's HTML report gives the terminal's next step, as publish's does", async () => {
+  const dir = tempDir('listings-next-');
+  copyFileSync(join(REPO_ROOT, 'fixtures', 'catalog-with-errors.csv'), join(dir, 'my catalog.csv'));
+  const result = await runCli(['validate', 'my catalog.csv', '--marketplace', 'EBAY_US', '--report', 'run.html'], { cwd: dir });
+  expect(result.code, result.stderr).toBe(1);
+  expect(lastLine(result.stderr)).toBe(`listings validate 'my catalog.csv' --marketplace EBAY_US`);
+  const html = readFileSync(join(dir, 'run.html'), 'utf8');
+  expect(html).toContain('id="next-step"');
+  expect(html).toContain('<code>listings validate &#39;my catalog.csv&#39; --marketplace EBAY_US</code>');
+});
+
 it('an interrupt: the terminal and the HTML report give the same next step, --resume', async () => {
   const slow = await startSandboxProcess(['--latency', '20-30']);
   const dir = tempDir('listings-next-');

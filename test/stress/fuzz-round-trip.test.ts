@@ -22,7 +22,7 @@ import { JsonNumber } from '../../src/json-number.js';
 import { parseJsonText, MAX_JSON_DEPTH } from '../../src/json-text.js';
 import { openCatalog } from '../../src/catalog/open-catalog.js';
 import { stringifyJson } from '../../src/json-number.js';
-import { runnerSafe } from '../../src/cli/output.js';
+import { runnerSafe } from '../../src/printable.js';
 import { redact } from '../../src/secrets.js';
 import { redactSourceName } from '../../src/secret-url.js';
 import { count, counts, InputFiles, params, SCALE, SEED } from './fuzz-check.js';

@@ -1,7 +1,7 @@
 import type { Argument, Command, Option } from 'commander';
 import { OPTIONS } from '../../config/options.js';
 import { flagsOf } from '../../options/index.js';
-import { completionScript as scriptOf, type CompletionCommand, type CompletionFlag, type Shell, type Values } from '../../options/completion/index.js';
+import { completionScript as scriptOf, menuLine, type CompletionCommand, type CompletionFlag, type Shell, type Values } from '../../options/completion/index.js';
 import { commandPath } from '../help.js';
 import { completionOf, flagOf } from '../flags.js';
 
@@ -30,24 +30,13 @@ function optionValues(option: Option, path: string): Values | undefined {
   return spec === undefined ? undefined : completionOf(spec);
 }
 
-/** The first clause of a description: completion menus have one short line. */
-function short(description: string): string {
-  let first = (description.split(/; | \(/)[0] ?? description).replace(/\s+/g, ' ').trim();
-  // `set up a profile: asks...` -> `set up a profile`; but `for JSON: the key...` needs what follows.
-  const colon = first.indexOf(': ');
-  if (colon >= 12) first = first.slice(0, colon);
-  if (first.length <= 70) return first;
-  const cut = first.lastIndexOf(' ', 69);
-  return `${first.slice(0, cut > 40 ? cut : 69)}…`;
-}
-
 function flagSpec(option: Option, path: string): CompletionFlag {
   const names = [option.short, option.long].filter((name): name is string => name !== undefined);
   return {
     names,
     ...(option.long === undefined ? {} : { long: option.long }),
     ...(option.short === undefined ? {} : { short: option.short }),
-    description: short(option.description),
+    description: menuLine(option.description),
     value: optionValues(option, path),
   };
 }
@@ -66,7 +55,7 @@ function specOf(command: Command, parentPath: string | undefined): CompletionCom
   return {
     path,
     name: command.name(),
-    description: short(command.description()),
+    description: menuLine(command.description()),
     subcommands,
     flags: [...command.options.filter((option) => !option.hidden).map((option) => flagSpec(option, commandPath(command))), HELP_FLAG],
     args: first === undefined ? { kind: 'none' } : argumentValues(first, command),

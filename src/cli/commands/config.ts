@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
-import { ConfigError } from '../../errors.js';
-import { optionFor, sectionOf, settingRows, settingsJson, shownValue as show, storedValue, useProfile } from '../../setup/profile-settings.js';
+import { profileListing, setSetting, settingRows, settingsJson, settingValue, shownValue as show, unsetSetting, useProfile, type ProfileWhere } from '../../setup/profile-settings.js';
 import { EXIT, ExitError } from '../exit-codes.js';
 import { err, out, paint, paintOut } from '../output.js';
 import { loadSettings } from '../settings.js';
@@ -14,38 +13,29 @@ async function openFile() {
   return ProfileStore.open();
 }
 
-async function openStore(opts: Record<string, unknown>) {
-  const store = await openFile();
-  const profile = store.activeProfile(typeof opts.profile === 'string' ? opts.profile : undefined);
-  return { store, profile };
-}
+/** The profile a command changes: the one `--profile` names, else the active one; with `--marketplace`, its section. */
+const whereOf = (opts: Record<string, unknown>): ProfileWhere => ({ profile: typeof opts.profile === 'string' ? opts.profile : undefined, marketplace: marketplaceOf(opts) });
 
 export function registerConfig(program: Command): void {
   const config = program.command('config').description('read and write config profiles (defaults for every command)');
 
   declareFlags(config.command('set <key> <value>').description('store a value in the active profile'), 'config set')
     .action(async (key: string, value: string, opts: Record<string, unknown>) => {
-      const option = optionFor(key);
-      const section = sectionOf(option, marketplaceOf(opts));
-      const parsed = storedValue(option, value, opts.allowInsecureHttp === true);
-      const { store, profile } = await openStore(opts);
-      if (section !== undefined) {
-        await store.setSection(profile, section.name, section.key, String(parsed));
-        err(`${key} = ${show(option, parsed)} for ${section.name} (profile ${profile})`);
+      const stored = await setSetting(key, value, { ...whereOf(opts), allowInsecureHttp: opts.allowInsecureHttp === true });
+      const shown = show(stored.option, stored.value);
+      if (stored.section !== undefined) {
+        err(`${key} = ${shown} for ${stored.section.name} (profile ${stored.profile})`);
         return;
       }
-      await store.set(profile, option.key, parsed);
-      if (option.secret) err(`${paint.yellow('warning')} storing a raw API key in ${store.path} (mode 0600); prefer an environment variable named by api_key_env`);
-      err(`${key} = ${show(option, parsed)} (profile ${profile})`);
+      if (stored.option.secret) err(`${paint.yellow('warning')} storing a raw API key in ${stored.path} (mode 0600); prefer an environment variable named by api_key_env`);
+      err(`${key} = ${shown} (profile ${stored.profile})`);
     });
 
   declareFlags(config.command('get <key>').description('print the value in effect (flag > env > profile > default)'), 'config get')
     .action(async (key: string, _opts: unknown, command: Command) => {
-      const option = optionFor(key);
       const opts = command.optsWithGlobals();
-      const section = sectionOf(option, marketplaceOf(opts));
       const loaded = await loadSettings(opts);
-      const value = section === undefined ? loaded.settings[option.key] : loaded.marketplaces[section.name]?.[section.key]?.value;
+      const { option, section, value } = settingValue(loaded, key, marketplaceOf(opts));
       if (value === undefined) {
         err(`${key} is not set${section === undefined ? '' : ` for ${section.name}`} (profile ${loaded.profile})`);
         throw new ExitError(EXIT.rowsFailed);
@@ -55,16 +45,9 @@ export function registerConfig(program: Command): void {
 
   declareFlags(config.command('unset <key>').description('remove a value from the active profile'), 'config unset')
     .action(async (key: string, opts: Record<string, unknown>) => {
-      const option = optionFor(key);
-      const section = sectionOf(option, marketplaceOf(opts));
-      const { store, profile } = await openStore(opts);
-      if (section !== undefined) {
-        const removed = await store.unsetSection(profile, section.name, section.key);
-        err(removed ? `${key} for ${section.name} removed from profile ${profile}` : `${key} was not set for ${section.name} in profile ${profile}`);
-        return;
-      }
-      const removed = await store.unset(profile, option.key);
-      err(removed ? `${key} removed from profile ${profile}` : `${key} was not set in profile ${profile}`);
+      const { removed, section, profile } = await unsetSetting(key, whereOf(opts));
+      const where = section === undefined ? '' : ` for ${section.name}`;
+      err(removed ? `${key}${where} removed from profile ${profile}` : `${key} was not set${where} in profile ${profile}`);
     });
 
   declareFlags(config.command('list').description("every setting in effect, with where it came from; then each marketplace's own values (profile sections, LISTINGS_<MARKETPLACE>_<KEY>)"), 'config list').action(async (opts: Record<string, unknown>) => {
@@ -101,17 +84,10 @@ export function registerConfig(program: Command): void {
     .command('profiles')
     .description('list the profiles; * marks the active one')
     .action(async () => {
-      const store = await openFile();
-      let profile: string | undefined;
-      try {
-        profile = store.activeProfile();
-      } catch (error) {
-        if (!(error instanceof ConfigError)) throw error;
-        err(`${paint.yellow('warning')} ${error.message}: no profile is marked active`);
-      }
+      const { names, active, activeError, invalid, path } = await profileListing();
+      if (activeError !== undefined) err(`${paint.yellow('warning')} ${activeError.message}: no profile is marked active`);
       // A name edited into the file by hand that `config set` would refuse is never listed, so never completed.
-      for (const name of store.invalidProfileNames()) err(`${paint.yellow('warning')} ${store.path} holds a profile named ${JSON.stringify(name)}, not a valid profile name (letters, digits, - _ .): ignored`);
-      for (const name of store.profileNames()) out(`${name === profile ? '*' : ' '} ${name}`);
+      for (const name of invalid) err(`${paint.yellow('warning')} ${path} holds a profile named ${JSON.stringify(name)}, not a valid profile name (letters, digits, - _ .): ignored`);
+      for (const name of names) out(`${name === active ? '*' : ' '} ${name}`);
     });
 }
-

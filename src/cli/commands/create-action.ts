@@ -1,5 +1,5 @@
 import { setFlagsFromString } from 'node:v8';
-import { ListingsClient } from '../../client/listings-client.js';
+import { openSender } from '../../run/open-sender.js';
 import { prepareOneListing, sendOneListing } from '../../publish/one-listing.js';
 import type { ListingResponse } from '../../contract/schemas.js';
 import { EXIT, ExitError } from '../exit-codes.js';
@@ -34,13 +34,7 @@ export async function runCreate(sku: string, opts: Record<string, unknown>, load
   // and the process waits for that compile before it exits: ~90 ms of a ~300 ms command that sends one request.
   // The baseline tier alone is plenty for one answer (never for publish, where the parser runs a million times).
   setFlagsFromString('--liftoff-only');
-  const client = new ListingsClient({
-    baseUrl: loaded.baseUrl(),
-    apiKey: loaded.apiKey(),
-    connections: 1,
-    allowInsecureHttp: loaded.allowInsecureHttp,
-    ...(typeof opts.timeout === 'number' ? { timeoutMs: opts.timeout } : {}),
-  });
+  const { client } = await openSender({ baseUrl: loaded.baseUrl(), apiKey: loaded.apiKey(), allowInsecureHttp: loaded.allowInsecureHttp }, 1, typeof opts.timeout === 'number' ? { timeoutMs: opts.timeout } : {});
   try {
     const sent = await sendOneListing(client, prepared.request);
     if ('rejected' in sent) {

@@ -1,6 +1,7 @@
 import type { Check } from '../../client/diagnose.js';
 import { checksFault, diagnoseSetup } from '../../setup/diagnose-setup.js';
 import { EXIT, ExitError } from '../exit-codes.js';
+import { exitCodeOfFault } from '../../run/verdict.js';
 import { err, out, paint, paintOut } from '../output.js';
 import { settingsRequest } from '../settings.js';
 import { cliName } from '../setting-flags.js';
@@ -23,16 +24,10 @@ export function printChecks(checks: readonly Check[]): void {
   }
 }
 
-/** 2 when a failure is the configuration's, else 3 when one is the service's, else 0: warnings do not fail. */
-export function exitCodeOf(checks: readonly Check[]): number {
-  const fault = checksFault(checks);
-  return fault === 'config' ? EXIT.usage : fault === 'service' ? EXIT.service : EXIT.ok;
-}
-
 /** `listings doctor`: the checks of src/setup/diagnose-setup.ts, printed (or as JSON); exit 2 or 3 when one failed. */
 export async function runDoctor(flags: DoctorFlags & Record<string, unknown>, env: Record<string, string | undefined> = process.env): Promise<void> {
   const checks = await diagnoseSetup({ request: settingsRequest(flags), timeoutMs: flags.timeout, cwd: process.cwd(), env, name: cliName });
-  const code = exitCodeOf(checks);
+  const code = exitCodeOfFault(checksFault(checks));
   if (flags.json) {
     const shown = checks.map(({ name, status, message, fix }) => ({ name, status, message, fix: fix ?? null }));
     out(JSON.stringify({ ok: code === EXIT.ok, exit_code: code, checks: shown }));

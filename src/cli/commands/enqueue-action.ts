@@ -2,24 +2,20 @@ import { kafkaSecurityFromEnv } from '../../stream/kafka-security.js';
 import type { RowOutcome } from '../../publish/outcome.js';
 import { checkEnqueueReports, enqueueTopic, runEnqueueSpec, type EnqueueSummary } from '../../run/enqueue-run.js';
 import { redactSourceName } from '../../secret-url.js';
-import { nextStep } from '../../run/next-step.js';
 import { printNextStep } from '../next-step.js';
 import { EXIT, ExitError } from '../exit-codes.js';
 import { err, paint } from '../output.js';
 import { count, duration } from '../progress.js';
 import { trapSignals } from '../signals.js';
 import { noticePrinter } from '../notices.js';
-import { rowErrorLine } from '../summary.js';
+import { part } from '../summary.js';
+import { rowErrorLine } from '../../report/summary-text.js';
 import { catalogOptionsFrom } from '../catalog-options.js';
-import { openRunLog, runStartOf } from '../log-events.js';
+import { openRunLog } from '../log-events.js';
+import { runStartOf } from '../../run/run-start.js';
 import { cliName } from '../setting-flags.js';
 import type { LoadedSettings } from '../settings.js';
 import type { EnqueueFlags } from './enqueue-flags.js';
-
-function part(value: number, label: string, colour: (text: string) => string): string {
-  const text = `${count(value)} ${label}`;
-  return value === 0 ? paint.dim(text) : colour(text);
-}
 
 /** The human summary on stderr: the first row errors, the counts, where they went. */
 function printEnqueueSummary(summary: EnqueueSummary, rowErrors: readonly RowOutcome[]): void {
@@ -52,7 +48,7 @@ export async function runEnqueue(source: string, topic: string, flags: EnqueueFl
   const quiet = flags.quiet === true || log.json;
   const signals = trapSignals((n) => err(n === 1 ? 'stopping: no new rows are read; waiting for the batch in flight' : 'abandoning'));
   try {
-    const spec = { source: { sources: [source], catalog }, topic, target: { defaults: loaded.defaults }, kafka: { batchSize: flags.batchSize, compression: flags.compression, security }, outputs: { reports: flags.report, profile: loaded.profile, name: cliName } };
+    const spec = { source: { sources: [source], catalog }, topic, target: { defaults: loaded.defaults }, kafka: { batchSize: flags.batchSize, compression: flags.compression, security }, outputs: { reports: flags.report, profile: loaded.profile, name: cliName, repeat } };
     const result = await runEnqueueSpec(spec, {
       stop: signals.stop,
       onNotice: noticePrinter(loaded.defaults, err),
@@ -65,10 +61,8 @@ export async function runEnqueue(source: string, topic: string, flags: EnqueueFl
       },
       onOutcome: (outcome) => log.outcome(outcome),
     });
-    const { summary, verdict, outputFailure, sourceError, end } = result;
+    const { summary, verdict, outputFailure, sourceError, end, nextStep: step } = result;
     if (!log.json) printEnqueueSummary(summary, result.rowErrors);
-    const stopped = end.kind === 'kafka' ? { stopped: { reason: (end.error as Error).message ?? String(end.error) } } : {};
-    const step = nextStep({ command: 'enqueue', verdict, counts: summary, sources: [source, topic], repeat, name: cliName, ...stopped, ...(outputFailure === undefined ? {} : { outputPath: outputFailure.path }) });
     log.finish({ kind: end.kind }, summary, verdict, flags.json === true, step);
     if (outputFailure !== undefined) err(`${paint.red('error')} cannot write the report ${outputFailure.path}: ${outputFailure.error.message}`);
     if (!log.json) printNextStep(step);

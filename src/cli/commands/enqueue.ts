@@ -2,20 +2,9 @@ import type { Command } from 'commander';
 import { NOT_REPEATED, repeatedFlags } from '../repeat-flags.js';
 import { loadSettings } from '../settings.js';
 import { declareFlags } from '../flags.js';
-import { exitCodesText } from '../exit-codes.js';
+import { ENQUEUE_EXITS, exitCodesText } from '../../run/verdict.js';
 import type { EnqueueFlags } from './enqueue-flags.js';
 import { CATALOG_SOURCES_HELP } from '../../catalog/sources/source-kind.js';
-
-/** What each code means after `listings enqueue` (Kafka takes the service's place). */
-const ENQUEUE_EXITS = {
-  0: 'all enqueued',
-  1: 'some invalid or not sent',
-  2: 'usage',
-  3: 'Kafka unusable',
-  4: 'source unreadable',
-  74: 'a report could not be written',
-  130: 'interrupted',
-} as const;
 
 export function registerEnqueue(program: Command): void {
   const command = program

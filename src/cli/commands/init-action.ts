@@ -8,7 +8,9 @@ import { accept, acceptGiven, isAsked, QUESTIONS, shownAnswer, type AnswerContex
 import { EXIT, ExitError } from '../exit-codes.js';
 import { err, paint } from '../output.js';
 import { flagValues } from '../settings.js';
-import { exitCodeOf, printChecks } from './doctor-action.js';
+import { printChecks } from './doctor-action.js';
+import { checksFault } from '../../setup/diagnose-setup.js';
+import { exitCodeOfFault } from '../../run/verdict.js';
 import { cliName } from '../setting-flags.js';
 
 /** The flags of `listings init` besides the settings. */
@@ -157,7 +159,7 @@ export async function runInit(flags: InitFlags & Record<string, unknown>, env: E
   err('checking the base URL:');
   const checks = await diagnoseService({ baseUrl: String(answers.base_url), apiKey: key, apiKeyEnv: keyEnv, allowInsecureHttp: flags.allowInsecureHttp === true, timeoutMs: flags.timeout, env, name: cliName });
   printChecks(checks);
-  const code = exitCodeOf(checks);
+  const code = exitCodeOfFault(checksFault(checks));
   if (code !== EXIT.ok) {
     err(paint.red(`the profile is written, but the service cannot be used yet: fix the above, then run listings doctor${switchTo}`));
     throw new ExitError(code);

@@ -1,7 +1,9 @@
 import { UsageError } from '../../errors.js';
-import { startListener, replayRecording, listenOptionIssues, redactPath, LISTEN_DEFAULTS, MAX_JSON_DEPTH } from '../../listen/index.js';
-import type { CallbackEvent, CallbackSummary, ForwardResult, ListenEvent, Listener, ListenOptions, ListenStats, ReplayEvent } from '../../listen/index.js';
-import { eventRecords, forwardRecord } from '../../listen/event-records.js';
+import { startListener, replayRecording, listenOptionIssues, redactPath, LISTEN_DEFAULTS } from '../../listen/index.js';
+import type { CallbackEvent, CallbackSummary, ForwardResult, ListenEvent, ListenOptions, ReplayEvent } from '../../listen/index.js';
+import { eventRecords, replayRecord } from '../../listen/event-records.js';
+import { limitsText, receivingAt, REJECT_REASONS, stoppedText } from '../../listen/listener-text.js';
+import { untilSignal } from '../signals.js';
 import { printable } from '../../printable.js';
 import { registerSecret } from '../../secrets.js';
 import { EXIT, ExitError } from '../exit-codes.js';
@@ -59,22 +61,12 @@ function clock(date: Date): string {
 /** Outside text on one line: every control character (tab and line breaks too) escaped. */
 const oneLine = (text: string): string => printable(text, { lines: false });
 
-const REASONS: Record<NonNullable<CallbackEvent['reason']>, string> = {
-  missing: 'no signature',
-  malformed: 'malformed signature',
-  expired: 'signature timestamp outside the tolerance',
-  mismatch: 'signature does not match',
-  too_large: 'body too large',
-  too_deep: `JSON nested deeper than ${MAX_JSON_DEPTH}`,
-  wrong_path: 'not the callback path',
-};
-
 function headline(event: CallbackEvent): string {
   const { summary, callback } = event;
   const where = `${callback.method} ${oneLine(redactPath(callback.path))}`;
   const parts = [paintOut.dim(clock(callback.receivedAt)), paintOut.dim(`#${event.seq}`)];
   if (event.outcome === 'rejected') {
-    parts.push(paintOut.red(`rejected ${event.status}`), event.reason === undefined ? '' : REASONS[event.reason], paintOut.dim(where));
+    parts.push(paintOut.red(`rejected ${event.status}`), event.reason === undefined ? '' : REJECT_REASONS[event.reason], paintOut.dim(where));
     return parts.filter((part) => part !== '').join('  ');
   }
   if (event.outcome === 'duplicate') parts.push(paintOut.yellow('duplicate'));
@@ -124,28 +116,6 @@ function printer(json: boolean): { onEvent: (event: ListenEvent) => void; record
   return { onEvent, recordFailed: () => recordFailed };
 }
 
-/** Resolves at the first SIGINT or SIGTERM; a second one while stopping leaves at once. */
-function untilSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const first = (signal: NodeJS.Signals): void => {
-      process.off('SIGINT', first);
-      process.off('SIGTERM', first);
-      process.once('SIGINT', again);
-      process.once('SIGTERM', again);
-      resolve(signal);
-    };
-    const again = (): void => process.exit(EXIT.interrupted);
-    process.on('SIGINT', first);
-    process.on('SIGTERM', first);
-  });
-}
-
-function summaryLine(stats: ListenStats, forwarding: boolean): string {
-  const parts = [`${stats.received} received`, `${stats.rejected} rejected`, `${stats.duplicates} duplicates`];
-  if (forwarding) parts.push(`${stats.forwarded} forwarded${stats.forward_failed > 0 ? ` (${stats.forward_failed} failed)` : ''}`);
-  return `listen stopped: ${parts.join(', ')}`;
-}
-
 async function runReplay(file: string, flags: ListenFlags): Promise<void> {
   if (flags.forwardTo === undefined) throw new UsageError('--replay needs --forward-to: the URL to send the recorded callbacks to');
   const { forwardTo } = listenOptionsFromFlags({ forwardTo: flags.forwardTo });
@@ -159,7 +129,7 @@ async function runReplay(file: string, flags: ListenFlags): Promise<void> {
     const { record, result, dropped } = event;
     for (const header of dropped) err(`${paint.yellow('warning')} ${printable(at)}: header ${oneLine(JSON.stringify(header.name))} not sent: ${header.reason}`);
     if (flags.json) {
-      out(JSON.stringify({ line: event.line, method: record.method, path: record.path, received_at: record.received_at, forward: forwardRecord(result) }));
+      out(JSON.stringify(replayRecord(event)));
       return;
     }
     const what = `${paintOut.dim(printable(at))}  ${record.method} ${oneLine(record.path)}`;
@@ -168,13 +138,6 @@ async function runReplay(file: string, flags: ListenFlags): Promise<void> {
   const skipped = stats.skipped > 0 ? `, ${stats.skipped} lines skipped` : '';
   err(`replayed ${stats.sent} callbacks to ${printable(url)}: ${stats.ok} answered 2xx, ${stats.failed} failed${skipped}`);
   if (stats.failed > 0 || stats.skipped > 0) throw new ExitError(EXIT.rowsFailed);
-}
-
-/** Where the listener is, as bound: a wildcard address is named, with the URL that reaches it from here. */
-function receivingAt(listener: Listener, path: string): string {
-  const { host, port } = listener.address;
-  if (host !== '0.0.0.0' && host !== '::') return listener.url;
-  return `http://${host.includes(':') ? `[${host}]` : host}:${port}${path} (every interface; from this machine ${listener.url})`;
 }
 
 export async function runListen(flags: ListenFlags): Promise<void> {
@@ -191,11 +154,10 @@ export async function runListen(flags: ListenFlags): Promise<void> {
   if (options.secret !== undefined) {
     err(`  verifying the ${options.signatureHeader ?? LISTEN_DEFAULTS.signatureHeader} header with the secret in $${flags.secretEnv ?? ''} (tolerance ${options.toleranceSeconds ?? LISTEN_DEFAULTS.toleranceSeconds} s)`);
   } else err(paint.dim('  signatures not checked (--secret-env NAME to check them)'));
-  const limits = { ...LISTEN_DEFAULTS, ...options };
-  err(paint.dim(`  limits: ${limits.maxBodyBytes} bytes a body, JSON nested ${MAX_JSON_DEPTH} deep, ${limits.requestTimeoutSeconds} s a request, ${limits.maxConnections} connections`));
+  err(paint.dim(`  ${limitsText(options)}`));
   err(paint.dim('  stop with Ctrl-C'));
-  await untilSignal();
+  await untilSignal(true);
   await listener.close();
-  err(summaryLine(listener.stats(), options.forwardTo !== undefined));
+  err(stoppedText(listener.stats(), options.forwardTo !== undefined));
   if (print.recordFailed()) throw new ExitError(EXIT.output);
 }

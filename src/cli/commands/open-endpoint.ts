@@ -1,18 +1,10 @@
-import { randomBytes } from 'node:crypto';
-import { ListingsClient } from '../../client/listings-client.js';
 import { UsageError } from '../../errors.js';
 import { FLAGS } from '../../options/index.js';
-import type { Sandbox, SandboxOptions } from '../../sandbox/types.js';
-import { registerSecret } from '../../secrets.js';
+import type { SandboxOptions } from '../../sandbox/types.js';
+import { openSender, type Endpoint } from '../../run/open-sender.js';
 import { flagOf } from '../flags.js';
 import type { LoadedSettings } from '../settings.js';
 import type { SandboxFlags } from './sandbox.js';
-
-/** Where a run sends: the configured service, or an embedded sandbox (`--sandbox`). */
-export interface Endpoint {
-  client: ListingsClient;
-  sandbox?: Sandbox;
-}
 
 /** The fault injection options of `listings sandbox`, which `--sandbox` passes to its embedded one. */
 export type FaultFlags = Pick<SandboxFlags, 'latency' | 'failRate' | 'failStatus' | 'rateLimit' | 'retryAfter' | 'capacity' | 'queue' | 'dropRate' | 'spikeRate' | 'spikeMs' | 'seed'>;
@@ -46,21 +38,12 @@ export async function sandboxFaultsOf(flags: EndpointFlags): Promise<SandboxOpti
   return sandboxOptionsFromFlags(Object.fromEntries(given.map(({ key }) => [key, flags[key]])));
 }
 
+/** The client of a run: to the configured service, or to an embedded sandbox with the faults given (`--sandbox`). */
 export async function openEndpoint(flags: EndpointFlags, loaded: LoadedSettings, connections: number): Promise<Endpoint> {
-  const timeout = {
+  const timeouts = {
     ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }),
     ...(flags.connectTimeout === undefined ? {} : { connectTimeoutMs: flags.connectTimeout }),
   };
-  if (flags.sandbox !== true) {
-    const client = new ListingsClient({ baseUrl: loaded.baseUrl(), apiKey: loaded.apiKey(), connections, allowInsecureHttp: loaded.allowInsecureHttp, ...timeout });
-    return { client };
-  }
-  const faults = await sandboxFaultsOf(flags);
-  const { startSandbox } = await import('../../sandbox/index.js');
-  // A fresh key per run: registered as a secret like any other, so it is masked wherever it might appear.
-  const apiKey = `sandbox-${randomBytes(12).toString('hex')}`;
-  registerSecret(apiKey);
-  const sandbox = await startSandbox({ ...faults, port: 0, apiKey, savedDefaults: loaded.settings.saved_defaults });
-  // The in-process sandbox is on loopback in this process: never through a proxy, whatever the environment says.
-  return { client: new ListingsClient({ baseUrl: sandbox.url, apiKey, connections, proxy: false, ...timeout }), sandbox };
+  if (flags.sandbox !== true) return openSender({ baseUrl: loaded.baseUrl(), apiKey: loaded.apiKey(), allowInsecureHttp: loaded.allowInsecureHttp }, connections, timeouts);
+  return openSender({ sandbox: { ...(await sandboxFaultsOf(flags)), savedDefaults: loaded.settings.saved_defaults } }, connections, timeouts);
 }

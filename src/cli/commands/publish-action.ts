@@ -1,15 +1,11 @@
-import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
 import { estimateRowCount } from '../../catalog/count-rows.js';
-import { defaultJournalPath } from '../../publish/journal.js';
 import { checkFanOut } from '../../prepare/fan-out.js';
 import { parseShard, type Shard } from '../../publish/shard.js';
-import { describeTarget, runTarget, sandboxTarget, type RunTarget } from '../../publish/run-target.js';
 import { reportFormatOf } from '../../report/index.js';
 import { UsageError } from '../../errors.js';
 import { EXIT, ExitError } from '../exit-codes.js';
 import { err, paint } from '../output.js';
-import { count, ProgressDisplay, progressMode } from '../progress.js';
+import { ProgressDisplay, progressMode } from '../progress.js';
 import { trapSignals } from '../signals.js';
 import { noticePrinter } from '../notices.js';
 import { printRunEnd, printSummary } from '../summary.js';
@@ -19,13 +15,15 @@ import type { CatalogOptions } from '../../catalog/types.js';
 import type { LoadedSettings } from '../settings.js';
 import { catalogOptionsFrom } from '../catalog-options.js';
 import type { PublishFlags } from './publish-flags.js';
-import type { OutputFailure } from '../../run/run-outputs.js';
+import { outputFailureText, publishNoticeText, sandboxJournalPath } from '../../run/publish-notices.js';
 import { runPublishSpec } from '../../run/publish-run.js';
 import { sendingPolicyOf } from '../../run/sending-policy.js';
-import { publishNeedsTarget } from '../../run/publish-files.js';
-import type { PublishNotice, PublishSpec, PublishWatcher } from '../../run/publish-spec.js';
-import { openRunLog, publishStartOf } from '../log-events.js';
-import { openEndpoint, sandboxFaultsOf, type Endpoint } from './open-endpoint.js';
+import { publishNeedsTarget, publishTargetOf } from '../../run/publish-files.js';
+import type { PublishSpec, PublishWatcher } from '../../run/publish-spec.js';
+import { openRunLog } from '../log-events.js';
+import { publishStartOf } from '../../run/run-start.js';
+import { openEndpoint, sandboxFaultsOf } from './open-endpoint.js';
+import type { Endpoint } from '../../run/open-sender.js';
 import { cliName } from '../setting-flags.js';
 
 /** What the flags say before anything is opened; every mistake here is a usage error (exit 2), nothing sent. */
@@ -35,41 +33,26 @@ function checkFlags(flags: PublishFlags): void {
   for (const path of flags.report) reportFormatOf(path);
 }
 
-/** Where the run publishes; only the runs that keep a journal or a state need it (a dry run without them does not). */
-function targetOf(flags: PublishFlags, loaded: LoadedSettings): RunTarget {
-  const { marketplace, shape } = loaded.settings;
-  if (flags.sandbox) return sandboxTarget(marketplace, shape);
-  return runTarget({ baseUrl: loaded.baseUrl(), apiKey: loaded.apiKey(), marketplace, shape });
-}
-
-/**
- * A `--sandbox` try-out's journal: out of the working directory's `.listings/`, in a directory of the user's under
- * the system's temporary one, named as the default would be (by source and target), so `--resume` still works.
- */
-function sandboxJournalOf(sources: string[], loaded: LoadedSettings, shard: Shard | undefined): string {
-  const inPlace = defaultJournalPath(sources.join('\n'), process.cwd(), sandboxTarget(loaded.settings.marketplace, loaded.settings.shape), shard);
-  return join(tmpdir(), `listings-sandbox-${process.getuid?.() ?? 'user'}`, basename(inPlace));
-}
-
 /** The run the flags describe; `connect` opens the service once the outputs are checked. */
 function publishSpecOf(sources: string[], flags: PublishFlags, loaded: LoadedSettings, catalog: CatalogOptions, shard: Shard | undefined, connect: () => Promise<Endpoint>, repeat: readonly string[]): PublishSpec {
   const kind = flags.dryRun === true ? 'dry-run' : 'publish';
   const selection = {
     ...(flags.resume === true ? { resume: true } : {}),
-    ...(flags.journal === undefined ? (flags.sandbox === true ? { journal: sandboxJournalOf(sources, loaded, shard) } : {}) : { journal: flags.journal }),
+    ...(flags.journal === undefined ? (flags.sandbox === true ? { journal: sandboxJournalPath(sources, process.cwd(), loaded.settings.marketplace, loaded.settings.shape, shard) } : {}) : { journal: flags.journal }),
     ...(flags.changedOnly === true ? { changedOnly: true } : {}),
     ...(flags.state === undefined ? {} : { state: flags.state }),
     ...(shard === undefined ? {} : { shard }),
     ...(flags.retryFailed === undefined ? {} : { retryFailed: flags.retryFailed }),
   };
-  const { concurrency, max_concurrency: maxConcurrency, base_url: baseUrl } = loaded.settings;
+  const { concurrency, max_concurrency: maxConcurrency, base_url: baseUrl, marketplace, shape } = loaded.settings;
   const label = flags.sandbox === true ? 'sandbox (in-process)' : URL.parse(baseUrl ?? '')?.host;
   return {
     kind,
     source: { sources, catalog },
     target: {
       defaults: loaded.defaults,
-      ...(publishNeedsTarget(kind, selection) ? { identity: targetOf(flags, loaded) } : {}),
+      // Only the runs that keep a journal or a state need the target's identity (a dry run without them does not).
+      ...(publishNeedsTarget(kind, selection) ? { identity: publishTargetOf(flags.sandbox === true, marketplace, shape, () => ({ baseUrl: loaded.baseUrl(), apiKey: loaded.apiKey() })) } : {}),
       ...(label === undefined ? {} : { label }),
       connect: async () => (await connect()).client,
     },
@@ -77,42 +60,6 @@ function publishSpecOf(sources: string[], flags: PublishFlags, loaded: LoadedSet
     sending: { ...sendingPolicyOf({ concurrency, maxConcurrency, rate: flags.rate, giveUpAfterSeconds: flags.giveUpAfter, maxAttempts: flags.maxAttempts }), ...(flags.maxErrors === undefined ? {} : { maxErrors: flags.maxErrors }) },
     outputs: { reports: flags.report, cwd: process.cwd(), profile: loaded.profile, name: cliName, repeat },
   };
-}
-
-/** A notice of the run, worded with the flags that caused it. */
-function noticeText(notice: PublishNotice): string {
-  const other = (t: RunTarget | null | undefined): string => (t ? `another target, ${describeTarget(t)}` : 'no target (an older version wrote it)');
-  const rows = (n: number): string => `${count(n)} ${n === 1 ? 'row' : 'rows'}`;
-  switch (notice.kind) {
-    case 'journal-missing':
-      return `warning: --resume: there is no journal at ${notice.path}, so every row is sent (journals are kept per working directory, source and target; run from the first run's directory or pass its --journal)`;
-    case 'journal-foreign':
-      return `notice: ${notice.path} holds ${notice.runs === 1 ? 'a run' : `${notice.runs} runs`} against ${other(notice.other)}: their rows are not taken as published on ${describeTarget(notice.target)}`;
-    case 'state-foreign':
-      return `notice: the state file ${notice.path} belongs to ${other(notice.other)}: it is ignored (every row counts as new on ${describeTarget(notice.target)}) and this run's state replaces it`;
-    case 'lock-taken-over':
-      return `notice: took over the lock ${notice.lockPath} of pid ${notice.pid} (started ${notice.startedAt}), which is no longer running`;
-    case 'retry-beyond-report': {
-      const one = notice.rows === 1;
-      return `notice: --retry-failed: ${rows(notice.rows)} that ${notice.report} never reached (its run stopped before reading them) ${one ? 'was' : 'were'} sent as well`;
-    }
-    case 'retry-not-found': {
-      const one = notice.rows === 1;
-      return `warning: --retry-failed: ${rows(notice.rows)} that ${notice.report} lists as failed or not attempted ${one ? 'is' : 'are'} not at ${one ? 'its' : 'their'} place (line and SKU) in this source, so ${one ? 'it was' : 'they were'} not sent: has the source changed since? (--changed-only compares by content instead)`;
-    }
-  }
-}
-
-/** Why the run stopped at a write that failed (or, `atClose`, which output failed once every row was sent), what was kept, and what to do. */
-function printOutputFailure(failure: OutputFailure, journalPath: string | undefined, atClose: boolean): void {
-  const code = (failure.error as NodeJS.ErrnoException).code;
-  const why = `${failure.error.message}${code !== undefined && !failure.error.message.includes(code) ? ` (${code})` : ''}`;
-  err(`${paint.red('error')} cannot write the ${failure.role} ${failure.path}: ${why}; ${atClose ? 'it failed as the run closed, after the rows were sent' : 'sending stopped'}`);
-  const next = 'after making room, run again with --resume (rows sent twice are answered from their Idempotency-Key, not created again)';
-  if (failure.role === 'journal') err(`${paint.dim('hint')}  the journal keeps the rows written before the failure; ${next}`);
-  else if (failure.role === 'state file') err(`${paint.dim('hint')}  the previous state is kept whole: the next --changed-only run sends this run's rows again, harmlessly`);
-  else if (journalPath !== undefined) err(`${paint.dim('hint')}  the report was dropped (a cut report would read as complete); the journal ${journalPath} has every row sent: ${next}`);
-  else err(`${paint.dim('hint')}  the report was dropped (a cut report would read as complete), and no journal was kept: the summary above is the record`);
 }
 
 /** `listings publish SOURCE...`: flags to a run spec, the run (src/run/publish-run.ts) watched by the terminal, its result printed, its exit code. */
@@ -147,7 +94,7 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
       log.start(publishStartOf(sources, flags, loaded, endpoint?.client.endpoint.origin));
       log.settings(loaded.values, loaded.sources, dryRun || flags.sandbox ? undefined : loaded.apiKey());
     },
-    onRunNotice: (notice) => err(noticeText(notice)),
+    onRunNotice: (notice) => err(publishNoticeText(notice, cliName)),
     onOutputFailure: (failure) => log.outputFailed(failure.role, failure.path, failure.error),
     onSending: async (running) => {
       log.mark('opened the catalog and the outputs');
@@ -173,7 +120,9 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
     if (log.json) log.summary(summary, end, flags.json === true, verdict, nextStep);
     else printSummary(summary, { json: flags.json === true, dryRun, rowErrors: result.rowErrors, end, nextStep });
     if (outputFailure !== undefined) {
-      printOutputFailure(outputFailure, outputFailure.role === 'journal' ? undefined : result.journalPath, outputFailure.atClose);
+      const { message, hint } = outputFailureText(outputFailure, outputFailure.role === 'journal' ? undefined : result.journalPath, outputFailure.atClose, cliName);
+      err(`${paint.red('error')} ${message}`);
+      err(`${paint.dim('hint')}  ${hint}`);
       if (!log.json) printNextStep(nextStep);
       throw new ExitError(verdict.exitCode);
     }

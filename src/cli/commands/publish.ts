@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { loadSettings } from '../settings.js';
 import { declareFlags } from '../flags.js';
-import { exitCodesText, PUBLISH_EXITS } from '../exit-codes.js';
+import { exitCodesText, PUBLISH_EXITS } from '../../run/verdict.js';
 import type { PublishFlags } from './publish-flags.js';
 import { CATALOG_SOURCES_HELP } from '../../catalog/sources/source-kind.js';
 import { NOT_REPEATED, repeatedFlags } from '../repeat-flags.js';

@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
 import { UsageError } from '../../errors.js';
-import { describeFaults } from '../../sandbox/option-text.js';
+import { describeFaults, stoppedLines } from '../../sandbox/option-text.js';
 import { registerSecret } from '../../secrets.js';
 import { sandboxOptionIssues, SANDBOX_DEFAULTS } from '../../sandbox/options.js';
 import type { LatencyRange, SandboxOptions, SandboxRequestEvent } from '../../sandbox/types.js';
 import { err, out, paint } from '../output.js';
 import { declareFlags, flagOfKey, optionsOfFlags } from '../flags.js';
+import { untilSignal } from '../signals.js';
 
 /** The raw flags of `listings sandbox`, as commander collects them. */
 export interface SandboxFlags {
@@ -53,18 +54,6 @@ export function sandboxOptionsFromFlags(flags: SandboxFlags): SandboxOptions {
   return options;
 }
 
-function untilSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const stop = (signal: NodeJS.Signals): void => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve(signal);
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
-}
-
 function logRequest(event: SandboxRequestEvent): void {
   const status = event.status === 'dropped' ? paint.yellow('dropped') : event.status < 300 ? paint.green(String(event.status)) : paint.red(String(event.status));
   err(`${event.method} ${event.path} ${status} ${event.ms.toFixed(1)} ms`);
@@ -86,12 +75,9 @@ async function runSandbox(flags: SandboxFlags): Promise<void> {
   }
   if (options.dataFile !== undefined) err(`  data kept in ${options.dataFile} (${sandbox.stats().created} listings from earlier runs)`);
   err(paint.dim(`  counts at ${sandbox.url}/_sandbox/stats; stop with Ctrl-C`));
-  await untilSignal();
+  await untilSignal(false);
   await sandbox.close();
-  const stats = sandbox.stats();
-  err(`sandbox stopped: ${stats.requests} requests, ${stats.created} SKUs created, ${stats.replayed} replayed, ${stats.duplicates} duplicates`);
-  const hooks = stats.webhooks;
-  if (hooks !== undefined) err(`webhooks: ${hooks.sent} sent, ${hooks.delivered} delivered, ${hooks.failed_attempts} failed attempts, ${hooks.given_up} given up, ${hooks.pending} still pending, abandoned`);
+  for (const line of stoppedLines(sandbox.stats())) err(line);
 }
 
 export function registerSandbox(program: Command): void {

@@ -1,25 +1,21 @@
-import { performance } from 'node:perf_hooks';
-import type { Ora } from 'ora';
 import { parseKafkaAddress, isKafkaAddress } from '../../stream/kafka-address.js';
 import { kafkaSecurityFromEnv } from '../../stream/kafka-security.js';
 import { parseAdminAddress } from '../../stream/admin-address.js';
 import type { StreamRun } from '../../stream/stream-listings.js';
-import type { StreamOutcome, StreamStats } from '../../stream/stream-types.js';
+import { deadLetterFields, deadLetterLine, PublishRate, streamEndLines, streamStatusFields, streamStatusLine } from '../../run/stream-status.js';
 import { defaultDeadLetter, observersOf, runStreamSpec, type StreamResult } from '../../run/stream-run.js';
 import { sendingPolicyOf } from '../../run/sending-policy.js';
 import { defaultMarketplaces } from '../../prepare/fan-out.js';
-import { formatLocation, ListingsError, UsageError } from '../../errors.js';
+import { ListingsError, UsageError } from '../../errors.js';
 import { printable } from '../../printable.js';
-import { nextStep } from '../../run/next-step.js';
-import { NO_ROWS } from '../../run/verdict.js';
 import { printNextStep } from '../next-step.js';
 import { cliName } from '../setting-flags.js';
 import { EXIT, ExitError } from '../exit-codes.js';
-import { err, paint, terminalSafe } from '../output.js';
-import { openRunLog, runStartOf, sendingSettings } from '../log-events.js';
+import { err, paint } from '../output.js';
+import { openRunLog } from '../log-events.js';
+import { streamStartOf } from '../../run/run-start.js';
 import type { RunLog } from '../../run/log-events.js';
-import { redactSourceName } from '../../secret-url.js';
-import { count, duration, progressMode } from '../progress.js';
+import { count, duration, LiveLine, progressMode, type ProgressMode } from '../progress.js';
 import { trapSignals } from '../signals.js';
 import { catalogOptionsFrom } from '../catalog-options.js';
 import { wordError } from '../report-error.js';
@@ -30,89 +26,19 @@ import type { StreamFlags } from './stream-flags.js';
 /** Dead letters told one by one; beyond these, the status lines count them. */
 const DEAD_LETTERS_SHOWN = 50;
 
-function lagText(stats: StreamStats): string {
-  const parts = stats.partitions.map((partition) => `${partition.partition}:${partition.lag === undefined ? '?' : count(partition.lag)}`);
-  return parts.length === 0 ? 'no partitions yet' : `lag ${parts.join(' ')}`;
-}
-
-/** The status of a running stream in one line; `rate` is published messages per second over the last interval. */
-function statusLine(stats: StreamStats, rate: number): string {
-  const { engine } = stats;
-  const parts = [
-    `${count(stats.published)} published`,
-    ...(stats.deadLettered > 0 ? [`${count(stats.deadLettered)} dead-lettered`] : []),
-    `${count(Math.round(rate))}/s`,
-    `${count(engine.inFlight)} in flight (limit ${count(engine.window)})`,
-    ...(engine.pace === undefined ? [] : [`pace ${count(Math.round(engine.pace))}/s`]),
-    ...(engine.throttled + engine.overloaded + engine.timeouts > 0 ? [`pushback ${count(engine.throttled + engine.overloaded + engine.timeouts)}`] : []),
-    ...(stats.waitingForSku > 0 ? [`${count(stats.waitingForSku)} behind their SKU`] : []),
-    lagText(stats),
-  ];
-  return parts.join(' · ');
-}
-
-/** Redraws the status: an ora line on a terminal, a plain line every interval otherwise, JSON events with --log-format json. */
-class StreamStatus {
-  #spinner: Ora | undefined;
-  #timer: NodeJS.Timeout | undefined;
-  #lastPublished = 0;
-  #lastAt = performance.now();
-  #rate = 0;
-
-  private constructor(private readonly run: StreamRun, private readonly mode: 'spinner' | 'plain' | 'json' | 'off', private readonly log: RunLog) {}
-
-  static async start(run: StreamRun, mode: 'spinner' | 'plain' | 'json' | 'off', intervalS: number, log: RunLog): Promise<StreamStatus> {
-    const status = new StreamStatus(run, mode, log);
-    if (mode === 'spinner') {
-      const { default: ora } = await import('ora');
-      status.#spinner = ora({ text: 'joining the consumer group', stream: process.stderr, discardStdin: false }).start();
-      status.#timer = setInterval(() => status.#draw(), 500);
-    } else if (mode !== 'off') {
-      status.#timer = setInterval(() => status.#draw(), intervalS * 1000);
-    }
-    status.#timer?.unref();
-    return status;
-  }
-
-  #draw(): void {
-    const stats = this.run.stats();
-    const now = performance.now();
-    const seconds = (now - this.#lastAt) / 1000;
-    if (seconds >= 0.5) {
-      this.#rate = (stats.published - this.#lastPublished) / seconds;
-      this.#lastPublished = stats.published;
-      this.#lastAt = now;
-    }
-    if (this.mode === 'spinner' && this.#spinner !== undefined) this.#spinner.text = terminalSafe(statusLine(stats, this.#rate), true);
-    else if (this.mode === 'plain') err(`status: ${statusLine(stats, this.#rate)}`);
-    else if (this.mode === 'json') this.log.event('stream_status', { published: stats.published, dead_lettered: stats.deadLettered, rate: Math.round(this.#rate), in_flight: stats.engine.inFlight, limit: stats.engine.window, buffered: stats.buffered, partitions: stats.partitions });
-  }
-
-  /** A line above the status, without garbling it. */
-  note(line: string): void {
-    if (this.#spinner === undefined) {
-      err(line);
-      return;
-    }
-    this.#spinner.clear();
-    err(line);
-    this.#spinner.render();
-  }
-
-  stop(): void {
-    clearInterval(this.#timer);
-    this.#spinner?.stop();
-    this.#spinner = undefined;
-  }
-}
-
-/** `fanOut`: the stream publishes each message to several marketplaces, so a line names the one that failed. */
-function deadLetterLine(result: StreamOutcome, fanOut: boolean): string {
-  const { outcome } = result;
-  const on = fanOut && outcome.marketplace !== undefined ? ` on ${printable(outcome.marketplace)}` : '';
-  const sku = outcome.sku === undefined ? on : ` (SKU ${printable(outcome.sku)}${on})`;
-  const why = outcome.outcome === 'invalid' ? `invalid: ${outcome.error ?? ''}` : `${outcome.reason ?? 'failed'}${outcome.error === undefined ? '' : `: ${outcome.error}`}`;
-  return `dead-lettered ${formatLocation(outcome.location)}${sku}: ${printable(why)}`;
+/** Draws the status: a live line on a terminal, a plain line every interval otherwise, JSON events with --log-format json. */
+async function startStatus(run: StreamRun, mode: ProgressMode | 'json', intervalS: number, log: RunLog): Promise<LiveLine> {
+  const rate = new PublishRate();
+  const line = (): string => {
+    const stats = run.stats();
+    return streamStatusLine(stats, rate.of(stats));
+  };
+  const event = (): void => {
+    const stats = run.stats();
+    log.event('stream_status', streamStatusFields(stats, rate.of(stats)));
+  };
+  const plain = mode === 'json' ? event : () => err(`status: ${line()}`);
+  return new LiveLine().begin({ mode: mode === 'json' ? 'plain' : mode, first: 'joining the consumer group', line, plain, spinnerEveryMs: 500, plainEveryMs: intervalS * 1000 });
 }
 
 /** `listings stream kafka://.../TOPIC --group NAME`: runs until a signal, the service's end, or Kafka's. */
@@ -135,7 +61,7 @@ export async function runStream(source: string, flags: StreamFlags, load: () => 
   const json = flags.logFormat === 'json';
   const quiet = flags.quiet === true;
   const mode = json ? 'json' : quiet ? 'off' : progressMode(false);
-  let status: StreamStatus | undefined;
+  let status: LiveLine | undefined;
   const note = (line: string): void => (status === undefined ? err(line) : status.note(line));
   // --log-format json: the events of publish and validate (run_start, retry, limit, pace, summary: src/run/log-events.ts), and stream's own.
   const log = openRunLog({ format: flags.logFormat, verbose: false, debug: false, path: endpoint.client.endpoint.path, note });
@@ -146,18 +72,7 @@ export async function runStream(source: string, flags: StreamFlags, load: () => 
   });
   const started = (): void => {
     if (json) {
-      log.start(
-        runStartOf('stream', [`kafka://${address.brokers.join(',')}/${address.topic}`], loaded, { origin: endpoint.client.endpoint.origin, sandbox: flags.sandbox === true, dryRun: false }, {
-          ...sendingSettings(flags, loaded),
-          group: flags.group,
-          from: flags.from,
-          dead_letter: redactSourceName(deadLetter),
-          max_buffered: flags.maxBuffered,
-          commit_interval_ms: flags.commitInterval,
-          session_timeout_ms: flags.sessionTimeout,
-          drain_timeout_s: flags.drainTimeout,
-        }),
-      );
+      log.start(streamStartOf(`kafka://${address.brokers.join(',')}/${address.topic}`, { ...flags, deadLetter }, loaded, endpoint.client.endpoint.origin));
     } else if (!quiet) note(`streaming ${address.topic} in group ${flags.group} to ${endpoint.sandbox === undefined ? URL.parse(loaded.baseUrl())?.host : 'an embedded sandbox'}; failed and invalid messages go to ${deadLetter}`);
     if (admin !== undefined) {
       if (json) log.event('admin', { url: admin.url });
@@ -175,6 +90,7 @@ export async function runStream(source: string, flags: StreamFlags, load: () => 
       target: { defaults: loaded.defaults, sender: endpoint.client },
       sending: sendingPolicyOf({ concurrency, maxConcurrency, rate: flags.rate, giveUpAfterSeconds: flags.giveUpAfter, maxAttempts: flags.maxAttempts }),
       deadLetter,
+      outputs: { name: cliName, repeat },
       kafka: { fromBeginning: flags.from === 'earliest', commitIntervalMs: flags.commitInterval, maxBuffered: flags.maxBuffered, sessionTimeoutMs: flags.sessionTimeout, security, drainTimeoutMs: flags.drainTimeout * 1000 },
       watcher: {
         stop: signals.stop,
@@ -187,11 +103,11 @@ export async function runStream(source: string, flags: StreamFlags, load: () => 
         onStart: async (run) => {
           made.run = run;
           started();
-          status = await StreamStatus.start(run, mode, flags.statusInterval, log);
+          status = await startStatus(run, mode, flags.statusInterval, log);
         },
         onOutcome: (outcome) => {
           if (!outcome.deadLettered) return;
-          if (json) log.event('dead_letter', { location: formatLocation(outcome.outcome.location), partition: outcome.message.partition, offset: outcome.message.offset, sku: outcome.outcome.sku ?? null, marketplace: outcome.outcome.marketplace ?? null, outcome: outcome.outcome.outcome, reason: outcome.outcome.reason ?? null, error: outcome.outcome.error ?? null, status: outcome.outcome.httpStatus ?? null });
+          if (json) log.event('dead_letter', deadLetterFields(outcome));
           else if (shown++ < DEAD_LETTERS_SHOWN) note(`${paint.yellow('warning')} ${deadLetterLine(outcome, fanOut)}${shown === DEAD_LETTERS_SHOWN ? ` (the rest are counted, not shown; all are in ${deadLetter})` : ''}`);
         },
       },
@@ -205,14 +121,11 @@ export async function runStream(source: string, flags: StreamFlags, load: () => 
     else await endpoint.client.close();
     await endpoint.sandbox?.close();
   }
-  const { stats, end, summary, verdict } = result;
-  const step = nextStep({ command: 'stream', verdict, counts: NO_ROWS, sources: [source], repeat, name: cliName, ...(end.kind === 'systemic' ? { stopped: { reason: end.reason, hint: end.hint } } : {}) });
+  const { stats, end, summary, verdict, nextStep: step } = result;
   log.finish({ kind: summary.end, ...(end.kind === 'systemic' ? { reason: end.reason } : {}) }, summary, verdict, flags.json === true, step);
   if (!json) {
-    const committed = summary.partitions.map((partition) => `${partition.partition}@${partition.committed ?? '-'}`).join(' ');
     err(`${count(stats.received)} received · ${paint.green(`${count(stats.published)} published`)} · ${stats.deadLettered > 0 ? paint.yellow(`${count(stats.deadLettered)} dead-lettered`) : '0 dead-lettered'} · ${count(summary.left_uncommitted)} left for the next reader · in ${duration(summary.duration_ms)}`);
-    if (summary.latency_ms.p50 !== undefined) err(`latency (message timestamp to published): p50 ${count(summary.latency_ms.p50)} ms · p95 ${count(summary.latency_ms.p95 ?? 0)} ms · p99 ${count(summary.latency_ms.p99 ?? 0)} ms`);
-    err(`committed offsets: ${committed === '' ? 'none' : committed} (${count(stats.commits)} ${stats.commits === 1 ? 'commit' : 'commits'})`);
+    for (const line of streamEndLines(stats, summary)) err(line);
   }
   if (!json && end.kind === 'systemic') {
     err(`${paint.red('error')} the service is unusable: ${end.reason}; stopped after committing what was done`);

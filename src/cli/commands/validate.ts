@@ -1,6 +1,4 @@
 import type { Command } from 'commander';
-import type { FieldIssue } from '../../contract/issues.js';
-import { formatLocation, type Location } from '../../errors.js';
 import { loadSettings } from '../settings.js';
 import { catalogOptionsFrom, type CatalogFlags } from '../catalog-options.js';
 import { declareFlags } from '../flags.js';
@@ -9,9 +7,8 @@ import { err, out, paint, workflowLine } from '../output.js';
 import { count } from '../progress.js';
 import { noticePrinter } from '../notices.js';
 import { githubActionsRun } from '../github-actions.js';
-import { inert } from '../../printable.js';
+import { errorLine } from '../../report/summary-text.js';
 import { cliName } from '../setting-flags.js';
-import { nextStep } from '../../run/next-step.js';
 import { printNextStep } from '../next-step.js';
 import { NOT_REPEATED, repeatedFlags } from '../repeat-flags.js';
 import type { ValidateResult, ValidationError } from '../../run/validate-run.js';
@@ -26,21 +23,6 @@ interface ValidateFlags extends CatalogFlags {
   report: string[];
   quiet?: boolean;
   logFormat?: 'human' | 'json';
-}
-
-/**
- * `catalog.csv:17: [EBAY_US] images_source[1]: not an absolute URL`: the listing's marketplace in brackets when it
- * has one (a row published to several marketplaces is checked once per marketplace); a record the parser could not
- * read has neither marketplace nor field.
- */
-export function errorLine(location: Location, issue: FieldIssue, marketplace?: string): string {
-  // The file name, the message (and a marketplace from the catalog) may quote outside text: shown on this one line,
-  // never obeyed (see inert).
-  const where = inert(formatLocation(location));
-  const message = inert(issue.message);
-  if (issue.path === '(record)') return `${where}: ${message}`;
-  const on = marketplace === undefined ? '' : `[${inert(marketplace)}] `;
-  return `${where}: ${on}${inert(issue.path)}: ${message}`;
 }
 
 /** `7 rows: 2 valid, 5 invalid`, with the skipped rows and those the error limit left unvalidated when there are any. */
@@ -60,10 +42,11 @@ function noticeMaxErrors(flags: ValidateFlags, command: Command): void {
 }
 
 async function validate(sources: string[], flags: ValidateFlags, command: Command): Promise<void> {
-  const [{ runValidateSpec }, { validateJsonOf }, { openRunLog, runStartOf }, { unreadText }] = await Promise.all([
+  const [{ runValidateSpec }, { validateJsonOf }, { openRunLog }, { runStartOf }, { unreadText }] = await Promise.all([
     import('../../run/validate-run.js'),
     import('../../run/validate-json.js'),
     import('../log-events.js'),
+    import('../../run/run-start.js'),
     import('../../catalog/unread.js'),
   ]);
   // `--max-errors all` as it always was: every error printed, unless --show-errors says otherwise.
@@ -86,7 +69,7 @@ async function validate(sources: string[], flags: ValidateFlags, command: Comman
     result = await runValidateSpec({
       source: { sources, catalog },
       target: { defaults: settings.defaults },
-      outputs: { reports: flags.report, profile: settings.profile, marketplace: settings.settings.marketplace, name: cliName },
+      outputs: { reports: flags.report, profile: settings.profile, marketplace: settings.settings.marketplace, name: cliName, repeat: repeatedFlags(command, NOT_REPEATED) },
       ...(flags.out === undefined ? {} : { requestsOut: flags.out }),
       ...(maxErrors === undefined ? {} : { maxErrors }),
       showErrors,
@@ -102,8 +85,7 @@ async function validate(sources: string[], flags: ValidateFlags, command: Comman
   } finally {
     github?.endGroup();
   }
-  const { counts, verdict, unread, outputFailure: failure, ending, summary } = result;
-  const step = nextStep({ command: 'validate', verdict, counts: { failed: 0, invalid: counts.invalid, not_attempted: 0 }, sources, repeat: repeatedFlags(command, NOT_REPEATED), name: cliName, ...(failure === undefined ? {} : { outputPath: failure.path }) });
+  const { counts, verdict, unread, outputFailure: failure, ending, summary, nextStep: step } = result;
   if (json) out(JSON.stringify({ ...validateJsonOf(result), next_step: step }));
   else if (result.errorsNotShown > 0 && !quiet) out(`... and ${count(result.errorsNotShown)} more errors`);
   github?.finishValidate({ rows: counts.rows, valid: counts.valid, invalid: counts.invalid, skipped: counts.skipped, notValidated: counts.notValidated, complete: result.complete }, sources, verdict, step);

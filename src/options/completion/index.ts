@@ -3,7 +3,7 @@ import { fishScript } from './fish.js';
 import type { CompletionCommand, Shell } from './tree.js';
 import { zshScript } from './zsh.js';
 
-export { SHELLS, type CompletionCommand, type CompletionFlag, type Shell, type Values } from './tree.js';
+export { SHELLS, menuLine, type CompletionCommand, type CompletionFlag, type Shell, type Values } from './tree.js';
 
 /** The completion script of `shell` for a tree of commands: their options, choices, files and profiles. */
 export function completionScript(shell: Shell, root: CompletionCommand): string {

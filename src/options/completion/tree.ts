@@ -32,6 +32,17 @@ export interface CompletionCommand {
   firstArgOnly: boolean;
 }
 
+/** The first clause of a description: completion menus have one short line. */
+export function menuLine(description: string): string {
+  let first = (description.split(/; | \(/)[0] ?? description).replace(/\s+/g, ' ').trim();
+  // `set up a profile: asks...` -> `set up a profile`; but `for JSON: the key...` needs what follows.
+  const colon = first.indexOf(': ');
+  if (colon >= 12) first = first.slice(0, colon);
+  if (first.length <= 70) return first;
+  const cut = first.lastIndexOf(' ', 69);
+  return `${first.slice(0, cut > 40 ? cut : 69)}…`;
+}
+
 export function allSpecs(spec: CompletionCommand): CompletionCommand[] {
   return [spec, ...spec.subcommands.flatMap(allSpecs)];
 }

@@ -6,7 +6,8 @@ import { columnsNotRead, mapHeader, mapRecords, quoteName } from '../../../src/c
 import { openCatalog } from '../../../src/catalog/open-catalog.js';
 import type { CatalogNotice, CatalogRecord, Draft } from '../../../src/catalog/types.js';
 import type { RecordItem } from '../../../src/catalog/read-records.js';
-import { noticeLine, noticeMatters, noticePrinter } from '../../../src/cli/notices.js';
+import { noticeLine, noticePrinter } from '../../../src/cli/notices.js';
+import { noticeMatters } from '../../../src/prepare/notice-matters.js';
 import type { ListingDefaults } from '../../../src/prepare/types.js';
 import { UsageError } from '../../../src/errors.js';
 import { REPO_ROOT } from '../../helpers/cli.js';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { buildProgram } from '../../../src/cli/main.js';
 import { commandPath } from '../../../src/cli/help.js';
 import { flagOf, flagsText, headingOf, helpText } from '../../../src/cli/flags.js';
-import { optionTables } from '../../../src/cli/readme-tables.js';
+import { optionTables } from '../../helpers/readme-tables.js';
 import { FLAG_OF_SETTING } from '../../../src/cli/setting-flags.js';
 import { COMMANDS, FLAGS, flagsOf, parseValue, type FlagSpec } from '../../../src/options/index.js';
 import { SANDBOX_DEFAULTS } from '../../../src/sandbox/options.js';

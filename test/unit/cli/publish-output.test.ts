@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ProgressDisplay, count, duration } from '../../../src/cli/progress.js';
-import { rowErrorLine, summaryLine } from '../../../src/cli/summary.js';
+import { summaryLine } from '../../../src/cli/summary.js';
+import { rowErrorLine } from '../../../src/report/summary-text.js';
 import type { RowOutcome } from '../../../src/publish/outcome.js';
 import { SummaryCounter } from '../../../src/report/summary.js';
 

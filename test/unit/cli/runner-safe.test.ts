@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { runnerSafe, terminalSafe } from '../../../src/cli/output.js';
+import { runnerSafe, terminalSafe } from '../../../src/printable.js';
 import { commandOf } from '../../helpers/workflow-commands.js';
 
 /** A line as out() and err() write it: secrets aside, terminal-safe then runner-safe. */

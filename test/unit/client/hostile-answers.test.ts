@@ -3,7 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ListingsClient } from '../../../src/client/listings-client.js';
 import { errorMessage, parseErrorBody, shortText } from '../../../src/client/error-message.js';
-import { terminalSafe } from '../../../src/cli/output.js';
+import { terminalSafe } from '../../../src/printable.js';
 import { ApiError, TimeoutError } from '../../../src/errors.js';
 
 /**

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { settingsTable } from '../../../src/cli/readme-tables.js';
+import { settingsTable } from '../../helpers/readme-tables.js';
 
 describe('README', () => {
   it('carries the settings table generated from the options table', () => {

@@ -1,6 +1,6 @@
 import { stripVTControlCharacters as visible } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { DROP_ORDER, fitFields, type ProgressField } from '../../../src/cli/progress-fit.js';
+import { DROP_ORDER, fitFields, type ProgressField } from '../../../src/run/progress-line.js';
 import { ProgressDisplay } from '../../../src/cli/progress.js';
 
 // The line of a busy run: 133 columns, as a run against a throttling service draws it.

@@ -1,7 +1,7 @@
-import { OPTIONS } from '../config/options.js';
-import { FLAGS, GROUPS, type FlagSpec, type GroupId, type ValueSpec } from '../options/index.js';
-import { choicesOf, flagOf, worded } from './flags.js';
-import { settingFlagName } from './setting-flags.js';
+import { OPTIONS } from '../../src/config/options.js';
+import { FLAGS, GROUPS, type FlagSpec, type GroupId, type ValueSpec } from '../../src/options/index.js';
+import { choicesOf, flagOf, worded } from '../../src/cli/flags.js';
+import { settingFlagName } from '../../src/cli/setting-flags.js';
 
 /** The README's settings table, generated from the one options table (a test keeps the README in step). */
 export function settingsTable(): string {
