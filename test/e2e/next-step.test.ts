@@ -143,6 +143,22 @@ it("validate's HTML report gives the terminal's next step, as publish's does", a
   expect(html).toContain('<code>listings validate &#39;my catalog.csv&#39; --marketplace EBAY_US</code>');
 });
 
+it('a source that cannot be read to its end (exit 4): the error first, the next step on the last lines, in publish and validate', async () => {
+  const dir = tempDir('listings-next-');
+  writeFileSync(join(dir, 'cut.csv'), 'sku,title,marketplace,images_source,overrides.condition\nA1,Hat,EBAY_US,https://x.example/a.jpg,NEW\nA2,"Cap,EBAY_US,https://x.example/b.jpg,NEW\n');
+  for (const [args, command] of [
+    [['validate', 'cut.csv'], 'listings validate cut.csv'],
+    [['publish', 'cut.csv', '--sandbox'], 'listings publish cut.csv --sandbox --resume'],
+  ] as const) {
+    const result = await runCli([...args], { cwd: dir, timeoutMs: 30_000 });
+    expect(result.code, result.stderr).toBe(4);
+    expect(lastLine(result.stderr)).toBe(command);
+    const error = result.stderr.indexOf('error cut.csv:3: not read to its end');
+    expect(error, result.stderr).toBeGreaterThanOrEqual(0);
+    expect(result.stderr.indexOf('next  make the source readable to its end'), result.stderr).toBeGreaterThan(error);
+  }
+});
+
 it('an interrupt: the terminal and the HTML report give the same next step, --resume', async () => {
   const slow = await startSandboxProcess(['--latency', '20-30']);
   const dir = tempDir('listings-next-');

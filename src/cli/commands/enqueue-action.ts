@@ -2,7 +2,7 @@ import { kafkaSecurityFromEnv } from '../../stream/kafka-security.js';
 import type { RowOutcome } from '../../publish/outcome.js';
 import { checkEnqueueReports, enqueueTopic, runEnqueueSpec, type EnqueueSummary } from '../../run/enqueue-run.js';
 import { redactSourceName } from '../../secret-url.js';
-import { printNextStep } from '../next-step.js';
+import { printRunStop } from '../next-step.js';
 import { EXIT, ExitError } from '../exit-codes.js';
 import { err, paint } from '../output.js';
 import { count, duration } from '../progress.js';
@@ -65,8 +65,7 @@ export async function runEnqueue(source: string, topic: string, flags: EnqueueFl
     if (!log.json) printEnqueueSummary(summary, result.rowErrors);
     log.finish({ kind: end.kind }, summary, verdict, flags.json === true, step);
     if (outputFailure !== undefined) err(`${paint.red('error')} cannot write the report ${outputFailure.path}: ${outputFailure.error.message}`);
-    if (!log.json) printNextStep(step);
-    if (sourceError !== undefined) throw sourceError as Error;
+    printRunStop(step, !log.json, sourceError);
     if (verdict.exitCode !== EXIT.ok) throw new ExitError(verdict.exitCode);
   } finally {
     log.close();

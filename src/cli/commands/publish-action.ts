@@ -9,7 +9,7 @@ import { ProgressDisplay, progressMode } from '../progress.js';
 import { trapSignals } from '../signals.js';
 import { noticePrinter } from '../notices.js';
 import { printRunEnd, printSummary } from '../summary.js';
-import { printNextStep } from '../next-step.js';
+import { printNextStep, printRunStop } from '../next-step.js';
 import { githubActionsRun } from '../github-actions.js';
 import type { CatalogOptions } from '../../catalog/types.js';
 import type { LoadedSettings } from '../settings.js';
@@ -128,9 +128,7 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
     }
     if (!log.json) printRunEnd(end, summary);
     if (!log.json && flags.sandbox === true && flags.journal === undefined && result.journalPath !== undefined) err(paint.dim(`journal of this try-out: ${result.journalPath} (a --sandbox run keeps none in .listings/)`));
-    if (!log.json) printNextStep(nextStep);
-    // The error itself is the last line; the one catch gives it the verdict's code (report-error.ts).
-    if (result.sourceError !== undefined) throw result.sourceError as Error;
+    printRunStop(nextStep, !log.json, result.sourceError);
     if (verdict.exitCode !== EXIT.ok) throw new ExitError(verdict.exitCode);
   } finally {
     progress?.stop();

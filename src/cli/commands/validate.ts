@@ -9,7 +9,7 @@ import { noticePrinter } from '../notices.js';
 import { githubActionsRun } from '../github-actions.js';
 import { errorLine } from '../../report/summary-text.js';
 import { cliName } from '../setting-flags.js';
-import { printNextStep } from '../next-step.js';
+import { printNextStep, printRunStop } from '../next-step.js';
 import { NOT_REPEATED, repeatedFlags } from '../repeat-flags.js';
 import type { ValidateResult, ValidationError } from '../../run/validate-run.js';
 import { CATALOG_SOURCES_HELP } from '../../catalog/sources/source-kind.js';
@@ -100,9 +100,7 @@ async function validate(sources: string[], flags: ValidateFlags, command: Comman
     if (!log.json) printNextStep(step);
     throw new ExitError(verdict.exitCode);
   }
-  if (!log.json) printNextStep(step);
-  // The error itself is the last line; the one catch gives it the verdict's code (report-error.ts).
-  if (result.sourceError !== undefined) throw result.sourceError;
+  printRunStop(step, !log.json, result.sourceError);
   if (verdict.exitCode !== EXIT.ok) throw new ExitError(verdict.exitCode);
 }
 
