@@ -154,12 +154,16 @@ export class AdaptiveLimit implements ConcurrencyLimit {
    * up to 8 on a slower one, so it doubles at least every 250 ms.
    */
   #startUp(ticket: AdaptiveTicket): void {
-    const gain = Math.min(STARTUP_MAX_GAIN, Math.max(2, 2 ** (this.#fastestMs / STARTUP_DOUBLING_MS)));
+    const gain = this.#startupGain();
     // At a gain of 2, in use means half the window as it is now, as before the gain (counting by the window the
     // request left under overshot a fast rate limit in simulation: 5,000/s took 25.9 s instead of 19.3). Above 2, the
     // window as the request left, and the first window counts whole when it was sent at once.
     const used = gain <= 2 ? ticket.inFlight >= this.#limit / 2 : ticket.inFlight >= ticket.limitAtSend / 2 || (ticket.seq <= this.#initial && this.#firstWindowFull);
     if (used) this.#limit = Math.min(this.#ceiling(), this.#limit + gain - 1);
+  }
+
+  #startupGain(): number {
+    return Math.min(STARTUP_MAX_GAIN, Math.max(2, 2 ** (this.#fastestMs / STARTUP_DOUBLING_MS)));
   }
 
   #judgeWindow(): void {
@@ -185,8 +189,10 @@ export class AdaptiveLimit implements ConcurrencyLimit {
       return;
     }
     this.#cutsFrom = undefined;
-    // Start-up ends at the first sign of a queue, before the cut threshold: the next round would overshoot by the gain.
-    if (this.#slowStart && mean - 2 * error > this.#noLoadMs * STARTUP_EXIT + this.#slackMs) this.#slowStart = false;
+    // Growing faster than doubling, start-up ends at the first sign of a queue, before the cut threshold: the next
+    // round would overshoot by the gain. Doubling, it ends at the threshold, as before (measured on a loaded host, an
+    // earlier end left a 5-15 ms service's window too small to meet its 100/s rate limit).
+    if (this.#slowStart && this.#startupGain() > 2 && mean - 2 * error > this.#noLoadMs * STARTUP_EXIT + this.#slackMs) this.#slowStart = false;
     const ceiling = this.#ceiling();
     if (!this.#slowStart && used && this.#limit < ceiling) {
       this.#limit = Math.min(ceiling, this.#limit + (this.#overloaded ? 1 : Math.max(1, this.#limit / 10)));

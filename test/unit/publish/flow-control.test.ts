@@ -123,13 +123,14 @@ describe('AdaptiveLimit', () => {
     expect(rounds(new AdaptiveLimit({ max: 300 }), 4, () => 1000).slice(2)).toEqual([300, 300]);
   });
 
-  it('start-up ends on the first sign of a queue (latency 1.3 x no-load), below the cut threshold and without a cut', () => {
+  it('start-up on a slow service ends on the first sign of a queue (latency 1.3 x no-load), below the cut threshold and without a cut', () => {
     const limit = new AdaptiveLimit();
-    const seen = rounds(limit, 7, (n) => (n <= 30 ? 100 : 130));
+    const seen = rounds(limit, 5, (n) => (n <= 40 ? 1000 : 1300));
+    expect(seen.slice(0, 2)).toEqual([32, expect.any(Number)]);
     expect(limit.slowStart).toBe(false);
-    // No cut, and from there it grows by a tenth a window, not x2 a round trip.
-    expect(seen[6]).toBeGreaterThanOrEqual(seen[4]!);
-    expect(seen[6]).toBeLessThan(1.5 * seen[4]!);
+    // No cut, and from there it grows by a tenth a window, not x8 a round trip.
+    expect(seen[4]).toBeGreaterThanOrEqual(seen[2]!);
+    expect(seen[4]).toBeLessThan(1.5 * seen[2]!);
   });
 
   it('settles near the knee of a queueing service: latency = 100 ms x max(1, inFlight / 40)', () => {
