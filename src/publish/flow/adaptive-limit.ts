@@ -37,9 +37,10 @@ const STARTUP_EXIT = 1.25;
  * A latency-based adaptive concurrency limit, after TCP Vegas, Netflix's Gradient2 and brpc's auto limiter:
  *
  * - **Start-up** from `initial`: the limit doubles per round trip, or every 250 ms of the fastest answer when that is
- *   sooner (x8 per round trip at most: a 2 s service goes 4, 32, 256, 2048), until latency rises past 1.25 x the
- *   no-load latency, the service pushes back, or the ceiling is reached. The ceiling is `fastMax` (512), or on a
- *   service slower than that many ms, one request in flight per ms of its fastest answer, up to `max`.
+ *   sooner (x8 per round trip at most: a 2 s service goes 4, 32, about 250, 2,000), until latency rises (past
+ *   1.25 x the no-load latency when growing faster than doubling), the service pushes back, or the ceiling is
+ *   reached. The ceiling is `fastMax` (512), or on a service slower than that many ms, one request in flight per ms
+ *   of its fastest answer, up to `max`: above 512, `max` only matters on a slow service.
  * - Answers are judged in **sample windows** (`minSamples` in slow start, then half the limit), by their mean latency,
  *   so one slow answer of a noisy service does not move the limit. Only answers to requests sent after the last
  *   change count: each window measures the limit it judges.
