@@ -20,8 +20,8 @@ export interface CutRequest {
  * Cut connections are counted by **event**, not by request: when a service goes away (a restart), every request in
  * flight is cut at once, and hundreds of them are one failure, not hundreds. A cut request that left before the
  * current event began belongs to it and spends nothing; a cut request sent after it (a retry that failed again)
- * begins a new event and spends one. Only a service that accepted a request since the last event earns this: one
- * that accepts nothing and cuts every connection pays per request as before, so it receives at most
+ * spends one, and begins a new event only if the service accepted a request since the last one. So a service that
+ * accepts nothing and cuts every connection pays per request as before: it receives at most
  * `rows + minRetries + ratio * rows` requests plus the one window in flight when it stopped working.
  */
 export class RetryBudget {
@@ -60,10 +60,10 @@ export class RetryBudget {
     if (cut !== undefined && cut.sentAt < this.#cutEventAt) return true;
     if (this.#spent < this.allowance) {
       this.#spent++;
-      if (cut !== undefined) {
-        // A working service that went away: everything cut with this request is one event. One that works no
-        // more: no event spares anything.
-        this.#cutEventAt = this.#acceptedSinceEvent ? cut.now : -Infinity;
+      if (cut !== undefined && this.#acceptedSinceEvent) {
+        // A working service went away: everything cut with this request is one event. Until it accepts again, a cut
+        // sent since (a retry into the dying service) pays and begins nothing, and the event's own stay paid for.
+        this.#cutEventAt = cut.now;
         this.#acceptedSinceEvent = false;
       }
       return true;

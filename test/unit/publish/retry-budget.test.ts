@@ -62,13 +62,21 @@ describe('RetryBudget', () => {
     const retried = Array.from({ length: 400 }, (_, i) => budget.tryAcquire({ sentAt: 990 + i / 40, now: 1000 + i / 80 }));
     expect(retried.every(Boolean)).toBe(true);
     expect(budget.spent).toBe(1);
-    // A retry sent after the event began and cut again is a new event: it spends one.
+    // A retry sent into the dying service and cut before the event's last resets arrive pays, and the rest of the
+    // event stays paid for.
+    expect(budget.tryAcquire({ sentAt: 1001, now: 1002 })).toBe(true);
+    expect(budget.spent).toBe(2);
+    expect(budget.tryAcquire({ sentAt: 999, now: 1003 })).toBe(true);
+    expect(budget.spent).toBe(2);
+    // Once the service accepted again, a cut of a request sent after the event began is a new event: it spends one.
     budget.recordAccepted();
     expect(budget.tryAcquire({ sentAt: 1200, now: 1210 })).toBe(true);
-    expect(budget.spent).toBe(2);
+    expect(budget.spent).toBe(3);
+    expect(budget.tryAcquire({ sentAt: 1205, now: 1211 })).toBe(true);
+    expect(budget.spent).toBe(3);
     // HTTP errors (no cut) still spend one each.
     expect(budget.tryAcquire()).toBe(true);
-    expect(budget.spent).toBe(3);
+    expect(budget.spent).toBe(4);
   });
 
   it('a service that stops working and cuts every connection: its first window is retried whole, then it receives at most rows + budget + that window', () => {
