@@ -6,10 +6,23 @@ export interface RetryBudgetOptions {
   minRetries?: number;
 }
 
+/** A request whose connection was cut before its answer (a reset as the service went away): when it left, when it failed. */
+export interface CutRequest {
+  sentAt: number;
+  now: number;
+}
+
 /**
  * The run-wide allowance of retries: `minRetries + ratio * first attempts so far`. Each retry spends one; past the
  * allowance, retries are refused and the row fails fast. So a service that is down receives at most
  * `rows + minRetries + ratio * rows` requests from a run, not `rows * maxAttempts`.
+ *
+ * Cut connections are counted by **event**, not by request: when a service goes away (a restart), every request in
+ * flight is cut at once, and hundreds of them are one failure, not hundreds. A cut request that left before the
+ * current event began belongs to it and spends nothing; a cut request sent after it (a retry that failed again)
+ * spends one, and begins a new event only if the service accepted a request since the last one. So a service that
+ * accepts nothing and cuts every connection pays per request as before: it receives at most
+ * `rows + minRetries + ratio * rows` requests plus the one window in flight when it stopped working.
  */
 export class RetryBudget {
   readonly #ratio: number;
@@ -17,6 +30,10 @@ export class RetryBudget {
   #requests = 0;
   #spent = 0;
   #refused = 0;
+  /** When the latest cut-connection event began (its first failure). */
+  #cutEventAt = -Infinity;
+  /** An answer was accepted since the latest event began: the next event may be one. */
+  #acceptedSinceEvent = true;
 
   constructor(options: RetryBudgetOptions = {}) {
     this.#ratio = options.ratio ?? 0.1;
@@ -29,10 +46,26 @@ export class RetryBudget {
     this.#requests++;
   }
 
-  /** Spend one retry if the allowance has one left; false means the retry must not be sent. */
-  tryAcquire(): boolean {
+  /** Count an accepted answer: the service works, so the next cut of many requests at once is one event. */
+  recordAccepted(): void {
+    this.#acceptedSinceEvent = true;
+  }
+
+  /**
+   * Spend one retry if the allowance has one left; false means the retry must not be sent. `cut`: the attempt's
+   * connection was cut before an answer; if it left before the current event of cuts began, it is part of that
+   * event, already paid for.
+   */
+  tryAcquire(cut?: CutRequest): boolean {
+    if (cut !== undefined && cut.sentAt < this.#cutEventAt) return true;
     if (this.#spent < this.allowance) {
       this.#spent++;
+      if (cut !== undefined && this.#acceptedSinceEvent) {
+        // A working service went away: everything cut with this request is one event. Until it accepts again, a cut
+        // sent since (a retry into the dying service) pays and begins nothing, and the event's own stay paid for.
+        this.#cutEventAt = cut.now;
+        this.#acceptedSinceEvent = false;
+      }
       return true;
     }
     this.#refused++;

@@ -1,4 +1,4 @@
-import { ApiError } from '../errors.js';
+import { ApiError, NetworkError } from '../errors.js';
 import { classifyFailure, isPushbackKind, type FailureKind } from '../client/classify.js';
 import type { CreateListingResult } from '../client/listings-client.js';
 import type { RowOutcome } from './outcome.js';
@@ -183,6 +183,7 @@ export class Sending {
     if (observer !== undefined) observer({ type: 'answer', index: task.index, attempt: task.attempts, status: result.status, kind: 'ok', ms: now - ticket.sentAt });
     this.flow.accepted(ticket, now);
     this.#errorsInARow = 0;
+    this.#budget.recordAccepted();
     this.#hooks.finish(task.index, publishedOutcome(task, result, now));
     this.#options.changedOnly?.set(task.row.request.marketplace, task.row.sku, task.hash);
     this.#options.journal?.record({ index: task.index, sku: task.row.sku, marketplace: task.row.request.marketplace, hash: task.hash, outcome: 'published', status: result.status });
@@ -218,19 +219,19 @@ export class Sending {
       this.#retries.push(task, now);
       if (observer !== undefined) observer({ type: 'retry', index: task.index, attempt: task.attempts + 1, delayMs: 0, reason: kind });
     } else {
-      this.#retry(task, kind, error, now);
+      this.#retry(task, kind, error, now, ticket.sentAt);
     }
     this.dispatch();
     this.#hooks.notify();
   }
 
-  #retry(task: Task, kind: FailureKind, error: unknown, now: number): void {
+  #retry(task: Task, kind: FailureKind, error: unknown, now: number, sentAt: number): void {
     if (isPushbackKind(kind)) task.pushbacks++;
     else this.#errorsInARow = kind === 'transient' ? this.#errorsInARow + 1 : 0;
     const decision = decideRetry({ error, attempt: task.attempts - task.pushbacks, pushbacks: task.pushbacks, policy: this.#policy, nowMs: this.#clock.now(), random: this.#clock.random });
     if (!decision.retry) {
       this.#fail(task, decision.reason);
-    } else if (!decision.pushback && !this.#budget.tryAcquire()) {
+    } else if (!decision.pushback && !this.#budget.tryAcquire(error instanceof NetworkError ? { sentAt, now } : undefined)) {
       if (this.#errorsInARow >= UNUSABLE_AFTER) this.#hooks.unusable(error, `${UNUSABLE_AFTER} errors in a row, and the retry budget is spent`, hintOf(error));
       this.#fail(task, 'retry budget spent');
     } else {

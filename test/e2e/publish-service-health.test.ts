@@ -203,10 +203,15 @@ describe.concurrent('listings publish: busy is not down', () => {
     expect(stats.requests).toBeLessThan(300);
   });
 
-  it('survives a restart of the service mid-run (SIGKILL, back on the same port 1.5 s later)', async ({ expect }) => {
+  // 1 s an answer: the window is at hundreds when the service goes away, all cut at once (one event of the retry
+  // budget; counted per request they spent it, and the run ended with exit 3).
+  it.for<[string, number]>([
+    ['5-10', 300],
+    ['1000', 250],
+  ])('survives a restart of the service mid-run (SIGKILL, back on the same port 1.5 s later), latency %s ms', { timeout: 80_000 }, async ([latency, killAfter], { expect }) => {
     const port = await freePort();
     // startSandboxProcess passes `--port 0` first; commander keeps the last --port.
-    const args = ['--port', String(port), '--api-key', KEY, '--latency', '5-10'];
+    const args = ['--port', String(port), '--api-key', KEY, '--latency', latency];
     const first = await startSandboxProcess(args);
     expect(first.url).toBe(`http://127.0.0.1:${port}`);
     const running = publish(first.url, 3_000, [], 60_000);
@@ -214,7 +219,7 @@ describe.concurrent('listings publish: busy is not down', () => {
     // is a down one (exit 3 at once, by design). Node's start-up alone can take a second on a loaded machine.
     const since = Date.now();
     let before = await first.stats();
-    while (before.created < 300 && Date.now() - since < 20_000) {
+    while (before.created < killAfter && Date.now() - since < 20_000) {
       await sleep(50);
       before = await first.stats();
     }
@@ -238,5 +243,5 @@ describe.concurrent('listings publish: busy is not down', () => {
     expect(after.created).toBeLessThanOrEqual(3_000);
     expect(after.duplicates).toBe(0);
     expectWithin(expect, run, 30_000, 50_000);
-  }, 80_000);
+  });
 });

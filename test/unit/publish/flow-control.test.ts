@@ -40,6 +40,19 @@ describe('flow control with default settings on simulated services (deterministi
     expect(result.accepted / (result.durationMs / 1000)).toBeGreaterThan(0.8 * 5120);
   });
 
+  it('a 2 s service, 2,000 rows: with no limit done in 4 round trips (<= 10 s simulated; it was 22 s); shedding past 16, overshot by one round trip at most', () => {
+    const flow = defaultFlow();
+    const result = simulate({ latencyMs: [2000, 2000] }, [flow], 2_000);
+    expect(result.accepted).toBe(2_000);
+    expect(result.durationMs).toBeLessThanOrEqual(10_000);
+    expect(flow.peakLimit).toBeGreaterThan(512);
+    expect(result.rejected).toBe(0);
+    // The same start-up into a slow service that serves 16 at once and answers 503 past it: one burst of 503s.
+    const shedding = simulate({ latencyMs: [1800, 2200], capacity: 16, queue: 0 }, [defaultFlow()], 2_000);
+    expect(shedding.accepted).toBe(2_000);
+    expect(shedding.rejected).toBeLessThanOrEqual(32);
+  });
+
   it('4 processes sharing one rate-limited service (400/s) together reach >= 0.9 of it, <= 3% rejected', () => {
     const flows = [defaultFlow(), defaultFlow(), defaultFlow(), defaultFlow()];
     const result = simulate({ latencyMs: [50, 150], rateLimit: 400, retryAfterS: 1 }, flows, 20_000);
@@ -87,11 +100,37 @@ describe('AdaptiveLimit', () => {
     return seen;
   }
 
-  it('starts at 4 and doubles each round trip while latency stays flat, up to its max', () => {
+  it('starts at 4 and doubles each round trip while latency stays flat, up to its max (a service faster than 250 ms)', () => {
     const limit = new AdaptiveLimit({ max: 100 });
     expect(limit.limit).toBe(4);
     // The first four leave one by one (1, 2, 3, 4 in flight): three of them count as a full window.
     expect(rounds(limit, 7, () => 50)).toEqual([7, 14, 28, 56, 100, 100, 100]);
+  });
+
+  it('start-up on a slow service doubles every 250 ms: x8 a round trip at 1 s, and past 512 up to one in flight per ms', () => {
+    const limit = new AdaptiveLimit();
+    const seen = rounds(limit, 4, () => 1000);
+    // The first window counts whole (sent at once); of the next, the requests sent before it filled do not count.
+    expect(seen[0]).toBe(32);
+    expect(seen[1]).toBeGreaterThanOrEqual(224);
+    expect(seen.slice(2)).toEqual([1000, 1000]);
+    expect(limit.slowStart).toBe(true);
+    // 400 ms: x3 a round trip, and no more than 512.
+    const at400 = rounds(new AdaptiveLimit(), 5, () => 400);
+    expect(at400[3]).toBeGreaterThanOrEqual(200);
+    expect(at400[4]).toBe(512);
+    // --max-concurrency stays the ceiling.
+    expect(rounds(new AdaptiveLimit({ max: 300 }), 4, () => 1000).slice(2)).toEqual([300, 300]);
+  });
+
+  it('start-up on a slow service ends on the first sign of a queue (latency 1.3 x no-load), below the cut threshold and without a cut', () => {
+    const limit = new AdaptiveLimit();
+    const seen = rounds(limit, 5, (n) => (n <= 40 ? 1000 : 1300));
+    expect(seen.slice(0, 2)).toEqual([32, expect.any(Number)]);
+    expect(limit.slowStart).toBe(false);
+    // No cut, and from there it grows by a tenth a window, not x8 a round trip.
+    expect(seen[4]).toBeGreaterThanOrEqual(seen[2]!);
+    expect(seen[4]).toBeLessThan(1.5 * seen[2]!);
   });
 
   it('settles near the knee of a queueing service: latency = 100 ms x max(1, inFlight / 40)', () => {
