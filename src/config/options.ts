@@ -24,7 +24,8 @@ export interface Settings {
   saved_defaults: boolean;
   /** A fixed number of requests in flight; unset, the limit is learned up to max_concurrency. */
   concurrency?: number;
-  max_concurrency: number;
+  /** The ceiling of the learned limit; unset, 512, or on a service slower than 512 ms one per ms, up to 2048. */
+  max_concurrency?: number;
 }
 
 export type SettingKey = keyof Settings;
@@ -172,7 +173,7 @@ export const OPTIONS: readonly OptionSpec[] = [
   { key: 'shape', perRun: 'shape', env: 'LISTINGS_SHAPE', description: 'request shape: flat or wrapped', default: 'flat', parse: parseShape },
   { key: 'saved_defaults', perRun: true, env: 'LISTINGS_SAVED_DEFAULTS', description: 'the workspace has Marketplace configurations saved: location key and policy ids may be omitted', default: false, parse: parseBoolean },
   { key: 'concurrency', perRun: 'n', env: 'LISTINGS_CONCURRENCY', description: 'a fixed number of requests in flight (unset: learned from the service, up to max_concurrency)', parse: parseInteger(1, 4096) },
-  { key: 'max_concurrency', perRun: 'n', env: 'LISTINGS_MAX_CONCURRENCY', description: 'ceiling of the learned number of requests in flight', default: 2048, parse: parseInteger(1, 4096) },
+  { key: 'max_concurrency', perRun: 'n', env: 'LISTINGS_MAX_CONCURRENCY', description: 'ceiling of the learned number of requests in flight (unset: 512, or on a service slower than 512 ms one per ms of its fastest answer, up to 2048)', parse: parseInteger(1, 4096) },
 ];
 
 export const OPTION_BY_KEY: ReadonlyMap<string, OptionSpec> = new Map(OPTIONS.map((option) => [option.key, option]));

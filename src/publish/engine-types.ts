@@ -64,7 +64,7 @@ export interface PublishOptions {
    * latency and pushback, from 4 up to `maxConcurrency`.
    */
   concurrency?: number;
-  /** The ceiling of the learned concurrency limit (`--max-concurrency`). Default 2048 (past 512 only on a service slower than 512 ms). */
+  /** The ceiling of the learned concurrency limit (`--max-concurrency`). Unset: 512, or up to 2048 on a service slower than 512 ms. */
   maxConcurrency?: number;
   /** Another concurrency policy altogether; replaces `concurrency` and `maxConcurrency`. */
   limiter?: ConcurrencyLimit;

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { ListingsClient } from '../client/listings-client.js';
+import { AUTO_MAX } from '../publish/flow/adaptive-limit.js';
 import type { Sandbox, SandboxOptions } from '../sandbox/types.js';
 import { registerSecret } from '../secrets.js';
 
@@ -18,8 +19,12 @@ export interface EndpointTimeouts {
   connectTimeoutMs?: number;
 }
 
-/** A client of `connections` connections to the service, or to an embedded sandbox started here on a free port. */
-export async function openSender(target: EndpointTarget, connections: number, timeouts: EndpointTimeouts): Promise<Endpoint> {
+/**
+ * A client of up to `connections` connections to the service (unset: as many as the limiter may reach on a slow
+ * service), or to an embedded sandbox started here on a free port.
+ */
+export async function openSender(target: EndpointTarget, most: number | undefined, timeouts: EndpointTimeouts): Promise<Endpoint> {
+  const connections = most ?? AUTO_MAX;
   if (!('sandbox' in target)) return { client: new ListingsClient({ ...target, connections, ...timeouts }) };
   const { startSandbox } = await import('../sandbox/index.js');
   // A fresh key per run: registered as a secret like any other, so it is masked wherever it might appear.

@@ -39,7 +39,7 @@ export async function sandboxFaultsOf(flags: EndpointFlags): Promise<SandboxOpti
 }
 
 /** The client of a run: to the configured service, or to an embedded sandbox with the faults given (`--sandbox`). */
-export async function openEndpoint(flags: EndpointFlags, loaded: LoadedSettings, connections: number): Promise<Endpoint> {
+export async function openEndpoint(flags: EndpointFlags, loaded: LoadedSettings, connections: number | undefined): Promise<Endpoint> {
   const timeouts = {
     ...(flags.timeout === undefined ? {} : { timeoutMs: flags.timeout }),
     ...(flags.connectTimeout === undefined ? {} : { connectTimeoutMs: flags.connectTimeout }),

@@ -4,7 +4,11 @@ import type { ConcurrencyLimit, LoadSignal, SendTicket } from './concurrency-lim
 export interface AdaptiveLimitOptions {
   /** The window slow start begins with: a misconfigured run fails after this many requests, not a burst. Default 4. */
   initial?: number;
-  /** The ceiling (`--max-concurrency`). Default 2048: a 2 s service at 1,000 rows/s, memory still bounded. */
+  /**
+   * The ceiling (`--max-concurrency`): given, the most in flight on any service. Unset, `fastMax`, or on a slower
+   * service one request in flight per ms of its fastest answer, up to 2048 (a 2 s service at 1,000 rows/s, memory
+   * still bounded).
+   */
   max?: number;
   /** Latency may rise to `tolerance` x the no-load latency (plus `slackMs`) before a queue is assumed. Default 1.5. */
   tolerance?: number;
@@ -15,12 +19,14 @@ export interface AdaptiveLimitOptions {
   /** Answers a sample window needs before it is judged. Default 8. */
   minSamples?: number;
   /**
-   * The ceiling on a service whose fastest answer took at most this many ms; on a slower one, one request in flight
-   * per ms of it (up to `max`): more in flight only pays where each answer takes long. Default 512.
+   * Without a `max`, the ceiling on a service whose fastest answer took at most this many ms; on a slower one, one
+   * request in flight per ms of it (up to 2048): more in flight only pays where each answer takes long. Default 512.
    */
   fastMax?: number;
 }
 
+/** The ceiling the limiter may reach on a slow service when none is given. */
+export const AUTO_MAX = 2048;
 /** Start-up doubles the window every round trip, or every this many ms of the fastest answer if that is sooner. */
 const STARTUP_DOUBLING_MS = 250;
 /** Start-up grows by at most this factor per round trip: a slow service that sheds load is sent this many too many. */
@@ -39,8 +45,8 @@ const STARTUP_EXIT = 1.25;
  * - **Start-up** from `initial`: the limit doubles per round trip, or every 250 ms of the fastest answer when that is
  *   sooner (x8 per round trip at most: a 2 s service goes 4, 32, about 250, 2,000), until latency rises (past
  *   1.25 x the no-load latency when growing faster than doubling), the service pushes back, or the ceiling is
- *   reached. The ceiling is `fastMax` (512), or on a service slower than that many ms, one request in flight per ms
- *   of its fastest answer, up to `max`: above 512, `max` only matters on a slow service.
+ *   reached. The ceiling is `max` when given; unset, `fastMax` (512), or on a service slower than that many ms, one
+ *   request in flight per ms of its fastest answer, up to 2048.
  * - Answers are judged in **sample windows** (`minSamples` in slow start, then half the limit), by their mean latency,
  *   so one slow answer of a noisy service does not move the limit. Only answers to requests sent after the last
  *   change count: each window measures the limit it judges.
@@ -84,7 +90,7 @@ export class AdaptiveLimit implements ConcurrencyLimit {
   #peakInFlight = 0;
 
   constructor(options: AdaptiveLimitOptions = {}) {
-    this.#max = options.max ?? 2048;
+    this.#max = options.max ?? AUTO_MAX;
     if (!Number.isInteger(this.#max) || this.#max < 1) throw new RangeError(`max concurrency must be a whole number >= 1, got ${this.#max}`);
     this.#initial = Math.min(this.#max, options.initial ?? 4);
     this.#limit = this.#initial;
@@ -92,7 +98,8 @@ export class AdaptiveLimit implements ConcurrencyLimit {
     this.#slackMs = options.slackMs ?? 2;
     this.#backoff = options.backoff ?? 0.7;
     this.#minSamples = options.minSamples ?? 8;
-    this.#fastMax = options.fastMax ?? 512;
+    // A ceiling given is the ceiling everywhere: only the one left to the limiter depends on the service's speed.
+    this.#fastMax = options.max ?? options.fastMax ?? 512;
   }
 
   get limit(): number {

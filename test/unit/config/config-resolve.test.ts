@@ -15,7 +15,7 @@ describe('resolveSettings: flag > env > profile > default', () => {
     ['marketplace', {}, {}, {}, undefined, undefined],
     ['marketplace', {}, { LISTINGS_MARKETPLACE: '' }, { marketplace: 'EBAY_US' }, 'EBAY_US', 'profile'],
     ['concurrency', {}, {}, {}, undefined, undefined],
-    ['max_concurrency', {}, {}, {}, 2048, 'default'],
+    ['max_concurrency', {}, {}, {}, undefined, undefined],
     ['max_concurrency', {}, { LISTINGS_MAX_CONCURRENCY: '64' }, { max_concurrency: 128 }, 64, 'env'],
     ['concurrency', {}, { LISTINGS_CONCURRENCY: '32' }, { concurrency: 8 }, 32, 'env'],
     ['concurrency', { concurrency: '4' }, { LISTINGS_CONCURRENCY: '32' }, {}, 4, 'flag'],

@@ -123,6 +123,11 @@ describe('AdaptiveLimit', () => {
     expect(rounds(new AdaptiveLimit({ max: 300 }), 4, () => 1000).slice(2)).toEqual([300, 300]);
   });
 
+  it('a --max-concurrency given is the ceiling on a fast service too: only the one left unset stops at 512 there', () => {
+    expect(rounds(new AdaptiveLimit({ max: 1024 }), 10, () => 50).at(-1)).toBe(1024);
+    expect(rounds(new AdaptiveLimit(), 10, () => 50).at(-1)).toBe(512);
+  });
+
   it('start-up on a slow service ends on the first sign of a queue (latency 1.3 x no-load), below the cut threshold and without a cut', () => {
     const limit = new AdaptiveLimit();
     const seen = rounds(limit, 5, (n) => (n <= 40 ? 1000 : 1300));
