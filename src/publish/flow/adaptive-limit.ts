@@ -36,6 +36,15 @@ interface AdaptiveTicket extends SendTicket {
   readonly limitAtSend: number;
 }
 
+/**
+ * On a service whose no-load latency is under this many ms, a window's latency rising is mostly this host's own
+ * scheduling (a loaded machine delays single answers by 5-80 ms) rather than a queue at the service, so latency alone
+ * does not cut the window below {@link FAST_SERVICE_FLOOR} there; pushback (429, 503) and timeouts still cut it.
+ */
+const FAST_SERVICE_MS = 5;
+/** The fewest requests in flight latency alone leaves on a fast service: what a bare client keeps open anyway. */
+const FAST_SERVICE_FLOOR = 64;
+
 /** Start-up ends once a window's latency is this many times the no-load latency (less than the cut tolerance). */
 const STARTUP_EXIT = 1.25;
 
@@ -193,7 +202,7 @@ export class AdaptiveLimit implements ConcurrencyLimit {
     }
     if (queued()) {
       this.#cutsFrom ??= { limit: this.#limit, meanMs: mean, windows: 0 };
-      this.#cut(Math.max(0.5, threshold / mean));
+      this.#cut(Math.max(0.5, threshold / mean), this.#noLoadMs < FAST_SERVICE_MS ? Math.min(FAST_SERVICE_FLOOR, this.#ceiling()) : 1);
       return;
     }
     this.#cutsFrom = undefined;
@@ -213,9 +222,10 @@ export class AdaptiveLimit implements ConcurrencyLimit {
     return this.#noLoadMs * this.#tolerance + this.#slackMs;
   }
 
-  #cut(factor: number): void {
+  /** Shrink the window by `factor`, never below `floor` (nor raise it to that floor when it is smaller). */
+  #cut(factor: number, floor = 1): void {
     this.#slowStart = false;
-    this.#limit = Math.max(1, this.#limit * factor);
+    this.#limit = Math.max(Math.min(floor, this.#limit), 1, this.#limit * factor);
     this.#changedAtSeq = this.#seq;
     this.#newWindow();
   }

@@ -158,6 +158,19 @@ describe('AdaptiveLimit', () => {
     expect(limit.limit).toBe(9);
   });
 
+  it("on a fast service (under 5 ms), this host's stalls do not take the window below 64; latency cuts further on a slower one", () => {
+    // 40 answers a ms at most, and one round trip in five delayed by 10 ms (the scheduler of a loaded machine).
+    let round = 0;
+    const stalling = (base: number) => (n: number) => (++round % 5 === 0 ? 10 * base : Math.max(0.3 * base, n / (40 / base)));
+    const fast = rounds(new AdaptiveLimit(), 200, stalling(1));
+    expect(Math.max(...fast)).toBeGreaterThan(64);
+    expect(Math.min(...fast.slice(fast.findIndex((limit) => limit >= 64)))).toBeGreaterThanOrEqual(64);
+    // The same shape 100 times slower (30 ms no-load, 0.4 answers a ms, a 1 s stall in five): a queue there is the service's.
+    round = 0;
+    const slow = rounds(new AdaptiveLimit(), 200, stalling(100));
+    expect(Math.min(...slow.slice(slow.findIndex((limit) => limit >= 64)))).toBeLessThan(64);
+  });
+
   it('a 429 ends slow start without a cut', () => {
     const limit = new AdaptiveLimit({ initial: 10 });
     const tickets = Array.from({ length: 10 }, () => limit.onSend(0));
