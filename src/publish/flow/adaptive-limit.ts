@@ -37,13 +37,16 @@ interface AdaptiveTicket extends SendTicket {
 }
 
 /**
- * On a service whose no-load latency is under this many ms, a window's latency rising is mostly this host's own
- * scheduling (a loaded machine delays single answers by 5-80 ms) rather than a queue at the service, so latency alone
- * does not cut the window below {@link FAST_SERVICE_FLOOR} there; pushback (429, 503) and timeouts still cut it.
+ * A service whose no-load latency is under this many ms is a fast one. There a window's latency rising is mostly this
+ * host's own scheduling (a loaded machine delays single answers by 5-80 ms) rather than a queue at the service, so
+ * latency alone does not cut the window below {@link FAST_SERVICE_WINDOW} (pushback and timeouts still do); and
+ * with no ceiling given the window stops there: 64 answers per 5 ms are 12,800 a second or more, about what one
+ * client core sends, so more in flight buys nothing but CPU (measured: the defaults at 83-140 in flight sent fewer
+ * rows a second than a fixed 64 against the bench's fast responder).
  */
 const FAST_SERVICE_MS = 5;
-/** The fewest requests in flight latency alone leaves on a fast service: what a bare client keeps open anyway. */
-const FAST_SERVICE_FLOOR = 64;
+/** The requests in flight on a fast service: what a bare client keeps open anyway. */
+const FAST_SERVICE_WINDOW = 64;
 
 /** Start-up ends once a window's latency is this many times the no-load latency (less than the cut tolerance). */
 const STARTUP_EXIT = 1.25;
@@ -77,6 +80,8 @@ export class AdaptiveLimit implements ConcurrencyLimit {
   readonly #backoff: number;
   readonly #minSamples: number;
   readonly #fastMax: number;
+  /** A ceiling was given (`--max-concurrency`): it holds on every service. */
+  readonly #maxGiven: boolean;
   readonly #initial: number;
   /** The first `initial` requests were all in flight at once. */
   #firstWindowFull = false;
@@ -109,6 +114,7 @@ export class AdaptiveLimit implements ConcurrencyLimit {
     this.#minSamples = options.minSamples ?? 8;
     // A ceiling given is the ceiling everywhere: only the one left to the limiter depends on the service's speed.
     this.#fastMax = options.max ?? options.fastMax ?? 512;
+    this.#maxGiven = options.max !== undefined;
   }
 
   get limit(): number {
@@ -131,8 +137,12 @@ export class AdaptiveLimit implements ConcurrencyLimit {
     return { seq: ++this.#seq, sentAt: now, inFlight: this.#inFlight, limitAtSend: this.#limit };
   }
 
-  /** The most in flight allowed now: `fastMax`, or one per ms of the fastest answer when that is more; at most `max`. */
+  /**
+   * The most in flight allowed now: `fastMax`, or one per ms of the fastest answer when that is more; at most `max`.
+   * With no ceiling given, a fast service's window.
+   */
   #ceiling(): number {
+    if (!this.#maxGiven && this.#noLoadMs < FAST_SERVICE_MS) return Math.min(this.#max, FAST_SERVICE_WINDOW);
     return Math.min(this.#max, Math.max(this.#fastMax, Math.floor(this.#fastestMs)));
   }
 
@@ -191,6 +201,10 @@ export class AdaptiveLimit implements ConcurrencyLimit {
     const used = this.#peakInFlight >= this.#limit / 2;
     // The lowest of many noisy means is lower than the service's no-load latency by a few standard errors.
     this.#noLoadMs = Math.min(this.#noLoadMs, mean + error);
+    if (this.#limit > this.#ceiling()) {
+      this.#limit = this.#ceiling();
+      this.#changedAtSeq = this.#seq;
+    }
     let threshold = this.#threshold();
     const queued = (): boolean => mean - 2 * error > threshold;
     const from = this.#cutsFrom;
@@ -202,7 +216,7 @@ export class AdaptiveLimit implements ConcurrencyLimit {
     }
     if (queued()) {
       this.#cutsFrom ??= { limit: this.#limit, meanMs: mean, windows: 0 };
-      this.#cut(Math.max(0.5, threshold / mean), this.#noLoadMs < FAST_SERVICE_MS ? Math.min(FAST_SERVICE_FLOOR, this.#ceiling()) : 1);
+      this.#cut(Math.max(0.5, threshold / mean), this.#noLoadMs < FAST_SERVICE_MS ? Math.min(FAST_SERVICE_WINDOW, this.#ceiling()) : 1);
       return;
     }
     this.#cutsFrom = undefined;
