@@ -113,7 +113,7 @@ export class AdaptiveLimit implements ConcurrencyLimit {
     this.#backoff = options.backoff ?? 0.7;
     this.#minSamples = options.minSamples ?? 8;
     // A ceiling given is the ceiling everywhere: only the one left to the limiter depends on the service's speed.
-    this.#fastMax = options.max ?? options.fastMax ?? 512;
+    this.#fastMax = options.fastMax ?? 512;
     this.#maxGiven = options.max !== undefined;
   }
 
@@ -138,12 +138,13 @@ export class AdaptiveLimit implements ConcurrencyLimit {
   }
 
   /**
-   * The most in flight allowed now: `fastMax`, or one per ms of the fastest answer when that is more; at most `max`.
-   * With no ceiling given, a fast service's window.
+   * The most in flight allowed now: the `max` given; else a fast service's window, or `fastMax`, or one per ms of the
+   * fastest answer when that is more, up to {@link AUTO_MAX}.
    */
   #ceiling(): number {
-    if (!this.#maxGiven && this.#noLoadMs < FAST_SERVICE_MS) return Math.min(this.#max, FAST_SERVICE_WINDOW);
-    return Math.min(this.#max, Math.max(this.#fastMax, Math.floor(this.#fastestMs)));
+    if (this.#maxGiven) return this.#max;
+    if (this.#noLoadMs < FAST_SERVICE_MS) return FAST_SERVICE_WINDOW;
+    return Math.min(AUTO_MAX, Math.max(this.#fastMax, Math.floor(this.#fastestMs)));
   }
 
   onAnswer(ticket: SendTicket, now: number, signal: LoadSignal): void {
