@@ -5,6 +5,12 @@ import { notReadToEnd, type ReadStop } from '../sources/read-failure.js';
 import { LineTracker, lineBreaks, type RecordEnding } from './csv-lines.js';
 import { hasReplacement, INVALID_UTF8, type Utf8Watch } from './utf8-watch.js';
 
+/** A record of one empty value reported for its field count: an empty line (or a line of `""`) in a file of several columns. */
+export function isEmptyLine(error: CsvError): boolean {
+  const record = error.code === 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH' ? error.record : undefined;
+  return Array.isArray(record) && record.length === 1 && record[0] === '';
+}
+
 function anyReplacement(values: readonly string[]): boolean {
   for (const value of values) if (hasReplacement(value)) return true;
   return false;
@@ -118,10 +124,12 @@ export class CsvRecordBuilder {
     if (error.code === 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH') {
       // Reported already, and its end is counted where csv-parse drops it.
       if (repeated && current === this.#dropped) return null;
+      // An empty line is no record: skipped as csv-parse skips it once it has read the header (from its next chunk on).
+      if (isEmptyLine(error)) return null;
       const values = Array.isArray(error.record) ? (error.record as string[]) : [];
       const line = this.#lines.recordEnd(values, Number(error.lines));
       this.lastLine = line;
-      if (repeated || (values.length === 1 && values[0] === '')) return null;
+      if (repeated) return null;
       const expected = this.columns?.length ?? 0;
       const hint = values.length > expected ? ': a value holding the delimiter must be quoted' : '';
       return this.#error(line, `the row has ${values.length} fields but the header has ${expected}${hint}`);

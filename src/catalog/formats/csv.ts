@@ -3,10 +3,11 @@ import type { Readable } from 'node:stream';
 import type { RecordItem } from '../types.js';
 import { failureReason, isAbort, readFailure } from '../sources/read-failure.js';
 import { batchedRecords, type BatchedRecords } from './batches.js';
-import { CsvRecordBuilder } from './csv-record-builder.js';
+import { CsvRecordBuilder, isEmptyLine } from './csv-record-builder.js';
 import type { RecordEnding } from './csv-lines.js';
 import { MAX_RECORD_BYTES } from './limits.js';
 import { Utf8Watch } from './utf8-watch.js';
+import { CsvFastScanner, fastDelimiter } from './csv-fast.js';
 
 /** Options of the CSV reader. */
 export interface CsvReadOptions {
@@ -15,6 +16,8 @@ export interface CsvReadOptions {
   delimiter: string;
   /** Told the header's names once they are read (a file may hold a header and no rows). */
   onHeader?: (columns: readonly string[]) => void;
+  /** False: csv-parse reads every record (the reference the fast scanner is tested against). Default true. */
+  fastScan?: boolean;
 }
 
 /**
@@ -25,8 +28,16 @@ export interface CsvReadOptions {
 interface ParserCore {
   parse(bytes: Buffer | undefined, end: boolean, push: (record: string[]) => void, close: () => void): Error | undefined;
   /** `bytes`: the offset in the input (BOM included) after the record just reported, its delimiter included. */
-  info: { lines: number; bytes: number };
-  state: { record?: unknown; quoting?: boolean; field?: { toString(encoding: 'utf8'): string } };
+  info: { lines: number; bytes: number; records: number };
+  state: {
+    record?: unknown;
+    quoting?: boolean;
+    field?: { toString(encoding: 'utf8'): string };
+    /** The input offset of the bytes parse is given next: `info.bytes` counts from it. */
+    bufBytesStart: number;
+    /** The field count of the first record: each record must have as many. */
+    expectedRecordLength?: number;
+  };
   /** `skip_empty_lines`: read at each call of parse. */
   options: { skip_empty_lines: boolean };
   /** Starts the next record: called at the end of each record, reported or dropped for an error. */
@@ -34,6 +45,8 @@ interface ParserCore {
 }
 
 function noop(): void {}
+
+const EMPTY = Buffer.alloc(0);
 
 
 /**
@@ -65,47 +78,77 @@ async function* csvBatches(input: Readable, options: CsvReadOptions): AsyncGener
   let ending = false;
   // Where the record being read starts in the input: where the rows not read start, should it stop the reading.
   let recordStart = 0;
-  const recordEnding = (): RecordEnding => (core.info.bytes !== total || lastByte === 0x0a || lastByte === 0x0d ? 'delimited' : 'unterminated');
+  const recordEnding = (): RecordEnding => (core!.info.bytes !== total || lastByte === 0x0a || lastByte === 0x0d ? 'delimited' : 'unterminated');
   // Once a header of several columns is read, csv-parse skips empty lines itself: they are no rows, and as records
   // each would cost an error (its one field is not the header's count), several times the cost of a row. In a
   // one-column file an empty line is an empty value.
   const onHeader = (columns: readonly string[]): void => {
-    core.options.skip_empty_lines = columns.length > 1;
+    if (core !== undefined) core.options.skip_empty_lines = columns.length > 1;
+    fast?.headerRead(columns.length);
     options.onHeader?.(columns);
   };
   const builder = new CsvRecordBuilder(options.source, watch, onHeader);
   let items: RecordItem[] = [];
-  const core = (
-    new Parser({
-      delimiter: options.delimiter,
-      bom: true,
-      // Every line end ends a record, whichever the first line has: old Mac exports end lines with a bare CR, and
-      // a file edited on several systems mixes them. CRLF comes first, so that it is one line end, not two.
-      record_delimiter: ['\r\n', '\n', '\r'],
-      max_record_size: MAX_RECORD_BYTES,
-      skip_records_with_error: true,
-      on_skip: (error: CsvError | undefined) => {
-        if (error === undefined) return undefined;
-        const item = builder.skip(error, core.state.record, core.state.field, { offset: recordStart, quoting: core.state.quoting === true });
-        if (item !== null) items.push(item);
-        if (builder.dropping) core.__resetRecord = droppedReset;
-        else if (error.code === 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH') recordStart = core.info.bytes;
-        return undefined;
-      },
-    }) as unknown as { api: ParserCore }
-  ).api;
+  // Well-formed records are read by the fast scanner; from the first it is unsure of, csv-parse reads the rest.
+  const delimiterByte = options.fastScan === false ? undefined : fastDelimiter(options.delimiter);
+  let fast =
+    delimiterByte === undefined
+      ? undefined
+      : new CsvFastScanner(delimiterByte, (values, parserLines, end, after) => {
+          const item = builder.record(values, parserLines, end);
+          recordStart = after;
+          if (item !== null) items.push(item);
+        });
+  // The bytes the fast scanner holds (the start of a record), and their offset in the input.
+  let held: Buffer | undefined;
+  let heldAt = 0;
+  let core: ParserCore | undefined;
+  /** csv-parse, reading the input from offset `at` on (a record's start, where the fast scanner stopped). */
+  const openCore = (at: number): ParserCore => {
+    const opened = (
+      new Parser({
+        delimiter: options.delimiter,
+        // After the fast scanner, a BOM was skipped already: the same bytes inside the file are a value's.
+        bom: at === 0,
+        // Every line end ends a record, whichever the first line has: old Mac exports end lines with a bare CR, and
+        // a file edited on several systems mixes them. CRLF comes first, so that it is one line end, not two.
+        record_delimiter: ['\r\n', '\n', '\r'],
+        max_record_size: MAX_RECORD_BYTES,
+        skip_records_with_error: true,
+        on_skip: (error: CsvError | undefined) => {
+          if (error === undefined) return undefined;
+          const item = builder.skip(error, opened.state.record, opened.state.field, { offset: recordStart, quoting: opened.state.quoting === true });
+          if (item !== null) items.push(item);
+          if (builder.dropping) opened.__resetRecord = droppedReset;
+          else if (error.code === 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH' && !isEmptyLine(error)) recordStart = opened.info.bytes;
+          return undefined;
+        },
+      }) as unknown as { api: ParserCore }
+    ).api;
+    if (fast !== undefined && at > 0) {
+      // Where the fast scanner stopped, as if csv-parse had read the input from its start.
+      opened.info.lines = fast.lines;
+      opened.info.records = fast.records;
+      opened.state.bufBytesStart = at;
+      if (fast.expected >= 0) opened.state.expectedRecordLength = fast.expected;
+      opened.options.skip_empty_lines = fast.skipEmpty;
+    }
+    reset = opened.__resetRecord;
+    fast = undefined;
+    return opened;
+  };
+  let reset: (this: ParserCore) => void = noop;
   // csv-parse reports the end of a record it drops for an error nowhere but in resetting it: while one is read, that
   // reset is watched (only then, so that reading good records costs nothing more).
-  const reset = core.__resetRecord;
   function droppedReset(this: ParserCore): void {
-    core.__resetRecord = reset;
+    this.__resetRecord = reset;
     builder.droppedEnd(this.state.record, this.info.lines);
     recordStart = this.info.bytes;
     reset.call(this);
   }
   const push = (record: string[]): void => {
-    const item = builder.record(record, core.info.lines, ending ? recordEnding() : 'delimited');
-    recordStart = core.info.bytes;
+    const item = builder.record(record, core!.info.lines, ending ? recordEnding() : 'delimited');
+    recordStart = core!.info.bytes;
     if (item !== null) items.push(item);
   };
   /**
@@ -114,6 +157,12 @@ async function* csvBatches(input: Readable, options: CsvReadOptions): AsyncGener
    */
   const cutShort = (error: unknown): Error => {
     if (isAbort(error)) return error as Error;
+    if (core === undefined) {
+      core = openCore(heldAt);
+      const failed = held === undefined ? undefined : core.parse(held, false, push, noop);
+      held = undefined;
+      if (failed !== undefined) return readFailure(failed, options.source);
+    }
     // The bytes csv-parse holds back (a quote, a line break) are read as at the end of the input, so that its state
     // is that of all the bytes read: a record they end is whole; one they end inside, quoted or not, is cut off.
     // A record whose error was reported already is not reported again as cut off.
@@ -143,7 +192,22 @@ async function* csvBatches(input: Readable, options: CsvReadOptions): AsyncGener
     if (item !== null) items.push(item);
     return readFailure(error, options.source, { line: at });
   };
+  /** The next bytes (undefined: the input's end) to the fast scanner, or to csv-parse from where it stops. */
+  const scanFast = (bytes: Buffer | undefined): Error | undefined => {
+    const buf = held === undefined ? (bytes ?? EMPTY) : bytes === undefined ? held : Buffer.concat([held, bytes]);
+    const scan = fast!.scan(buf, heldAt, bytes === undefined);
+    const rest = scan.next < buf.length ? buf.subarray(scan.next) : undefined;
+    if (!scan.handOff) {
+      held = rest;
+      heldAt += scan.next;
+      return undefined;
+    }
+    held = undefined;
+    core = openCore(heldAt + scan.next);
+    return core.parse(rest, ending, push, noop);
+  };
   try {
+    if (fast === undefined) core = openCore(0);
     const chunks = (input as AsyncIterable<Buffer | string>)[Symbol.asyncIterator]();
     for (;;) {
       let next: IteratorResult<Buffer | string>;
@@ -163,7 +227,7 @@ async function* csvBatches(input: Readable, options: CsvReadOptions): AsyncGener
         total += bytes.length;
       }
       ending = bytes === undefined;
-      const error = core.parse(bytes, ending, push, noop);
+      const error = core === undefined ? scanFast(bytes) : core.parse(bytes, ending, push, noop);
       if (error !== undefined) throw error;
       if (items.length > 0) {
         yield items;
