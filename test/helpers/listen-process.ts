@@ -49,13 +49,7 @@ export async function startListen(args: string[], env: Record<string, string> = 
   };
 }
 
-export async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+export { until } from './until.js';
 
 /** The JSON lines of an NDJSON file (none when it does not exist). */
 export function ndjsonLines(path: string): Record<string, unknown>[] {

@@ -20,13 +20,7 @@ export function startStream(mock: KafkaMock, topic: string, group: string, url: 
   return startWorker(mock.bootstrap, topic, group, url, cwd, [...STREAM_DEFAULTS, ...extra]);
 }
 
-export async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs: number, describeState: () => Promise<string> | string = () => ''): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${await describeState()}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+export { until } from './until.js';
 
 export async function committedTotal(mock: KafkaMock, group: string, topic: string): Promise<number> {
   let total = 0;
