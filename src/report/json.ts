@@ -1,5 +1,6 @@
 import type { RowOutcome } from '../publish/outcome.js';
 import { printable } from '../printable.js';
+import { jsonString } from '../json-string.js';
 import type { ReportFormat } from './format.js';
 import { lineOf, listingText, safeText } from './row.js';
 import type { RunSummary } from './summary.js';
@@ -22,7 +23,7 @@ function rowJson(o: RowOutcome): string {
 
 /** A JSON text, or null. */
 function text(value: string | undefined): string {
-  return value === undefined ? 'null' : JSON.stringify(value);
+  return value === undefined ? 'null' : jsonString(value);
 }
 
 /** A JSON number (`null` for none, and for NaN and infinities, as JSON.stringify writes them). */
@@ -50,7 +51,7 @@ export function reportRowJson(o: RowOutcome): string {
     marketplaceJson = marketplace === undefined ? 'null' : JSON.stringify(printable(marketplace, { lines: false }));
   }
   const issues = o.issues !== undefined && o.issues.length > 0 ? `,"issues":${JSON.stringify(o.issues)}` : '';
-  return `{"source":${sourceJson},"line":${number(lineOf(o.location))},"sku":${text(o.sku)},"outcome":${JSON.stringify(o.outcome)},"reason":${text(safeText(o.reason))},"http_status":${number(o.httpStatus)},"listing_status":${text(listingText(o.listingStatus))},"title":${text(listingText(o.title))},"attempts":${number(o.attempts)},"duration_ms":${number(o.durationMs)},"error":${text(safeText(o.error))},"marketplace":${marketplaceJson}${issues}}`;
+  return `{"source":${sourceJson},"line":${number(lineOf(o.location))},"sku":${text(o.sku)},"outcome":${jsonString(o.outcome)},"reason":${text(safeText(o.reason))},"http_status":${number(o.httpStatus)},"listing_status":${text(listingText(o.listingStatus))},"title":${text(listingText(o.title))},"attempts":${number(o.attempts)},"duration_ms":${number(o.durationMs)},"error":${text(safeText(o.error))},"marketplace":${marketplaceJson}${issues}}`;
 }
 
 /** `{"rows":[...],"summary":{...}}`: the rows first, since they are streamed and the summary is known at the end. */
