@@ -1,6 +1,17 @@
 /** The size of a chunk handed to the OS, in bytes. */
 export const CHUNK_BYTES = 64 * 1024;
 
+/** The bytes `addAround` encoded last: `chunk[start, end)` holds `text` encoded alone. */
+interface SharedBytes {
+  key: object | undefined;
+  text: string | undefined;
+  chunk: Buffer;
+  start: number;
+  end: number;
+}
+const NOTHING_SHARED: SharedBytes = { key: undefined, text: undefined, chunk: Buffer.alloc(0), start: 0, end: 0 };
+let shared = NOTHING_SHARED;
+
 /**
  * Text encoded to UTF-8 as it is added, into chunks of {@link CHUNK_BYTES}, for a file written a row at a time.
  * Encoding at once, not joining strings until a chunk is full, leaves nothing of a row on the heap: a pending rope
@@ -45,6 +56,29 @@ export class Utf8Chunks {
   }
 
   /**
+   * `add(before + text + after)`, the same bytes, for a text that another file is given too (a JSON report's row is
+   * its NDJSON report's line): when the last call had the same `key` (the outcome) and the same text, the bytes it
+   * encoded are copied rather than encoded again. Only bytes that stand alone are shared: encoded with no half pair
+   * kept back before or after them.
+   */
+  addAround(before: string, text: string, after: string, key: object): void {
+    this.add(before);
+    if (key === shared.key && text === shared.text && this.#carry === '' && shared.end - shared.start <= CHUNK_BYTES - this.#used) {
+      this.#chunk.set(shared.chunk.subarray(shared.start, shared.end), this.#used);
+      this.#used += shared.end - shared.start;
+    } else {
+      const chunk = this.#chunk;
+      const start = this.#used;
+      // Encoded into this chunk at `start` (see add), with nothing kept back before it.
+      const here = this.#carry === '' && text.length * 3 <= CHUNK_BYTES - start;
+      this.add(text);
+      // ... nor after it.
+      shared = here && this.#carry === '' ? { key, text, chunk, start, end: this.#used } : NOTHING_SHARED;
+    }
+    this.add(after);
+  }
+
+  /**
    * The chunks to hand to the OS, in order, taken: the full ones, and with `all` what is left (a half pair kept
    * back is then written as it is, as the end of a text is).
    */
@@ -61,6 +95,8 @@ export class Utf8Chunks {
         // A few lines (the journal's every 50 ms): copied out, and the chunk kept, rather than 64 KiB anew each time.
         this.#full.push(Buffer.from(this.#chunk.subarray(0, this.#used)));
         this.#used = 0;
+        // Written over from now on: its bytes are no longer the text's.
+        if (shared.chunk === this.#chunk) shared = NOTHING_SHARED;
       }
     }
     const full = this.#full;

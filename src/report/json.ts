@@ -58,6 +58,7 @@ export function reportRowJson(o: RowOutcome): string {
 export const jsonFormat: ReportFormat = {
   header: '{"rows":[\n',
   row: (o: RowOutcome, first: boolean) => `${first ? '' : ',\n'}${rowJson(o)}`,
+  framed: { before: (first: boolean) => (first ? '' : ',\n'), text: rowJson, after: '' },
   footer: (summary: RunSummary) => `\n],"summary":${JSON.stringify(summary)}}\n`,
 };
 
@@ -65,5 +66,6 @@ export const jsonFormat: ReportFormat = {
 export const ndjsonFormat: ReportFormat = {
   header: '',
   row: (o: RowOutcome) => `${rowJson(o)}\n`,
+  framed: { before: () => '', text: rowJson, after: '\n' },
   footer: (summary: RunSummary) => `${JSON.stringify({ summary })}\n`,
 };

@@ -48,9 +48,11 @@ export class StreamedReport implements ReportWriter {
   }
 
   write(o: RowOutcome): Promise<void> | undefined {
-    const text = this.format.row(o, this.#first);
+    const first = this.#first;
     this.#first = false;
-    return this.file.write(text);
+    const framed = this.format.framed;
+    if (framed !== undefined) return this.file.writeAround(framed.before(first), framed.text(o), framed.after, o);
+    return this.file.write(this.format.row(o, first));
   }
 
   async close(summary: RunSummary, meta?: RunMeta): Promise<void> {
