@@ -7,11 +7,14 @@ function bytesOf(chunks: Utf8Chunks, taken: Buffer[]): Buffer {
   return Buffer.concat([...taken, ...chunks.take(true)]);
 }
 
+/** The chunks of two files, and the key of an outcome written to both. */
+function twoFiles(): { a: Utf8Chunks; b: Utf8Chunks; key: object } {
+  return { a: new Utf8Chunks(), b: new Utf8Chunks(), key: {} };
+}
+
 describe('Utf8Chunks.addAround: a text given to two files is encoded once, the bytes copied', () => {
   it('a shared text after a half pair kept back joins it in that file, and stands alone in the other', () => {
-    const a = new Utf8Chunks();
-    const b = new Utf8Chunks();
-    const key = {};
+    const { a, b, key } = twoFiles();
     a.addAround('', '\ude00 row', '\n', key);
     b.add('x \ud83d');
     b.addAround('', '\ude00 row', '\n', key);
@@ -20,9 +23,7 @@ describe('Utf8Chunks.addAround: a text given to two files is encoded once, the b
   });
 
   it('a shared text ending in half a pair is completed by what each file writes next', () => {
-    const a = new Utf8Chunks();
-    const b = new Utf8Chunks();
-    const key = {};
+    const { a, b, key } = twoFiles();
     a.addAround('', 'row \ud83d', '', key);
     a.add('\ude00 a');
     b.addAround('', 'row \ud83d', '', key);
@@ -32,9 +33,7 @@ describe('Utf8Chunks.addAround: a text given to two files is encoded once, the b
   });
 
   it('bytes written over since (a flush that keeps its chunk) are not copied', () => {
-    const a = new Utf8Chunks();
-    const b = new Utf8Chunks();
-    const key = {};
+    const { a, b, key } = twoFiles();
     a.addAround('', 'shared row', '\n', key);
     const taken = a.take(true);
     a.add('other text');
