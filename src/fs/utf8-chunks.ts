@@ -1,6 +1,16 @@
 /** The size of a chunk handed to the OS, in bytes. */
 export const CHUNK_BYTES = 64 * 1024;
 
+/**
+ * Text gathered before it is encoded, in UTF-16 units: a few rows, so that one call encodes several (the call, not
+ * the bytes, is most of a row's cost). Small: a rope of thousands of rows outlived the young generation's
+ * collections (copied, then promoted) in a busy run.
+ */
+const GATHER_UNITS = 1024;
+
+/** The longest text written byte by byte when it is ASCII (see #ascii). */
+const SHORT_UNITS = 4;
+
 /** The bytes `addAround` encoded last: `chunk[start, end)` holds `text` encoded alone. */
 interface SharedBytes {
   key: object | undefined;
@@ -13,9 +23,8 @@ const NOTHING_SHARED: SharedBytes = { key: undefined, text: undefined, chunk: Bu
 let shared = NOTHING_SHARED;
 
 /**
- * Text encoded to UTF-8 as it is added, into chunks of {@link CHUNK_BYTES}, for a file written a row at a time.
- * Encoding at once, not joining strings until a chunk is full, leaves nothing of a row on the heap: a pending rope
- * of thousands of rows outlived the young generation's collections (copied, then promoted) in a busy run.
+ * Text encoded to UTF-8 as it is added, a few rows at a time, into chunks of {@link CHUNK_BYTES}, for a file written
+ * a row at a time.
  *
  * The bytes are those of the whole text encoded at once: a text ending in the first half of a surrogate pair keeps
  * that half back for the next one.
@@ -24,6 +33,9 @@ export class Utf8Chunks {
   #chunk = Buffer.allocUnsafe(CHUNK_BYTES);
   #used = 0;
   #full: Buffer[] = [];
+  /** Text added, not yet encoded. */
+  #pending = '';
+  /** The first half of a pair that ended the text encoded last. */
   #carry = '';
 
   /** Whether a chunk is full (time to hand it to the OS). */
@@ -33,11 +45,47 @@ export class Utf8Chunks {
 
   /** Whether nothing is waiting. */
   get empty(): boolean {
-    return this.#full.length === 0 && this.#used === 0 && this.#carry === '';
+    return this.#full.length === 0 && this.#used === 0 && this.#pending === '' && this.#carry === '';
   }
 
   add(text: string): void {
+    this.#pending += text;
+    if (this.#pending.length >= GATHER_UNITS) this.#encodePending();
+  }
+
+  /**
+   * `add(before + text + after)`, the same bytes, for a text that another file is given too (a JSON report's row is
+   * its NDJSON report's line): when the last call had the same `key` (the outcome) and the same text, the bytes it
+   * encoded are copied rather than encoded again. Only bytes that stand alone are shared: encoded with no half pair
+   * kept back before or after them.
+   */
+  addAround(before: string, text: string, after: string, key: object): void {
+    this.add(before);
+    this.#encodePending();
+    if (key === shared.key && text === shared.text && this.#carry === '' && shared.end - shared.start <= CHUNK_BYTES - this.#used) {
+      this.#chunk.set(shared.chunk.subarray(shared.start, shared.end), this.#used);
+      this.#used += shared.end - shared.start;
+    } else {
+      const chunk = this.#chunk;
+      const start = this.#used;
+      // Encoded into this chunk at `start` (see #encode), with nothing kept back before it...
+      const here = this.#carry === '' && text.length * 3 <= CHUNK_BYTES - start;
+      this.#encode(text);
+      // ... nor after it.
+      shared = here && this.#carry === '' ? { key, text, chunk, start, end: this.#used } : NOTHING_SHARED;
+    }
+    this.add(after);
+  }
+
+  #encodePending(): void {
+    const text = this.#pending;
+    this.#pending = '';
+    this.#encode(text);
+  }
+
+  #encode(text: string): void {
     if (text === '') return;
+    if (text.length <= SHORT_UNITS && this.#carry === '' && this.#used + SHORT_UNITS <= CHUNK_BYTES && this.#ascii(text)) return;
     let rest = this.#carry === '' ? text : this.#carry + text;
     this.#carry = '';
     const last = rest.charCodeAt(rest.length - 1);
@@ -55,27 +103,11 @@ export class Utf8Chunks {
     else this.#full.push(Buffer.from(rest, 'utf8'));
   }
 
-  /**
-   * `add(before + text + after)`, the same bytes, for a text that another file is given too (a JSON report's row is
-   * its NDJSON report's line): when the last call had the same `key` (the outcome) and the same text, the bytes it
-   * encoded are copied rather than encoded again. Only bytes that stand alone are shared: encoded with no half pair
-   * kept back before or after them.
-   */
-  addAround(before: string, text: string, after: string, key: object): void {
-    this.add(before);
-    if (key === shared.key && text === shared.text && this.#carry === '' && shared.end - shared.start <= CHUNK_BYTES - this.#used) {
-      this.#chunk.set(shared.chunk.subarray(shared.start, shared.end), this.#used);
-      this.#used += shared.end - shared.start;
-    } else {
-      const chunk = this.#chunk;
-      const start = this.#used;
-      // Encoded into this chunk at `start` (see add), with nothing kept back before it.
-      const here = this.#carry === '' && text.length * 3 <= CHUNK_BYTES - start;
-      this.add(text);
-      // ... nor after it.
-      shared = here && this.#carry === '' ? { key, text, chunk, start, end: this.#used } : NOTHING_SHARED;
-    }
-    this.add(after);
+  /** Write a short text of ASCII characters (a line's end, a comma) byte by byte, cheaper than a call to encode it. */
+  #ascii(text: string): boolean {
+    for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) >= 0x80) return false;
+    for (let i = 0; i < text.length; i++) this.#chunk[this.#used++] = text.charCodeAt(i);
+    return true;
   }
 
   /**
@@ -84,6 +116,7 @@ export class Utf8Chunks {
    */
   take(all: boolean): Buffer[] {
     if (all) {
+      this.#encodePending();
       if (this.#carry !== '') {
         const carry = this.#carry;
         this.#carry = '';
