@@ -83,14 +83,6 @@ export class AtomicFile {
     return this.#chunks.hasFull ? this.#flush(false) : undefined;
   }
 
-  /** `write(before + text + after)`, with `text` shared with another file (see Utf8Chunks.addAround). */
-  writeAround(before: string, text: string, after: string, key: object): Promise<void> | undefined {
-    if (this.#error) throw this.#error;
-    if (this.#done) throw new Error(`${this.path} is already finished`);
-    this.#chunks.addAround(before, text, after, key);
-    return this.#chunks.hasFull ? this.#flush(false) : undefined;
-  }
-
   /** Hand what is pending to the OS now, not when a chunk is full; never rejects (see `failed`). */
   flush(): Promise<void> {
     return this.#done ? Promise.resolve() : this.#flush(true);

@@ -8,20 +8,6 @@ export const CHUNK_BYTES = 64 * 1024;
  */
 const GATHER_UNITS = 2048;
 
-/** The longest text written byte by byte when it is ASCII (see #ascii). */
-const SHORT_UNITS = 4;
-
-/** The bytes `addAround` encoded last: `chunk[start, end)` holds `text` encoded alone. */
-interface SharedBytes {
-  key: object | undefined;
-  text: string | undefined;
-  chunk: Buffer;
-  start: number;
-  end: number;
-}
-const NOTHING_SHARED: SharedBytes = { key: undefined, text: undefined, chunk: Buffer.alloc(0), start: 0, end: 0 };
-let shared = NOTHING_SHARED;
-
 /**
  * Text encoded to UTF-8 as it is added, a few rows at a time, into chunks of {@link CHUNK_BYTES}, for a file written
  * a row at a time.
@@ -53,30 +39,6 @@ export class Utf8Chunks {
     if (this.#pending.length >= GATHER_UNITS) this.#encodePending();
   }
 
-  /**
-   * `add(before + text + after)`, the same bytes, for a text that another file is given too (a JSON report's row is
-   * its NDJSON report's line): when the last call had the same `key` (the outcome) and the same text, the bytes it
-   * encoded are copied rather than encoded again. Only bytes that stand alone are shared: encoded with no half pair
-   * kept back before or after them.
-   */
-  addAround(before: string, text: string, after: string, key: object): void {
-    this.add(before);
-    this.#encodePending();
-    if (key === shared.key && text === shared.text && this.#carry === '' && shared.end - shared.start <= CHUNK_BYTES - this.#used) {
-      this.#chunk.set(shared.chunk.subarray(shared.start, shared.end), this.#used);
-      this.#used += shared.end - shared.start;
-    } else {
-      const chunk = this.#chunk;
-      const start = this.#used;
-      // Encoded into this chunk at `start` (see #encode), with nothing kept back before it...
-      const here = this.#carry === '' && text.length * 3 <= CHUNK_BYTES - start;
-      this.#encode(text);
-      // ... nor after it.
-      shared = here && this.#carry === '' ? { key, text, chunk, start, end: this.#used } : NOTHING_SHARED;
-    }
-    this.add(after);
-  }
-
   #encodePending(): void {
     const text = this.#pending;
     this.#pending = '';
@@ -85,7 +47,6 @@ export class Utf8Chunks {
 
   #encode(text: string): void {
     if (text === '') return;
-    if (text.length <= SHORT_UNITS && this.#carry === '' && this.#used + SHORT_UNITS <= CHUNK_BYTES && this.#ascii(text)) return;
     let rest = this.#carry === '' ? text : this.#carry + text;
     this.#carry = '';
     const last = rest.charCodeAt(rest.length - 1);
@@ -101,13 +62,6 @@ export class Utf8Chunks {
     this.#close();
     if (rest.length * 3 <= CHUNK_BYTES) this.#used = this.#chunk.write(rest, 0);
     else this.#full.push(Buffer.from(rest, 'utf8'));
-  }
-
-  /** Write a short text of ASCII characters (a line's end, a comma) byte by byte, cheaper than a call to encode it. */
-  #ascii(text: string): boolean {
-    for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) >= 0x80) return false;
-    for (let i = 0; i < text.length; i++) this.#chunk[this.#used++] = text.charCodeAt(i);
-    return true;
   }
 
   /**
@@ -128,8 +82,6 @@ export class Utf8Chunks {
         // A few lines (the journal's every 50 ms): copied out, and the chunk kept, rather than 64 KiB anew each time.
         this.#full.push(Buffer.from(this.#chunk.subarray(0, this.#used)));
         this.#used = 0;
-        // Written over from now on: its bytes are no longer the text's.
-        if (shared.chunk === this.#chunk) shared = NOTHING_SHARED;
       }
     }
     const full = this.#full;

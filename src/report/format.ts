@@ -8,12 +8,6 @@ export interface ReportFormat {
   header: string;
   /** `first` is true for the first row written (JSON needs no comma before it). */
   row(o: RowOutcome, first: boolean): string;
-  /**
-   * The row as `before(first) + text(o) + after` (the text `row` gives), for a format whose `text` is the same string
-   * in another report of the same outcome (the JSON and NDJSON rows): the second report copies the bytes the first
-   * encoded.
-   */
-  framed?: { before(first: boolean): string; text(o: RowOutcome): string; after: string };
   /** `name` words the settings a line about rows not read points at (RunMeta.name). */
   footer(summary: RunSummary, name: NameSetting): string;
   /**

@@ -65,7 +65,6 @@ export function reportRowJson(o: RowOutcome): string {
 export const jsonFormat: ReportFormat = {
   header: '{"rows":[\n',
   row: (o: RowOutcome, first: boolean) => `${first ? '' : ',\n'}${rowJson(o)}`,
-  framed: { before: (first: boolean) => (first ? '' : ',\n'), text: rowJson, after: '' },
   footer: (summary: RunSummary) => `\n],"summary":${JSON.stringify(summary)}}\n`,
 };
 
@@ -73,6 +72,5 @@ export const jsonFormat: ReportFormat = {
 export const ndjsonFormat: ReportFormat = {
   header: '',
   row: (o: RowOutcome) => `${rowJson(o)}\n`,
-  framed: { before: () => '', text: rowJson, after: '\n' },
   footer: (summary: RunSummary) => `${JSON.stringify({ summary })}\n`,
 };

@@ -48,11 +48,9 @@ export class StreamedReport implements ReportWriter {
   }
 
   write(o: RowOutcome): Promise<void> | undefined {
-    const first = this.#first;
+    const text = this.format.row(o, this.#first);
     this.#first = false;
-    const framed = this.format.framed;
-    if (framed !== undefined) return this.file.writeAround(framed.before(first), framed.text(o), framed.after, o);
-    return this.file.write(this.format.row(o, first));
+    return this.file.write(text);
   }
 
   async close(summary: RunSummary, meta?: RunMeta): Promise<void> {
