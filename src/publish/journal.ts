@@ -43,7 +43,7 @@ const FLUSH_AFTER_MS = 50;
  * (`{"journal":1,"source":...,"startedAt":...,"target":{...}}`). Runs of the same source and target append to the
  * same file.
  *
- * Lines are encoded a few at a time (Utf8Chunks) and handed to the OS together every 50 ms, or as soon as 64 KiB are
+ * Lines are encoded a few at a time (Utf8Chunks) and handed to the OS together every 50 ms, or as soon as 128 KiB are
  * pending: one write per thousand rows instead of one per event-loop turn (which cost ~2.5 s of CPU per 100k rows). A kill -9 loses at most the rows
  * finished in the last 50 ms, and nothing the OS already holds; `--resume` sends those again with the same
  * Idempotency-Key, so the service does not create them twice.
