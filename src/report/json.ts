@@ -6,7 +6,7 @@ import { lineOf, listingText, safeText } from './row.js';
 import type { RunSummary } from './summary.js';
 
 // The JSON text of a row, kept for the next report that writes the same outcome: each outcome is written to every
-// report in turn, so a run with both a JSON and an NDJSON report builds and encodes the row once. Taken once, then
+// report in turn, so a run with both a JSON and an NDJSON report builds the row once. Taken once, then
 // made again: an outcome object changed and written again (a library caller's) is never shown as it was.
 let keptOutcome: RowOutcome | undefined;
 let keptText = '';
