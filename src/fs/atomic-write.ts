@@ -22,7 +22,7 @@ const IN_PLACE = constants.O_WRONLY | NOFOLLOW;
  * then `path` itself, `commit` closes it and `abort` cannot take back what was written. A directory, or anything
  * `rules` does not allow, is a ConfigError at `open`.
  *
- * Text is encoded as it is written, into 64 KiB chunks (Utf8Chunks), one OS write in flight at a time. A failed write does not reject the
+ * Text is encoded a few rows at a time as it is written, into 128 KiB chunks (Utf8Chunks), one OS write in flight at a time. A failed write does not reject the
  * promise `write` returned (a caller that ignores it must not crash the process with an unhandled rejection):
  * the error is thrown by the next `write` and by `commit`.
  */

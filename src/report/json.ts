@@ -1,11 +1,12 @@
 import type { RowOutcome } from '../publish/outcome.js';
 import { printable } from '../printable.js';
+import { jsonString } from '../json-string.js';
 import type { ReportFormat } from './format.js';
 import { lineOf, listingText, safeText } from './row.js';
 import type { RunSummary } from './summary.js';
 
 // The JSON text of a row, kept for the next report that writes the same outcome: each outcome is written to every
-// report in turn, so a run with both a JSON and an NDJSON report builds and encodes the row once. Taken once, then
+// report in turn, so a run with both a JSON and an NDJSON report builds the row once. Taken once, then
 // made again: an outcome object changed and written again (a library caller's) is never shown as it was.
 let keptOutcome: RowOutcome | undefined;
 let keptText = '';
@@ -22,7 +23,7 @@ function rowJson(o: RowOutcome): string {
 
 /** A JSON text, or null. */
 function text(value: string | undefined): string {
-  return value === undefined ? 'null' : JSON.stringify(value);
+  return value === undefined ? 'null' : jsonString(value);
 }
 
 /** A JSON number (`null` for none, and for NaN and infinities, as JSON.stringify writes them). */
@@ -30,11 +31,14 @@ function number(value: number | undefined): string {
   return value !== undefined && Number.isFinite(value) ? `${value}` : 'null';
 }
 
-// The values every row of a run repeats (its source, its marketplace), each encoded once while it lasts.
+// The values every row of a run repeats (its source, its marketplace) or most rows do (the outcome), each encoded once
+// while it lasts.
 let source: string | undefined;
 let sourceJson = '';
 let marketplace: string | undefined;
 let marketplaceJson = 'null';
+let outcome = '';
+let outcomeJson = '""';
 
 /**
  * `JSON.stringify(toReportRow(o))`, the same text to the byte, written out key by key: no object per row, and the
@@ -49,8 +53,12 @@ export function reportRowJson(o: RowOutcome): string {
     marketplace = o.marketplace;
     marketplaceJson = marketplace === undefined ? 'null' : JSON.stringify(printable(marketplace, { lines: false }));
   }
+  if (o.outcome !== outcome) {
+    outcome = o.outcome;
+    outcomeJson = jsonString(outcome);
+  }
   const issues = o.issues !== undefined && o.issues.length > 0 ? `,"issues":${JSON.stringify(o.issues)}` : '';
-  return `{"source":${sourceJson},"line":${number(lineOf(o.location))},"sku":${text(o.sku)},"outcome":${JSON.stringify(o.outcome)},"reason":${text(safeText(o.reason))},"http_status":${number(o.httpStatus)},"listing_status":${text(listingText(o.listingStatus))},"title":${text(listingText(o.title))},"attempts":${number(o.attempts)},"duration_ms":${number(o.durationMs)},"error":${text(safeText(o.error))},"marketplace":${marketplaceJson}${issues}}`;
+  return `{"source":${sourceJson},"line":${number(lineOf(o.location))},"sku":${text(o.sku)},"outcome":${outcomeJson},"reason":${text(safeText(o.reason))},"http_status":${number(o.httpStatus)},"listing_status":${text(listingText(o.listingStatus))},"title":${text(listingText(o.title))},"attempts":${number(o.attempts)},"duration_ms":${number(o.durationMs)},"error":${text(safeText(o.error))},"marketplace":${marketplaceJson}${issues}}`;
 }
 
 /** `{"rows":[...],"summary":{...}}`: the rows first, since they are streamed and the summary is known at the end. */

@@ -6,6 +6,9 @@ import type { ListingState } from '../publish/listing-state.js';
 import type { RowOutcome } from '../publish/outcome.js';
 import { openReport, type ReportWriter, type RunMeta, type RunSummary } from '../report/index.js';
 
+/** What `write` returns when no report is behind. */
+const WRITTEN: Promise<void> = Promise.resolve();
+
 /** The first output of a run that could not be written: which, where, and why. */
 export interface OutputFailure {
   role: 'report' | 'journal' | 'state file';
@@ -124,11 +127,31 @@ export class RunOutputs {
     return this.#failure;
   }
 
-  /** Add one outcome to every report; resolves when none is behind (backpressure). */
-  async write(outcome: RowOutcome): Promise<void> {
-    for (const report of this.#reports) {
+  /**
+   * Add one outcome to every report; resolves when none is behind (backpressure). Most rows find no report behind:
+   * they are written without an async call of their own and get the same settled promise.
+   */
+  write(outcome: RowOutcome): Promise<void> {
+    const reports = this.#reports;
+    for (let at = 0; at < reports.length; at++) {
+      let behind: Promise<void> | void;
       try {
-        const behind = report.write(outcome);
+        behind = reports[at]?.write(outcome);
+      } catch (error) {
+        return this.#writeOn(outcome, reports, at, Promise.reject(error instanceof Error ? error : new Error(String(error))));
+      }
+      if (behind !== undefined) return this.#writeOn(outcome, reports, at, behind);
+    }
+    return WRITTEN;
+  }
+
+  /** `write` from the report at `at` on, once that one is behind (or failed): one report at a time, as it was given. */
+  async #writeOn(outcome: RowOutcome, reports: readonly ReportWriter[], at: number, pending: Promise<void>): Promise<void> {
+    for (let next = at; next < reports.length; next++) {
+      const report = reports[next];
+      if (report === undefined) continue;
+      try {
+        const behind = next === at ? pending : report.write(outcome);
         if (behind !== undefined) await behind;
       } catch (error) {
         await this.#dropReport(report, error);

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AtomicFile, writeFileAtomic } from '../../../src/fs/atomic-write.js';
 import { ConfigError } from '../../../src/errors.js';
+import { CHUNK_BYTES } from '../../../src/fs/utf8-chunks.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -188,8 +189,8 @@ describe('AtomicFile: text encoded as it is written', () => {
   it('a surrogate pair split across two writes at a chunk boundary is one character, not two U+FFFD', async () => {
     const path = join(dir, 'pair.txt');
     const file = await AtomicFile.open(path);
-    // 64 Ki - 1 units, then the first half of 😀: the chunk is full right between the halves.
-    await file.write(`${'a'.repeat(64 * 1024 - 1)}\ud83d`);
+    // A chunk's size less one in units, then the first half of 😀: the text is encoded before the other half comes.
+    await file.write(`${'a'.repeat(CHUNK_BYTES - 1)}\ud83d`);
     await file.write('\ude00 end');
     await file.commit();
     const text = await readFile(path, 'utf8');
@@ -201,7 +202,7 @@ describe('AtomicFile: text encoded as it is written', () => {
     const path = join(dir, 'mixed.txt');
     const pieces = ['plain\n', 'ü € 𝄞\n', 'lone \ud800 x', '\udc00 low', 'end \ud83d', '\ude00!', 'x'.repeat(70_000), '€'.repeat(30_000), 'tail \ud83d'];
     // Starting with a pair split at the first chunk's end (two U+FFFD when text was joined, then encoded, by chunks).
-    const texts = [`${'a'.repeat(64 * 1024 - 1)}\ud83d`, '\ude00', ...Array.from({ length: 3_000 }, (_, i) => pieces[i % pieces.length] ?? '')];
+    const texts = [`${'a'.repeat(CHUNK_BYTES - 1)}\ud83d`, '\ude00', ...Array.from({ length: 3_000 }, (_, i) => pieces[i % pieces.length] ?? '')];
     const file = await AtomicFile.open(path);
     for (const text of texts) await file.write(text);
     await file.commit();
