@@ -79,7 +79,7 @@ export class Utf8Chunks {
       }
       if (this.#used >= CHUNK_BYTES / 4) this.#close();
       else if (this.#used > 0) {
-        // A few lines (the journal's every 50 ms): copied out, and the chunk kept, rather than 64 KiB anew each time.
+        // A few lines (the journal's every 50 ms): copied out, and the chunk kept, rather than a whole chunk anew each time.
         this.#full.push(Buffer.from(this.#chunk.subarray(0, this.#used)));
         this.#used = 0;
       }

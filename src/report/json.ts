@@ -31,14 +31,11 @@ function number(value: number | undefined): string {
   return value !== undefined && Number.isFinite(value) ? `${value}` : 'null';
 }
 
-// The values every row of a run repeats (its source, its marketplace) or most rows do (the outcome), each encoded once
-// while it lasts.
+// The values every row of a run repeats (its source, its marketplace), each encoded once while it lasts.
 let source: string | undefined;
 let sourceJson = '';
 let marketplace: string | undefined;
 let marketplaceJson = 'null';
-let outcome = '';
-let outcomeJson = '""';
 
 /**
  * `JSON.stringify(toReportRow(o))`, the same text to the byte, written out key by key: no object per row, and the
@@ -53,12 +50,8 @@ export function reportRowJson(o: RowOutcome): string {
     marketplace = o.marketplace;
     marketplaceJson = marketplace === undefined ? 'null' : JSON.stringify(printable(marketplace, { lines: false }));
   }
-  if (o.outcome !== outcome) {
-    outcome = o.outcome;
-    outcomeJson = jsonString(outcome);
-  }
   const issues = o.issues !== undefined && o.issues.length > 0 ? `,"issues":${JSON.stringify(o.issues)}` : '';
-  return `{"source":${sourceJson},"line":${number(lineOf(o.location))},"sku":${text(o.sku)},"outcome":${outcomeJson},"reason":${text(safeText(o.reason))},"http_status":${number(o.httpStatus)},"listing_status":${text(listingText(o.listingStatus))},"title":${text(listingText(o.title))},"attempts":${number(o.attempts)},"duration_ms":${number(o.durationMs)},"error":${text(safeText(o.error))},"marketplace":${marketplaceJson}${issues}}`;
+  return `{"source":${sourceJson},"line":${number(lineOf(o.location))},"sku":${text(o.sku)},"outcome":${jsonString(o.outcome)},"reason":${text(safeText(o.reason))},"http_status":${number(o.httpStatus)},"listing_status":${text(listingText(o.listingStatus))},"title":${text(listingText(o.title))},"attempts":${number(o.attempts)},"duration_ms":${number(o.durationMs)},"error":${text(safeText(o.error))},"marketplace":${marketplaceJson}${issues}}`;
 }
 
 /** `{"rows":[...],"summary":{...}}`: the rows first, since they are streamed and the summary is known at the end. */

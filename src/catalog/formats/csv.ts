@@ -48,7 +48,6 @@ function noop(): void {}
 
 const EMPTY = Buffer.alloc(0);
 
-
 /**
  * Reads CSV (or TSV) bytes as records keyed by the header row, every value a string. A bad row is yielded as an
  * error item and reading goes on. Where nothing after a place can be read (a bad or missing header, an unclosed
@@ -103,7 +102,10 @@ async function* csvBatches(input: Readable, options: CsvReadOptions): AsyncGener
   let held: Buffer | undefined;
   let heldAt = 0;
   let core: ParserCore | undefined;
-  /** csv-parse, reading the input from offset `at` on (a record's start, where the fast scanner stopped). */
+  /**
+   * csv-parse, reading the input from offset `at` on (a record's start, where the fast scanner stopped); from then on
+   * it reads every record, and the fast scanner none.
+   */
   const openCore = (at: number): ParserCore => {
     const opened = (
       new Parser({
