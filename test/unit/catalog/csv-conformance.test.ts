@@ -141,6 +141,18 @@ describe.skipIf(!present)('CSV conformance: sineemore csv-test-data', () => {
     // With the SKU mapped to one of its columns, the same file is a catalog of no rows.
     expect(await collect((await openCatalog(path, { map: { sku: 'qux' } })).drafts)).toEqual([]);
   });
+
+  it.each([
+    ['shopify', '"Handle", "Variant SKU"'],
+    ['woocommerce', '"Type", "SKU", "Name"'],
+    ['magento', '"sku", "product_type"'],
+    ['prestashop', '"Reference #"'],
+  ] as const)('bad-header-wrong-header.csv: preset %s refuses its header when it is opened, though no row follows it', async (preset, missing) => {
+    const path = join(TESTDATA, 'sineemore-csv-test-data/csv/bad-header-wrong-header.csv');
+    const error = await openCatalog(path, { preset }).then(() => undefined, (thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).message).toBe(`preset ${preset}: ${path} has no ${missing} column; is it a ${preset} product export?`);
+  });
 });
 
 describe.skipIf(!present)('CSV conformance: gebi csv-test (hostile input)', () => {
