@@ -68,6 +68,19 @@ describe.concurrent('create shows the listing the service sent on one line per f
     expect(lines[2]).toBe('  item specifics  \\u000a::add-mask::x');
     expect(lines[3]).toBe('  k\\u000afake     v\\u000d\\u000aforged');
   });
+
+  // Pushback (429) and a transient 4xx (408, 425) say the service is busy or slow, not that the listing is wrong.
+  for (const status of [429, 408]) {
+    it(`a ${status} is the service's, not the listing's: an error (exit 3), never "rejected" (exit 1)`, async ({ expect }) => {
+      const service = await startScriptedService((_request, response) => {
+        response.writeHead(status, { 'content-type': 'application/json', 'retry-after': '1' }).end(JSON.stringify({ message: 'slow down' }));
+      });
+      const result = await run(CREATE, publishEnv(service.url, KEY));
+      expect(result.code, result.stderr).toBe(3);
+      expect(result.stderr).toMatch(new RegExp(`^error HTTP ${status} [A-Za-z ]+: slow down$`, 'm'));
+      expect(result.stderr).not.toMatch(/rejected/);
+    });
+  }
 });
 
 /** No stdout or stderr holds the key, nor a start of it that a cut left behind. */
