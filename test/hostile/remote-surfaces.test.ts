@@ -69,6 +69,22 @@ describe.concurrent('create shows the listing the service sent on one line per f
     expect(lines[3]).toBe('  k\\u000afake     v\\u000d\\u000aforged');
   });
 
+  it('a field of 150 KB (status, title, item_specifics, a key, a value) is shown cut short, as in the reports', async ({ expect }) => {
+    const huge = (c: string) => `${c}\u001b[2J`.repeat(15_000);
+    const service = await startScriptedService((_request, response) => {
+      response.writeHead(201, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ sku: 'SKU-1', status: huge('s'), title: huge('t'), item_specifics: [huge('i')], [huge('k')]: { nested: huge('v') } }));
+    });
+    const result = await run(CREATE, publishEnv(service.url, KEY));
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines, result.stdout.slice(0, 2000)).toHaveLength(4);
+    for (const line of lines) {
+      expect(line.length, line.slice(0, 200)).toBeLessThan(700);
+      expect(line).toMatch(/…/);
+    }
+  });
+
   // Pushback (429) and a transient 4xx (408, 425) say the service is busy or slow, not that the listing is wrong.
   for (const status of [429, 408]) {
     it(`a ${status} is the service's, not the listing's: an error (exit 3), never "rejected" (exit 1)`, async ({ expect }) => {
