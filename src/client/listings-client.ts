@@ -122,7 +122,11 @@ export class ListingsClient {
     const retryAfter = headerValue(responseHeaders['retry-after']);
     let message = redact(errorMessage(statusCode, parsed));
     let hint: string | undefined;
-    if (statusCode >= 300 && statusCode < 400) {
+    if (statusCode === 304) {
+      // Not a redirect: the answer to a conditional request, which a POST is not; there is no address to go to.
+      message = `${message}: the answer to a conditional request, which this POST was not; not a listing`;
+      hint = 'check base_url: a cache or proxy in front of the service may be answering for it';
+    } else if (statusCode >= 300 && statusCode < 400) {
       // The Location is the server's text like any other: shown escaped and cut short, never obeyed.
       const location = headerValue(responseHeaders.location);
       message = redact(`HTTP ${statusCode}: the service redirected${location ? ` to ${shortText(redact(location), MAX_LOCATION)}` : ''}; not followed, so the API key is not sent elsewhere`);

@@ -238,6 +238,20 @@ describe.concurrent('hostile services: bodies that never end, redirects that are
     expect(service.requests.every((request) => request.url === '/v1/listings')).toBe(true);
   });
 
+  it('a 304 (no Location, body ignored) is not called a redirect, nor given the hint of one', async ({ expect }) => {
+    const service = await startScriptedService((_request, response) => {
+      response.writeHead(304, { 'content-type': 'application/json' });
+      response.end();
+    });
+    const run = await publish(service.url);
+    expect(run.result.code, run.result.stderr).toBe(3);
+    expectClean(expect, run);
+    expect(run.result.stderr).toMatch(/^error the service could not be used: HTTP 304 Not Modified: the answer to a conditional request, which this POST was not; not a listing$/m);
+    expect(run.result.stderr).toMatch(/^hint +check base_url: a cache or proxy in front of the service may be answering for it$/m);
+    expect(run.result.stderr).not.toMatch(/redirect/);
+    for (const row of readCsvReport(join(run.dir, 'report.csv'))) expect(['service unusable']).toContain(row.reason);
+  });
+
   it.skipIf(!OPENSSL)('does not follow an https service redirecting to http', async ({ expect }) => {
     const certDir = tempDir('listings-cert-');
     const { key, cert } = selfSignedCertificate(certDir);
