@@ -138,6 +138,35 @@ describe.concurrent('a secret the server echoes where the tool cuts its text is 
     });
   }
 
+  // A message is cut at 300 characters. The key JSON-escaped (as `\u004b...`, or `\/` for a `/`) is whole only once
+  // parsed: masked after the cut, its start would show.
+  const escapedKey = (request: SeenRequest): string => `\\u${keyOf(request).charCodeAt(0).toString(16).padStart(4, '0')}${keyOf(request).slice(1)}`;
+  for (const command of ['create', 'publish'] as const) {
+    it(`${command}: a 422 whose JSON message holds the key escaped, where the message is cut`, async ({ expect }) => {
+      const service = await startScriptedService((request, response) => {
+        response.writeHead(422, { 'content-type': 'application/json' });
+        response.end(`{"message":"${'m'.repeat(290)}${escapedKey(request)} and more"}`);
+      });
+      const dir = tempDir('remote-escaped-');
+      const args = command === 'create' ? CREATE : ['publish', writeCatalog(dir, 2), '--max-attempts', '1', '--report', join(dir, 'r.csv'), '--report', join(dir, 'r.json')];
+      const result = await runCli(args, { cwd: dir, env: publishEnv(service.url, KEY) });
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stderr).toMatch(/HTTP 422 Unprocessable Entity: m{290}\*/);
+      expectNoKeyPart(expect, result.stdout + result.stderr);
+      for (const path of filesBelow(dir)) expect(readFileSync(path, 'utf8'), path).not.toContain(KEY_PART);
+    });
+  }
+
+  it('doctor: a Date header (a comment in it still parses) holding the key where it is cut', async ({ expect }) => {
+    const service = await startScriptedService((request, response) => {
+      response.writeHead(400, { 'content-type': 'application/json', date: `Thu, 01 Jan 2020 00:00:00 GMT (${'d'.repeat(60)}${keyOf(request)})` });
+      response.end('{"message":"empty listing"}');
+    });
+    const result = await run(['doctor', '--timeout', '2000'], publishEnv(service.url, KEY));
+    expect(result.stdout).toMatch(/its Date header: Thu, 01 Jan 2020 00:00:00 GMT \(d+/);
+    expectNoKeyPart(expect, result.stdout + result.stderr);
+  });
+
   it('publish: the same cut 422 body, in every report and the journal', async ({ expect }) => {
     const service = await startScriptedService((request, response) => {
       response.writeHead(422, { 'content-type': 'text/plain' });
