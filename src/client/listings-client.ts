@@ -167,6 +167,9 @@ export class ListingsClient {
   }
 }
 
+/** The most of a wrong answer's fields named in its message. */
+const MAX_CONTRACT_PATHS = 5;
+
 function parseListing(status: number, text: string): ListingResponse {
   let json: unknown;
   try {
@@ -179,8 +182,10 @@ function parseListing(status: number, text: string): ListingResponse {
   if (isListing(json)) return json;
   const result = contractSchemas().listingResponseSchema.safeParse(json);
   if (!result.success) {
-    const fields = result.error.issues.map((issue) => issue.path.join('.') || '(body)').join(', ');
-    throw new ApiError(status, `HTTP ${status}: the answer does not match the listing contract (${fields})`, json);
+    // One issue per wrong item: an item_specifics of 100,000 numbers would make a message of megabytes.
+    const paths = result.error.issues.map((issue) => issue.path.join('.') || '(body)');
+    const more = paths.length > MAX_CONTRACT_PATHS ? ` and ${paths.length - MAX_CONTRACT_PATHS} more` : '';
+    throw new ApiError(status, `HTTP ${status}: the answer does not match the listing contract (${paths.slice(0, MAX_CONTRACT_PATHS).join(', ')}${more})`, json);
   }
   return result.data;
 }
