@@ -173,7 +173,8 @@ const MAX_CONTRACT_PATHS = 5;
 function parseListing(status: number, text: string): ListingResponse {
   let json: unknown;
   try {
-    json = parseJsonText(text);
+    // Some servers start JSON with a byte order mark, which a parser may ignore (RFC 8259 §8.1), as an error body's trim does.
+    json = parseJsonText(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (error) {
     if (error instanceof JsonDepthError) throw new ApiError(status, `HTTP ${status}: the answer ${error.message}, so it is not read as a listing`, undefined);
     throw new ApiError(status, `HTTP ${status}: the answer is not JSON`, parseErrorBody(redact(text)));

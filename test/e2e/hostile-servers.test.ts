@@ -114,6 +114,13 @@ const CASES: Record<string, Case> = {
   'TEXT-201': { name: 'a 201 with a body that is not JSON', answer: send(201, `created \u001b]0;pwned\u0007 ${'z'.repeat(200_000)}`, 'text/plain'), outcome: 'failed', status: 201, shows: /^HTTP 201: the answer is not JSON$/ },
   'HTML-201': { name: 'a 201 with an HTML body', answer: send(201, '<html><body>Created</body></html>', 'text/html'), outcome: 'failed', status: 201, shows: /^HTTP 201: the answer is not JSON$/ },
   'HUGE-201': { name: 'a 201 of 3 MB (not read past 1 MiB)', answer: send(201, JSON.stringify({ sku: 'x', status: 'ready', title: 't'.repeat(3_000_000), item_specifics: [] })), outcome: 'failed', status: 201, shows: /^HTTP 201: the answer is larger than 1 MiB/ },
+  'BOM-201': {
+    name: 'a 201 listing after a UTF-8 byte order mark (published, as an error body after one is read)',
+    answer: send(201, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify({ sku: 'x', status: `ready${ESCAPES}`, title: 'Bom title', item_specifics: [] }))])),
+    outcome: 'published',
+    status: 201,
+    shows: /^Bom title$/,
+  },
   'SPECS-201': {
     name: 'a 201 whose item_specifics holds 100,000 numbers: the fields at fault named a few at a time',
     answer: send(201, JSON.stringify({ sku: 'x', status: 'ready', title: 't', item_specifics: new Array(100_000).fill(7) })),
