@@ -222,6 +222,27 @@ describe.concurrent('hostile services: bodies that never end, redirects that are
     }
   });
 
+  it('times out an endless stream of 1xx answers (102 Processing, each of which restarts undici\'s headers timeout)', async ({ expect }) => {
+    const timers = new Set<NodeJS.Timeout>();
+    const service = await startScriptedService((_request, response) => {
+      const timer = setInterval(() => {
+        if (response.destroyed) clearInterval(timer);
+        else response.writeProcessing();
+      }, 100);
+      timers.add(timer);
+      response.once('close', () => clearInterval(timer));
+    });
+    try {
+      const run = await publish(service.url, { extra: ['--timeout', '500'] });
+      expect(run.result.code, run.result.stderr).toBe(3);
+      expectClean(expect, run);
+      expect(run.result.stderr).toMatch(/no answer within 500 ms/);
+      expect(run.ms, 'the run ends soon after the requests time out').toBeLessThan(10_000);
+    } finally {
+      for (const timer of timers) clearInterval(timer);
+    }
+  });
+
   for (const statuses of [[307], [308], [301, 302, 303]]) {
     it(`does not follow a ${statuses.join('/')} to another origin: the target receives nothing`, async ({ expect }) => {
       const target = await startScriptedService((_request, response) => send(201, JSON.stringify({ sku: 'x', status: 'ready', title: 't', item_specifics: [] }))(response));
