@@ -199,49 +199,46 @@ describe.concurrent('hostile answers: the terminal and every report get escaped,
 });
 
 describe.concurrent('hostile services: bodies that never end, redirects that are never followed', () => {
-  it('times out a slow-loris body (headers sent, then a byte at a time) at --timeout, whatever its status', async ({ expect }) => {
-    const trickles = new Set<NodeJS.Timeout>();
-    const service = await startScriptedService((_request, response, index) => {
-      response.writeHead(index % 2 === 0 ? 201 : 422, { 'content-type': 'application/json' });
-      response.write('{"message":"');
-      const timer = setInterval(() => {
-        if (response.destroyed) clearInterval(timer);
-        else response.write('a');
-      }, 100);
-      trickles.add(timer);
-      response.once('close', () => clearInterval(timer));
-    });
-    try {
-      const run = await publish(service.url, { extra: ['--timeout', '500'] });
-      expect(run.result.code, run.result.stderr).toBe(3);
-      expectClean(expect, run);
-      expect(run.result.stderr).toMatch(/no answer within 500 ms/);
-      expect(run.ms, 'the run ends soon after the requests time out').toBeLessThan(10_000);
-    } finally {
-      for (const timer of trickles) clearInterval(timer);
-    }
-  });
+  /** Services that keep sending and never finish the answer: `start` once per request, then `tick` every 100 ms. */
+  const TRICKLES: { name: string; start: (response: ServerResponse, index: number) => void; tick: (response: ServerResponse) => void }[] = [
+    {
+      name: 'a slow-loris body (headers sent, then a byte at a time) at --timeout, whatever its status',
+      start: (response, index) => {
+        response.writeHead(index % 2 === 0 ? 201 : 422, { 'content-type': 'application/json' });
+        response.write('{"message":"');
+      },
+      tick: (response) => response.write('a'),
+    },
+    {
+      name: "an endless stream of 1xx answers (102 Processing, each of which restarts undici's headers timeout) at --timeout",
+      start: () => undefined,
+      tick: (response) => response.writeProcessing(),
+    },
+  ];
 
-  it('times out an endless stream of 1xx answers (102 Processing, each of which restarts undici\'s headers timeout)', async ({ expect }) => {
-    const timers = new Set<NodeJS.Timeout>();
-    const service = await startScriptedService((_request, response) => {
-      const timer = setInterval(() => {
-        if (response.destroyed) clearInterval(timer);
-        else response.writeProcessing();
-      }, 100);
-      timers.add(timer);
-      response.once('close', () => clearInterval(timer));
+  for (const trickle of TRICKLES) {
+    it(`times out ${trickle.name}`, async ({ expect }) => {
+      const timers = new Set<NodeJS.Timeout>();
+      const service = await startScriptedService((_request, response, index) => {
+        trickle.start(response, index);
+        const timer = setInterval(() => {
+          if (response.destroyed) clearInterval(timer);
+          else trickle.tick(response);
+        }, 100);
+        timers.add(timer);
+        response.once('close', () => clearInterval(timer));
+      });
+      try {
+        const run = await publish(service.url, { extra: ['--timeout', '500'] });
+        expect(run.result.code, run.result.stderr).toBe(3);
+        expectClean(expect, run);
+        expect(run.result.stderr).toMatch(/no answer within 500 ms/);
+        expect(run.ms, 'the run ends soon after the requests time out').toBeLessThan(10_000);
+      } finally {
+        for (const timer of timers) clearInterval(timer);
+      }
     });
-    try {
-      const run = await publish(service.url, { extra: ['--timeout', '500'] });
-      expect(run.result.code, run.result.stderr).toBe(3);
-      expectClean(expect, run);
-      expect(run.result.stderr).toMatch(/no answer within 500 ms/);
-      expect(run.ms, 'the run ends soon after the requests time out').toBeLessThan(10_000);
-    } finally {
-      for (const timer of timers) clearInterval(timer);
-    }
-  });
+  }
 
   for (const statuses of [[307], [308], [301, 302, 303]]) {
     it(`does not follow a ${statuses.join('/')} to another origin: the target receives nothing`, async ({ expect }) => {
