@@ -121,6 +121,13 @@ const CASES: Record<string, Case> = {
     status: 201,
     shows: /^Bom title$/,
   },
+  'BARE-101': {
+    name: 'a 101 Switching Protocols that names no Upgrade (undici asserts it does)',
+    answer: (response) => response.socket?.end('HTTP/1.1 101 Switching Protocols\r\n\r\n'),
+    outcome: 'failed',
+    status: '',
+    shows: /^cannot reach http:\/\/127\.0\.0\.1:\d+: the answer breaks the HTTP\/1\.1 protocol \(ERR_ASSERTION\)$/,
+  },
   'SPECS-201': {
     name: 'a 201 whose item_specifics holds 100,000 numbers: the fields at fault named a few at a time',
     answer: send(201, JSON.stringify({ sku: 'x', status: 'ready', title: 't', item_specifics: new Array(100_000).fill(7) })),
