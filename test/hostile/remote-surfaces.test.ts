@@ -53,6 +53,18 @@ describe.concurrent('doctor against an answer whose body never ends', () => {
   }
 });
 
+describe.concurrent('doctor against an answer that breaks HTTP/1.1', () => {
+  it('a 101 Switching Protocols that names no Upgrade: one line that says so, not undici\'s assertion', async ({ expect }) => {
+    const service = await startScriptedService((_request, response) => {
+      response.socket?.end('HTTP/1.1 101 Switching Protocols\r\n\r\n');
+    });
+    const result = await run(['doctor', '--timeout', '2000'], publishEnv(service.url, KEY));
+    expect(result.code, result.stderr).toBe(3);
+    expect(result.stdout).toMatch(/^✖ request +POST \/v1\/listings got no answer: the answer breaks the HTTP\/1\.1 protocol \(ERR_ASSERTION\)$/m);
+    expect(result.stdout).not.toMatch(/assert/);
+  });
+});
+
 describe.concurrent('create shows the listing the service sent on one line per field', () => {
   it('a line break (and a runner command after it) in status, title, item_specifics or a key is written \\u000a', async ({ expect }) => {
     const service = await startScriptedService((_request, response) => {
