@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer as createHttpServer, type Server as HttpServer, type ServerResponse } from 'node:http';
+import { createServer as createHttpServer, type Server as HttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createNetServer, type AddressInfo, type Server as NetServer, type Socket } from 'node:net';
 import { readFileSync } from 'node:fs';
@@ -142,15 +142,11 @@ export interface ScriptedService extends FakeService {
   requests: SeenRequest[];
 }
 
-/**
- * An HTTP server whose every answer is written by `answer`, once the request body has been read: for hostile
- * services (escape sequences, huge or broken bodies, redirects, bodies that trickle). Counts and keeps the requests.
- */
-export async function startScriptedService(
-  answer: (request: SeenRequest, response: ServerResponse, index: number) => void,
-): Promise<ScriptedService> {
-  const requests: SeenRequest[] = [];
-  const server = createHttpServer((request, response) => {
+type Answer = (request: SeenRequest, response: ServerResponse, index: number) => void;
+
+/** The request handler of a scripted service: reads the body, keeps the request, then lets `answer` write. */
+function scripted(requests: SeenRequest[], answer: Answer): (request: IncomingMessage, response: ServerResponse) => void {
+  return (request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.once('end', () => {
@@ -161,31 +157,25 @@ export async function startScriptedService(
       });
       answer(seen, response, requests.length - 1);
     });
-  });
+  };
+}
+
+/**
+ * An HTTP server whose every answer is written by `answer`, once the request body has been read: for hostile
+ * services (escape sequences, huge or broken bodies, redirects, bodies that trickle). Counts and keeps the requests.
+ */
+export async function startScriptedService(answer: Answer): Promise<ScriptedService> {
+  const requests: SeenRequest[] = [];
+  const server = createHttpServer(scripted(requests, answer));
   const service = Object.assign(track(server, () => requests.length), { requests });
   service.url = `http://127.0.0.1:${await listen(server)}`;
   return service;
 }
 
 /** An HTTPS ScriptedService with the given key and certificate (NODE_EXTRA_CA_CERTS lets the CLI trust it). */
-export async function startScriptedTlsService(
-  keyPem: string,
-  certPem: string,
-  answer: (request: SeenRequest, response: ServerResponse, index: number) => void,
-): Promise<ScriptedService> {
+export async function startScriptedTlsService(keyPem: string, certPem: string, answer: Answer): Promise<ScriptedService> {
   const requests: SeenRequest[] = [];
-  const server = createHttpsServer({ key: keyPem, cert: certPem }, (request, response) => {
-    const chunks: Buffer[] = [];
-    request.on('data', (chunk: Buffer) => chunks.push(chunk));
-    request.once('end', () => {
-      const seen: SeenRequest = { method: request.method ?? '', url: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8') };
-      requests.push(seen);
-      response.on('error', () => {
-        // the client hangs up as it pleases
-      });
-      answer(seen, response, requests.length - 1);
-    });
-  });
+  const server = createHttpsServer({ key: keyPem, cert: certPem }, scripted(requests, answer));
   server.on('tlsClientError', () => {
     // a client that does not trust the certificate hangs up
   });
