@@ -1,4 +1,5 @@
 import type { ConcurrencyLimit, LoadSignal, SendTicket } from './concurrency-limit.js';
+import { WindowRates } from './window-rates.js';
 
 /** Options of an {@link AdaptiveLimit}; the defaults suit a service anywhere from 1 ms to a few seconds an answer. */
 export interface AdaptiveLimitOptions {
@@ -52,6 +53,15 @@ const FAST_SERVICE_WINDOW = 64;
 const STARTUP_EXIT = 1.25;
 
 /**
+ * Past the latency threshold the window still grows while its last step (a tenth, {@link BUYS_LOOKBACK}) gave at least
+ * half as much more answers a second ({@link BUYS_SHARE}), and latency stays within {@link BUYS_MAX_LATENCY} x the
+ * no-load latency: the window holds where throughput stops growing, not where latency first moves.
+ */
+const BUYS_LOOKBACK = 1.09;
+const BUYS_SHARE = 0.5;
+const BUYS_MAX_LATENCY = 3;
+
+/**
  * A latency-based adaptive concurrency limit, after TCP Vegas, Netflix's Gradient2 and brpc's auto limiter:
  *
  * - **Start-up** from `initial`: the limit doubles per round trip, or every 250 ms of the fastest answer when that is
@@ -102,6 +112,8 @@ export class AdaptiveLimit implements ConcurrencyLimit {
   #sumMs = 0;
   #sumSquares = 0;
   #peakInFlight = 0;
+  /** The answers a ms of the windows judged (used ones), one per size. */
+  readonly #rates = new WindowRates();
 
   constructor(options: AdaptiveLimitOptions = {}) {
     this.#max = options.max ?? AUTO_MAX;
@@ -214,8 +226,14 @@ export class AdaptiveLimit implements ConcurrencyLimit {
       // has not moved: the queue is not ours, the service (or this client, warming up) got slower.
       this.#noLoadMs = mean;
       threshold = this.#threshold();
+      this.#rates.clear();
+    }
+    if (queued() && this.#stillBuys(used, mean)) {
+      this.#grow(used, mean);
+      return;
     }
     if (queued()) {
+      this.#noteRate(used, mean);
       this.#cutsFrom ??= { limit: this.#limit, meanMs: mean, windows: 0 };
       this.#cut(Math.max(0.5, threshold / mean), this.#noLoadMs < FAST_SERVICE_MS ? Math.min(FAST_SERVICE_WINDOW, this.#ceiling()) : 1);
       return;
@@ -225,12 +243,34 @@ export class AdaptiveLimit implements ConcurrencyLimit {
     // round would overshoot by the gain. Doubling, it ends at the threshold, as before (measured on a loaded host, an
     // earlier end left a 5-15 ms service's window too small to meet its 100/s rate limit).
     if (this.#slowStart && this.#startupGain() > 2 && mean - 2 * error > this.#noLoadMs * STARTUP_EXIT + this.#slackMs) this.#slowStart = false;
+    this.#grow(used, mean);
+  }
+
+  /** After start-up, a used window that found no queue (or one that still buys answers) grows by a tenth, or by one. */
+  #grow(used: boolean, mean: number): void {
     const ceiling = this.#ceiling();
+    this.#noteRate(used, mean);
     if (!this.#slowStart && used && this.#limit < ceiling) {
       this.#limit = Math.min(ceiling, this.#limit + (this.#overloaded ? 1 : Math.max(1, this.#limit / 10)));
       this.#changedAtSeq = this.#seq;
     }
     this.#newWindow();
+  }
+
+  /** After start-up (whose windows grow as they are measured), a used window's answers a ms, by its size. */
+  #noteRate(used: boolean, mean: number): void {
+    if (used && !this.#slowStart) this.#rates.note(this.#limit, Math.min(this.#peakInFlight, this.#limit), mean);
+  }
+
+  /**
+   * A window past the latency threshold whose extra requests in flight still bought answers (see WindowRates): never
+   * in start-up, on a fast service (this host's noise), after the service shed load, or past 3 x the no-load
+   * latency.
+   */
+  #stillBuys(used: boolean, mean: number): boolean {
+    if (this.#slowStart || !used || this.#overloaded || this.#noLoadMs < FAST_SERVICE_MS) return false;
+    if (mean > this.#noLoadMs * BUYS_MAX_LATENCY + this.#slackMs) return false;
+    return this.#rates.stillBuys(this.#limit, Math.min(this.#peakInFlight, this.#limit), mean, BUYS_LOOKBACK, BUYS_SHARE);
   }
 
   #threshold(): number {

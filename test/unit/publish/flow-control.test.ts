@@ -148,6 +148,18 @@ describe('AdaptiveLimit', () => {
     expect(limit.noLoadMs).toBe(100);
   });
 
+  it('holds where throughput stops growing, not where latency first moves: latency = 100 ms + inFlight / 4 ms', () => {
+    // A service that answers slower with more at once, yet more a second (4 a ms at most): the threshold (1.5 x 100 ms)
+    // is at 208 in flight, 1.37 answers a ms; a fixed 512 gets 2.25.
+    const latency = (n: number): number => 100 + n / 4;
+    const seen = rounds(new AdaptiveLimit(), 150, latency);
+    const rate = (n: number): number => n / latency(n);
+    const held = seen.slice(-50).reduce((sum, n) => sum + rate(n), 0) / 50;
+    expect(held / rate(512)).toBeGreaterThanOrEqual(0.8);
+    // Bounded: never past 3 x the no-load latency (the 400th in flight is at 2 x).
+    expect(Math.max(...seen)).toBeLessThanOrEqual(800);
+  });
+
   it('cuts on overload once per round trip: the answers of requests already in flight do not cut again', () => {
     const limit = new AdaptiveLimit({ initial: 20 });
     const tickets = Array.from({ length: 20 }, () => limit.onSend(0));
