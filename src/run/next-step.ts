@@ -1,6 +1,7 @@
 import { libraryName, type NameSetting } from '../errors.js';
 import { reportFormatOf } from '../report/report-writer.js';
 import type { NextStep } from '../report/run-meta.js';
+import { printable } from '../printable.js';
 import { redactSourceName } from '../secret-url.js';
 import { redact } from '../secrets.js';
 import { shellCommand } from './shell-words.js';
@@ -157,5 +158,6 @@ export function nextStep(input: NextStepInput): NextStep | null {
   const masked = words.map(shown);
   const hidden = masked.some((word, i) => word !== words[i]);
   const why = `${step.does}${hidden ? '; a credential in it is shown as ****: write it back before running it' : ''}`;
-  return { command: shellCommand([input.program ?? 'listings', input.command, ...masked]), why: redact(why) };
+  // `why` names paths (a report, the output that failed): their line breaks escaped, so it stays one line.
+  return { command: shellCommand([input.program ?? 'listings', input.command, ...masked]), why: redact(printable(why, { lines: false })) };
 }

@@ -157,6 +157,25 @@ describe('GitHub workflow commands in a webhook body', () => {
   });
 });
 
+describe('the command to paste, for names every output escapes', () => {
+  // Before: the names were single-quoted, then every output escaped their ESC as the text `\u001b`, so the command
+  // pasted named another file; a line break split the command, and the report's name, over two lines.
+  it('publish: the next step is one line each, and bash reads the catalog and the report back as themselves', async () => {
+    const dir = tempDir();
+    const catalog = 'e\u001b]0;x\u0007 \u202e.csv';
+    const report = 'r\u001b[2J\n::error::x.csv';
+    writeFileSync(join(dir, catalog), 'sku,marketplace,merchant_location_key,fulfillment_policy_id,payment_policy_id,return_policy_id\nA-1,BAD,l,f,p,r\n');
+    const result = await runCli(['publish', catalog, '--sandbox', '--no-journal', '--report', report], { cwd: dir });
+    expect(result.code, result.stderr).toBe(1);
+    const lines = result.stderr.trimEnd().split('\n');
+    expect(lines.at(-2)).toMatch(/^next {2}fix the 1 invalid row .*send the rows r\\u001b\[2J\\u000a::error::x\.csv lists/);
+    expect(lines).toContain('  report: r\\u001b[2J\\u000a::error::x.csv');
+    const command = lines.at(-1)!.replace(/^ {2}listings publish /, '');
+    const words = spawnSync('bash', ['-c', `printf '%s\\0' ${command}`], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH, LC_ALL: 'C.UTF-8' } }).stdout.split('\0');
+    expect([words[0], words.at(-2)]).toEqual([catalog, report]);
+  });
+});
+
 /** A config directory whose file was written by hand, as an attacker with a say in it would. */
 function handWrittenConfig(marker: string): string {
   const dir = tempDir('listings-hostile-config-');

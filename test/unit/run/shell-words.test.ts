@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { shellCommand, shellWord, shellWordsHidingValues } from '../../../src/run/shell-words.js';
+import { printable } from '../../../src/printable.js';
 
 /** Paths a catalog, a report or a journal may have: each must come back from a shell as the very word it was, running nothing. */
 const HOSTILE = [
@@ -14,8 +15,6 @@ const HOSTILE = [
   '$(touch PWNED)',
   '`touch PWNED`',
   '"; touch PWNED; echo "',
-  'line\nbreak; touch PWNED',
-  'tab\there',
   '*.csv',
   '~/catalog.csv',
   '=ls',
@@ -25,6 +24,9 @@ const HOSTILE = [
   '$HOME ${HOME} !! #comment & | ; < > ( ) { }',
   'ünïcödé ✓.csv',
 ];
+
+/** Words every output escapes (a line break, a tab, ESC, a C1 control, a direction override), written `$'...'`. */
+const CONTROLS = ['line\nbreak; touch PWNED', 'tab\there', "e\u001b]0;x\u0007'\\x41", 'c1\u0085 bidi\u202eevil\u2066'];
 
 /** The words a shell reads from `line`, as printf gives them back NUL-separated; run in `cwd`. */
 function wordsOf(shell: string, line: string, cwd: string, env?: NodeJS.ProcessEnv): string[] {
@@ -41,7 +43,19 @@ describe('shellWord: a word for a POSIX shell', () => {
     expect(shellWord("it's")).toBe(`'it'\\''s'`);
     expect(shellWord('')).toBe("''");
     expect(shellWord('=ls')).toBe("'=ls'");
+    expect(shellWord("e\u001b[2J'\n")).toBe("$'e\\x1b[2J\\'\\n'");
   });
+
+  for (const shell of ['bash', 'zsh']) {
+    it(`${shell}: a word with controls is one printable line that comes back as itself`, (context) => {
+      if (spawnSync(shell, ['-c', 'exit 0']).status !== 0) context.skip();
+      const line = shellCommand(CONTROLS);
+      expect(printable(line, { lines: false })).toBe(line);
+      const dir = mkdtempSync(join(tmpdir(), 'listings-shell-'));
+      expect(wordsOf(shell, line, dir, { PATH: process.env.PATH, LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8' })).toEqual(CONTROLS);
+      expect(existsSync(join(dir, 'PWNED'))).toBe(false);
+    });
+  }
 
   for (const shell of ['sh', 'bash']) {
     it(`${shell}: every hostile word comes back as itself, and nothing runs`, () => {
