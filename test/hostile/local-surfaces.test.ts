@@ -133,6 +133,21 @@ describe('hostile local surfaces: --mapping and --map', () => {
   });
 });
 
+describe('hostile local surfaces: a catalog key named __proto__', () => {
+  // Before: the value set the overrides object's prototype and was gone: the row valid, nothing said.
+  it.each([
+    ['a CSV column overrides.__proto__', 'c.csv', `${HEADER},overrides.__proto__\n${csvRow(0)},evil\n${csvRow(1)},\n`, 'c.csv:2'],
+    ['a JSON record whose overrides hold __proto__', 'c.ndjson', '{"sku":"A-1","overrides":{"condition":"NEW","__proto__":{"price":1}}}\n{"sku":"A-2","overrides":{"condition":"NEW"}}\n', 'c.ndjson:1'],
+  ])('%s: that row is invalid at its place, the other valid', async (_name, name, text, place) => {
+    const dir = tempDir();
+    writeFileSync(join(dir, name), text);
+    const result = await runCli(['validate', name, '--marketplace', 'EBAY_US', '--merchant-location-key', 'l', '--fulfillment-policy-id', 'f', '--payment-policy-id', 'p', '--return-policy-id', 'r'], { cwd: dir });
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stdout + result.stderr).toContain(`${place}: [EBAY_US] overrides.__proto__: a key named __proto__ cannot be sent`);
+    expect(result.stderr).toContain('2 rows: 1 valid, 1 invalid');
+  });
+});
+
 describe('hostile local surfaces: --retry-failed and --resume read back what an attacker wrote', () => {
   // Before: an NDJSON report crashed with readline's RangeError and a stack trace (exit 1); a CSV report grew to
   // gigabytes and SIGTERM did not stop it. The JSON report held.
