@@ -99,6 +99,17 @@ describe('hostile local surfaces: settings from flags, the environment and the c
     expectNoCrash(result);
   });
 
+  // Before: undici refused the header on every request: each row failed as a network error after its retries (exit 1).
+  it.each([['a line break', 'sandbox-key\r\n'], ['a character past Latin-1', 'sandbox-key€']])('an API key with %s is refused before anything is sent (exit 2), never shown', async (what, key) => {
+    const sandbox = await startSandboxProcess([]);
+    const dir = catalog();
+    const result = await runCli(['publish', 'c.csv'], { cwd: dir, env: { ...good, ...publishEnv(sandbox.url, key) } });
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toContain(`the API key in LISTINGS_API_KEY holds ${what === 'a line break' ? 'a control character (U+000D)' : what}, which no HTTP header can carry`);
+    expect(result.stderr).not.toContain('sandbox-key');
+    expect((await sandbox.stats()).requests).toBe(0);
+  });
+
   it('config set refuses an identifier with a control character, and stores nothing', async () => {
     const dir = tempDir();
     // (A NUL cannot pass through argv at all: the system refuses it before the tool runs.)
