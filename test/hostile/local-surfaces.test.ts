@@ -46,6 +46,8 @@ describe('hostile local surfaces: the config file, edited by hand', () => {
     ['concurrency 9007199254740993', '{"profiles": {"default": {"concurrency": 9007199254740993}}}', /concurrency from the profile: must be a whole number from 1 to 4096/],
     ['concurrency 1e400', '{"profiles": {"default": {"concurrency": 1e400}}}', /concurrency from the profile: must be a whole number/],
     ['a current_profile that is no profile name', '{"current_profile": "../x"}', /not a valid profile name \(current_profile in/],
+    // Before: listed as two lines (the second one forged), and the URL parser dropped the line break when sending.
+    ['a base_url with a line break', '{"profiles": {"default": {"base_url": "https://a.example/x\\n\u2714 fake"}}}', /base_url from the profile: holds a control character \(U\+000A\) at character 20/],
   ];
   it.each(held)('%s: refused by its key (exit 2)', async (_name, text, message) => {
     const dir = tempDir();
