@@ -154,7 +154,10 @@ export function nextStep(input: NextStepInput): NextStep | null {
   const name = input.name ?? libraryName;
   const step = input.command === 'publish' ? publishStep(input, name) : otherStep(input);
   if (step === undefined) return null;
-  const words = [...input.sources, ...(input.repeat ?? []), ...step.words];
+  // A source that starts with `-` would be read as an option: the sources then go last, after `--`.
+  const dashed = input.sources.some((source) => source.startsWith('-') && source !== '-');
+  const flags = [...(input.repeat ?? []), ...step.words];
+  const words = dashed ? [...flags, '--', ...input.sources] : [...input.sources, ...flags];
   const masked = words.map(shown);
   const hidden = masked.some((word, i) => word !== words[i]);
   const why = `${step.does}${hidden ? '; a credential in it is shown as ****: write it back before running it' : ''}`;

@@ -174,6 +174,18 @@ describe('the command to paste, for names every output escapes', () => {
     const words = spawnSync('bash', ['-c', `printf '%s\\0' ${command}`], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH, LC_ALL: 'C.UTF-8' } }).stdout.split('\0');
     expect([words[0], words.at(-2)]).toEqual([catalog, report]);
   });
+
+  // Before: `listings validate -x.csv ...`, which stops at "unknown option '-x.csv'".
+  it('validate -- -x.csv: the next step, pasted, reads the catalog again', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, '-x.csv'), 'sku,marketplace,merchant_location_key,fulfillment_policy_id,payment_policy_id,return_policy_id\nA-1,BAD,l,f,p,r\n');
+    const first = await runCli(['validate', '--', '-x.csv'], { cwd: dir });
+    expect(first.code, first.stderr).toBe(1);
+    const command = first.stderr.trimEnd().split('\n').at(-1)!.replace(/^ {2}listings /, '');
+    const again = await runCli(spawnSync('bash', ['-c', `printf '%s\\0' ${command}`], { encoding: 'utf8' }).stdout.split('\0').slice(0, -1), { cwd: dir });
+    expect(again.code, again.stderr).toBe(1);
+    expect(again.stderr).toContain('1 row: 0 valid, 1 invalid');
+  });
 });
 
 /** A config directory whose file was written by hand, as an attacker with a say in it would. */
