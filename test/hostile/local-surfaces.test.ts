@@ -90,6 +90,8 @@ describe('hostile local surfaces: settings from flags, the environment and the c
     ['a condition with a line feed', ['--condition', 'NEW\nUSED'], {}, /condition from --condition: holds a control character \(U\+000A\)/],
     ['concurrency 0x10', [], { LISTINGS_CONCURRENCY: '0x10' }, /concurrency from LISTINGS_CONCURRENCY: must be a whole number/],
     ['concurrency 1e3', ['--concurrency', '1e3'], {}, /concurrency from --concurrency: must be a whole number/],
+    // Before: the last one was kept without a word, and the rows went to EBAY_GB only.
+    ['a flag given twice with two values', ['--marketplace', 'EBAY_US', '--marketplace=EBAY_GB'], {}, /--marketplace is given twice, with different values: give it once/],
   ];
   it.each(cases)('%s: refused where it is set (exit 2), naming the setting', async (_name, args, env, message) => {
     const dir = catalog();
