@@ -17,5 +17,5 @@ export function proposalCommands(notice: Proposal, argv: readonly string[] = pro
   const run = ['listings', ...words, ...maps].join(' ');
   const json = JSON.stringify({ ...notice.given, ...Object.fromEntries(notice.proposal.map(({ field, column }) => [field, column])) });
   const set = variables.length === 0 ? '' : ` (first set ${variables.join(', ')}: a header's value is never shown)`;
-  return [`map them all at once${set}:`, `  ${run}`, `or keep them for the next runs: echo ${shQuote(json)} > mapping.json, then listings ${argv[0] ?? 'publish'} ... --mapping mapping.json`];
+  return [`map them all at once${set}:`, `  ${run}`, `or keep them for the next runs: printf '%s\\n' ${shQuote(json)} > mapping.json, then listings ${argv[0] ?? 'publish'} ... --mapping mapping.json`];
 }

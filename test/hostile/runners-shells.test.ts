@@ -175,6 +175,18 @@ describe('the command to paste, for names every output escapes', () => {
     expect([words[0], words.at(-2)]).toEqual([catalog, report]);
   });
 
+  // Before: `echo '{"sku":"SKU\\ID"}' > mapping.json`: sh (dash) and zsh read the backslashes, so the file held
+  // "SKU\ID", which is not JSON.
+  it('the mapping file it proposes, written by sh, maps a column whose name holds a backslash', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'odd.csv'), 'SKU\\ID,Titel,Market,Location,Fulfillment,Payment,Return\nMUG-1,Blue mug,EBAY_US,wh-1,F-1,P-1,R-1\n');
+    const first = await runCli(['validate', 'odd.csv'], { cwd: dir });
+    const write = /next runs: (.*) > mapping\.json, then/.exec(first.stderr)?.[1] ?? 'false';
+    expect(spawnSync('sh', ['-c', `${write} > mapping.json`], { cwd: dir }).status).toBe(0);
+    const saved = await runCli(['validate', 'odd.csv', '--mapping', 'mapping.json'], { cwd: dir });
+    expect(saved.code, saved.stderr).toBe(0);
+  });
+
   // Before: `listings validate -x.csv ...`, which stops at "unknown option '-x.csv'".
   it('validate -- -x.csv: the next step, pasted, reads the catalog again', async () => {
     const dir = tempDir();
