@@ -1,6 +1,6 @@
 import type { CatalogNotice } from '../catalog/types.js';
 import { shQuote } from '../options/completion/tree.js';
-import { shellWord, shellWordsHidingValues } from '../run/shell-words.js';
+import { shellWord, shellWordsHidingValues } from '../shell-words.js';
 import { redactSourceName } from '../secret-url.js';
 import { redact } from '../secrets.js';
 

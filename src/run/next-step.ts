@@ -4,7 +4,7 @@ import type { NextStep } from '../report/run-meta.js';
 import { printable } from '../printable.js';
 import { redactSourceName } from '../secret-url.js';
 import { redact } from '../secrets.js';
-import { shellCommand } from './shell-words.js';
+import { shellCommand } from '../shell-words.js';
 import type { RunVerdict, VerdictCounts } from './verdict.js';
 
 export type { NextStep } from '../report/run-meta.js';

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { shellCommand, shellWord, shellWordsHidingValues } from '../../../src/run/shell-words.js';
+import { shellCommand, shellWord, shellWordsHidingValues } from '../../../src/shell-words.js';
 import { printable } from '../../../src/printable.js';
 
 /** Paths a catalog, a report or a journal may have: each must come back from a shell as the very word it was, running nothing. */

@@ -1,4 +1,4 @@
-import { hasControl } from '../printable.js';
+import { hasControl } from './printable.js';
 
 /**
  * Words for a POSIX shell: a command a person can paste, whatever the words hold. A word of only safe characters is
