@@ -7,6 +7,7 @@ import { BIN, cliEnv, runCli, spawnCli, type CliResult } from '../helpers/cli.js
 import { startStatusService } from '../helpers/fake-services.js';
 import { tempDir } from '../helpers/tmp.js';
 import { commandOf } from '../helpers/workflow-commands.js';
+import { wordsOf } from '../helpers/shell-words.js';
 import { HEADER, csvRow } from '../helpers/publish.js';
 
 /**
@@ -171,8 +172,8 @@ describe('the command to paste, for names every output escapes', () => {
     expect(lines.at(-2)).toMatch(/^next {2}fix the 1 invalid row .*send the rows r\\u001b\[2J\\u000a::error::x\.csv lists/);
     expect(lines).toContain('  report: r\\u001b[2J\\u000a::error::x.csv');
     const command = lines.at(-1)!.replace(/^ {2}listings publish /, '');
-    const words = spawnSync('bash', ['-c', `printf '%s\\0' ${command}`], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH, LC_ALL: 'C.UTF-8' } }).stdout.split('\0');
-    expect([words[0], words.at(-2)]).toEqual([catalog, report]);
+    const words = wordsOf('bash', command, dir, { PATH: process.env.PATH, LC_ALL: 'C.UTF-8' });
+    expect([words[0], words.at(-1)]).toEqual([catalog, report]);
   });
 
   // Before: `echo '{"sku":"SKU\\ID"}' > mapping.json`: sh (dash) and zsh read the backslashes, so the file held
@@ -194,7 +195,7 @@ describe('the command to paste, for names every output escapes', () => {
     const first = await runCli(['validate', '--', '-x.csv'], { cwd: dir });
     expect(first.code, first.stderr).toBe(1);
     const command = first.stderr.trimEnd().split('\n').at(-1)!.replace(/^ {2}listings /, '');
-    const again = await runCli(spawnSync('bash', ['-c', `printf '%s\\0' ${command}`], { encoding: 'utf8' }).stdout.split('\0').slice(0, -1), { cwd: dir });
+    const again = await runCli(wordsOf('bash', command, dir), { cwd: dir });
     expect(again.code, again.stderr).toBe(1);
     expect(again.stderr).toContain('1 row: 0 valid, 1 invalid');
   });

@@ -1,10 +1,11 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { shellCommand, shellWord, shellWordsHidingValues } from '../../../src/shell-words.js';
 import { printable } from '../../../src/printable.js';
+import { wordsOf } from '../../helpers/shell-words.js';
 
 /** Paths a catalog, a report or a journal may have: each must come back from a shell as the very word it was, running nothing. */
 const HOSTILE = [
@@ -27,12 +28,6 @@ const HOSTILE = [
 
 /** Words every output escapes (a line break, a tab, ESC, a C1 control, a direction override), written `$'...'`. */
 const CONTROLS = ['line\nbreak; touch PWNED', 'tab\there', "e\u001b]0;x\u0007'\\x41", 'c1\u0085 bidi\u202eevil\u2066'];
-
-/** The words a shell reads from `line`, as printf gives them back NUL-separated; run in `cwd`. */
-function wordsOf(shell: string, line: string, cwd: string, env?: NodeJS.ProcessEnv): string[] {
-  const out = execFileSync(shell, ['-c', `printf '%s\\0' ${line}`], { cwd, encoding: 'utf8', env });
-  return out.split('\0').slice(0, -1);
-}
 
 describe('shellWord: a word for a POSIX shell', () => {
   it('leaves plain words as they are and quotes any other', () => {
