@@ -28,11 +28,11 @@ export function looksLikeKey(name: string): boolean {
 }
 
 /**
- * Why an API key cannot be sent in the Authorization header, or undefined when it can: a control character (a line
- * break copied with it) or one past Latin-1, which no HTTP header carries. Names the character only when it is a
- * control, so no part of the key itself is shown.
+ * Why a secret (an API key, a source header's value) cannot be sent in an HTTP header, or undefined when it can: a
+ * control character (a line break copied with it) or one past Latin-1, which no header carries. Names the character
+ * only when it is a control, so no part of the secret itself is shown.
  */
-export function unsendableKey(key: string): string | undefined {
+export function headerValueFault(key: string): string | undefined {
   const at = key.search(/[^\t\u0020-\u007e\u0080-\u00ff]|[\u007f-\u009f]/);
   if (at < 0) return undefined;
   const code = key.charCodeAt(at);
