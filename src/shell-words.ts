@@ -44,17 +44,35 @@ export function shellWordWithVariable(prefix: string, variable: string): string 
   return /^[\w@%+=:,./ -]*$/.test(prefix) ? `"${prefix}$${variable}"` : `${shellWord(prefix)}"$${variable}"`;
 }
 
+/** Words that hold a secret of their own (a source address with credentials): each read whole from a variable. */
+export interface SecretWords {
+  /** The variable's name (then `_2`, `_3`). */
+  variable: string;
+  /** The word as it may be shown (its secret masked), or undefined for a word that holds none. */
+  shown: (word: string) => string | undefined;
+}
+
 /**
  * `words` quoted for a POSIX shell, the value of each `option` (`Name: value`, a header that often holds a token)
  * never shown but read from a variable the person sets: `--source-header "Authorization: $LISTINGS_SOURCE_HEADER"`,
  * then `_2`, `_3`. `variables` says what each is to hold: `LISTINGS_SOURCE_HEADER to the Authorization header's value`.
+ * With `secretWords`, each word that holds a secret is read whole from a variable too: `"$LISTINGS_SOURCE_URL"`.
  */
-export function shellWordsHidingValues(words: readonly string[], option: string, variable: string): { words: string[]; variables: string[] } {
+export function shellWordsHidingValues(words: readonly string[], option: string, variable: string, secretWords?: SecretWords): { words: string[]; variables: string[] } {
   const out: string[] = [];
   const variables: string[] = [];
+  let secrets = 0;
+  let headers = 0;
   for (let i = 0; i < words.length; i++) {
     const word = words[i] ?? '';
     const joined = word.startsWith(`${option}=`);
+    const shown = !joined && word !== option ? secretWords?.shown(word) : undefined;
+    if (shown !== undefined) {
+      const named = `${secretWords?.variable ?? ''}${secrets++ === 0 ? '' : `_${secrets}`}`;
+      variables.push(`${named} to ${shown} with its credentials`);
+      out.push(`"$${named}"`);
+      continue;
+    }
     if (!joined && (word !== option || i + 1 === words.length)) {
       out.push(shellWord(word));
       continue;
@@ -62,7 +80,7 @@ export function shellWordsHidingValues(words: readonly string[], option: string,
     const value = joined ? word.slice(option.length + 1) : (words[++i] ?? '');
     const colon = value.indexOf(':');
     const name = colon < 0 ? '' : value.slice(0, colon).trim();
-    const named = `${variable}${variables.length === 0 ? '' : `_${variables.length + 1}`}`;
+    const named = `${variable}${headers++ === 0 ? '' : `_${headers}`}`;
     variables.push(`${named} to the ${name === '' ? 'whole header' : `${name} header's value`}`);
     const prefix = name === '' ? '' : `${name}: `;
     out.push(...(joined ? [shellWordWithVariable(`${option}=${prefix}`, named)] : [option, shellWordWithVariable(prefix, named)]));

@@ -2,7 +2,7 @@ import type { Catalog, CatalogNotice, CatalogOptions, Draft, Format, ReadProgres
 import { openRecords, type RecordItem, type RecordStream } from './read-records.js';
 import { checkTarget, FieldCounter, mapHeaderTelling, mapRecords, type HeaderMapping } from './mapping/index.js';
 import { batchedRecords, hasBatches } from './formats/batches.js';
-import { PRESETS, presetChoiceNotice, presetKind, recognisePreset, type PresetKind } from './presets/index.js';
+import { PRESETS, presetChoiceNotice, presetKind, recognisePreset, requireColumns, type PresetKind } from './presets/index.js';
 import { didYouMean } from '../config/did-you-mean.js';
 import { namedSetting, UsageError } from '../errors.js';
 import { redactSourceName } from '../secret-url.js';
@@ -107,8 +107,8 @@ async function withHeaderRead(records: AsyncIterable<RecordItem>): Promise<{ rec
 
 /**
  * Opens a catalog: source -> format -> mapping (or a preset). Throws SourceError when the source cannot be opened
- * and UsageError for a mapping that cannot work (for CSV and TSV, checked against the header here); the drafts are
- * read lazily, one at a time. Notices go to `options.onNotice`.
+ * and UsageError for a mapping or a preset that cannot work (for CSV and TSV, checked against the header here); the
+ * drafts are read lazily, one at a time. Notices go to `options.onNotice`.
  */
 export async function openCatalog(source: string, options: CatalogOptions = {}): Promise<Catalog> {
   checkCatalogOptions(options);
@@ -118,7 +118,7 @@ export async function openCatalog(source: string, options: CatalogOptions = {}):
   let headerMapping: HeaderMapping | undefined;
   const auto = options.preset === 'auto';
   let preset = options.preset === undefined || auto ? undefined : presetKind(options.preset);
-  if (preset === undefined && isTabular(stream.format)) {
+  if (isTabular(stream.format)) {
     const read = await withHeaderRead(records);
     records = read.records;
     const columns = header;
@@ -126,9 +126,11 @@ export async function openCatalog(source: string, options: CatalogOptions = {}):
       preset = recognisePreset(columns ?? []);
       options.onNotice?.(presetChoiceNotice(stream.name, preset, columns === undefined ? 'it has no header' : undefined));
     }
-    if (preset === undefined && columns !== undefined) {
+    if (columns !== undefined) {
       try {
-        headerMapping = mapHeaderTelling(columns, options.map ?? {}, stream.name, options);
+        // A header without the preset's columns is refused here, even when no row follows it.
+        if (preset !== undefined) requireColumns(preset, stream.name, columns);
+        else headerMapping = mapHeaderTelling(columns, options.map ?? {}, stream.name, options);
       } catch (error) {
         await read.close();
         throw error;

@@ -77,7 +77,8 @@ const REASONS: Record<StopReason, string> = {
 };
 
 /**
- * `about 9 rows (250 bytes) not read: a quoted value was never closed`; for a stream, or a compressed file read
+ * `about 9 rows (250 bytes) not read: a quoted value was never closed`; `no row after the one that stopped the reading
+ * (31 bytes from it to the end): ...` when that row was the last; for a stream, or a compressed file read
  * ahead, `the rest of the source (its size unknown) not read: ...`.
  */
 export function unreadText(unread: Unread): string {
@@ -85,6 +86,8 @@ export function unreadText(unread: Unread): string {
   if (unread.bytes === null) return `the rest of the source (its size unknown) not read: ${why}`;
   const bytes = `${unread.bytes.toLocaleString('en-US')} ${unread.bytes === 1 ? 'byte' : 'bytes'}`;
   if (unread.rows_estimate === null) return `${bytes} of the source not read: ${why}`;
+  // The bytes start at the row that stopped the reading, which is reported: with no row after it, none was lost.
+  if (unread.rows_estimate === 0) return `no row after the one that stopped the reading (${bytes} from it to the end): ${why}`;
   const rows = `${unread.rows_estimate.toLocaleString('en-US')} ${unread.rows_estimate === 1 ? 'row' : 'rows'}`;
   return `about ${rows} (${bytes}) not read: ${why}`;
 }

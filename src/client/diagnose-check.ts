@@ -51,6 +51,7 @@ const CODE_TEXT: Record<string, string> = {
   CERT_NOT_YET_VALID: 'the certificate is not valid yet (or the local clock is behind)',
   ERR_TLS_CERT_ALTNAME_INVALID: 'the certificate is for another host name',
   EPROTO: 'the TLS handshake failed',
+  ERR_ASSERTION: 'the answer breaks the HTTP/1.1 protocol',
 };
 
 /** The code of an error, or of the first of its causes that has one. */

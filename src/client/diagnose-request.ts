@@ -74,7 +74,7 @@ export function checkClock(answer: Answer): Check {
   return {
     name: 'clock',
     status: 'warn',
-    message: `the local clock is ${seconds} s ${skew > 0 ? 'behind' : 'ahead of'} the service's (its Date header: ${shortText(date ?? '', 100)})`,
+    message: `the local clock is ${seconds} s ${skew > 0 ? 'behind' : 'ahead of'} the service's (its Date header: ${shortText(redact(date ?? ''), 100)})`,
     fix: 'turn on time synchronisation (e.g. timedatectl set-ntp true): Retry-After dates, certificate validity and the times in reports depend on it',
   };
 }

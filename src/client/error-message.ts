@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { printable } from '../printable.js';
 import { parseJsonText } from '../json-text.js';
+import { redact } from '../secrets.js';
 
 const MAX_MESSAGE = 300;
 /** The most of a redirect's Location shown in a message. */
@@ -75,7 +76,7 @@ export function parseErrorBody(raw: string): unknown {
 
 /**
  * The message of a failed request, from whatever error body came back: JSON with message / error / detail /
- * errors[], plain text or HTML, or nothing at all. Always short and on one line.
+ * errors[], plain text or HTML, or nothing at all. Always short and on one line, with any secret masked.
  */
 export function errorMessage(status: number, body: unknown): string {
   const reason = STATUS_CODES[status] ?? 'Unknown Status';
@@ -91,5 +92,7 @@ export function errorMessage(status: number, body: unknown): string {
   } else {
     text = messageFromJson(body);
   }
-  return text === undefined ? `HTTP ${status} ${reason}` : `HTTP ${status} ${reason}: ${shortText(text)}`;
+  // Masked before it is cut: a key the body held JSON-escaped (`\u0063anary`, `a\/b`) is whole only once parsed, and
+  // a cut through it would leave a part no later masking can recognise.
+  return text === undefined ? `HTTP ${status} ${reason}` : `HTTP ${status} ${reason}: ${shortText(redact(text))}`;
 }

@@ -122,7 +122,11 @@ export class ListingsClient {
     const retryAfter = headerValue(responseHeaders['retry-after']);
     let message = redact(errorMessage(statusCode, parsed));
     let hint: string | undefined;
-    if (statusCode >= 300 && statusCode < 400) {
+    if (statusCode === 304) {
+      // Not a redirect: the answer to a conditional request, which a POST is not; there is no address to go to.
+      message = `${message}: the answer to a conditional request, which this POST was not; not a listing`;
+      hint = 'check base_url: a cache or proxy in front of the service may be answering for it';
+    } else if (statusCode >= 300 && statusCode < 400) {
       // The Location is the server's text like any other: shown escaped and cut short, never obeyed.
       const location = headerValue(responseHeaders.location);
       message = redact(`HTTP ${statusCode}: the service redirected${location ? ` to ${shortText(redact(location), MAX_LOCATION)}` : ''}; not followed, so the API key is not sent elsewhere`);
@@ -163,22 +167,49 @@ export class ListingsClient {
   }
 }
 
+/** The most of a wrong answer's fields named in its message. */
+const MAX_CONTRACT_PATHS = 5;
+
 function parseListing(status: number, text: string): ListingResponse {
   let json: unknown;
   try {
-    json = parseJsonText(text);
+    // Some servers start JSON with a byte order mark, which a parser may ignore (RFC 8259 §8.1), as an error body's trim does.
+    json = parseJsonText(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch (error) {
     if (error instanceof JsonDepthError) throw new ApiError(status, `HTTP ${status}: the answer ${error.message}, so it is not read as a listing`, undefined);
     throw new ApiError(status, `HTTP ${status}: the answer is not JSON`, parseErrorBody(redact(text)));
   }
   // The common case, checked by hand: the zod parse of every answer cost more than the rest of the client.
   if (isListing(json)) return json;
-  const result = contractSchemas().listingResponseSchema.safeParse(json);
+  const { checked, uncounted } = withFewWrongItems(json);
+  const result = contractSchemas().listingResponseSchema.safeParse(checked);
   if (!result.success) {
-    const fields = result.error.issues.map((issue) => issue.path.join('.') || '(body)').join(', ');
-    throw new ApiError(status, `HTTP ${status}: the answer does not match the listing contract (${fields})`, json);
+    // One issue per wrong item: an item_specifics of 100,000 numbers would make a message of megabytes.
+    const paths = result.error.issues.map((issue) => issue.path.join('.') || '(body)');
+    const rest = paths.length - MAX_CONTRACT_PATHS + uncounted;
+    const more = rest > 0 ? ` and ${rest} more` : '';
+    throw new ApiError(status, `HTTP ${status}: the answer does not match the listing contract (${paths.slice(0, MAX_CONTRACT_PATHS).join(', ')}${more})`, json);
   }
   return result.data;
+}
+
+/**
+ * The answer as the schema is shown it. zod makes one issue per wrong item, at microseconds each, so an item_specifics
+ * of 500,000 numbers (a 1 MiB answer) would hold the process for seconds: the schema sees the items up to the first
+ * wrong one that is not named, and the wrong ones after it are only counted (`uncounted`).
+ */
+function withFewWrongItems(json: unknown): { checked: unknown; uncounted: number } {
+  const items = typeof json === 'object' && json !== null ? (json as Record<string, unknown>).item_specifics : undefined;
+  if (!Array.isArray(items)) return { checked: json, uncounted: 0 };
+  let wrong = 0;
+  let end = items.length;
+  for (let i = 0; i < items.length; i++) {
+    if (typeof items[i] === 'string') continue;
+    wrong++;
+    if (wrong === MAX_CONTRACT_PATHS + 1) end = i;
+  }
+  if (end === items.length) return { checked: json, uncounted: 0 };
+  return { checked: { ...(json as Record<string, unknown>), item_specifics: items.slice(0, end) }, uncounted: wrong - MAX_CONTRACT_PATHS };
 }
 
 /** What listingResponseSchema accepts: an object with the four shown fields (others are kept). */

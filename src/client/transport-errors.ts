@@ -30,6 +30,8 @@ const CODE_TEXT: Record<string, string> = {
   EHOSTUNREACH: 'host unreachable',
   ENETUNREACH: 'network unreachable',
   UND_ERR_SOCKET: 'the connection closed before an answer',
+  // undici asserts what HTTP/1.1 promises (a 101 names its Upgrade): an answer that breaks it fails one of them.
+  ERR_ASSERTION: 'the answer breaks the HTTP/1.1 protocol',
 };
 
 export function describeCode(code: string | undefined): string | undefined {

@@ -54,7 +54,10 @@ class AnswerHandler implements Dispatcher.DispatchHandler {
   #stopListening: (() => void) | undefined;
   /** When the body must have ended (performance.now()), from the headers on. */
   #deadline = 0;
-  /** Armed only when a body comes in more than one chunk: most answers are one chunk and pay for no timer. */
+  /**
+   * Armed only when 1xx answers come first, or a body comes in more than one chunk: most answers are neither and pay
+   * for no timer.
+   */
   #timer: NodeJS.Timeout | undefined;
   #cut = false;
   #settled = false;
@@ -83,8 +86,17 @@ class AnswerHandler implements Dispatcher.DispatchHandler {
   }
 
   onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
-    // 1xx answers are informational; the final one follows.
-    if (statusCode < 200) return true;
+    // 1xx answers are informational; the final one follows. undici starts its headers timeout again at each, so a
+    // server that sends them without end would hold the request for ever: the final answer is due within the time
+    // limit from the first.
+    if (statusCode < 200) {
+      if (this.#timer === undefined) this.#arm(this.timeoutMs, () => new undiciErrors.HeadersTimeoutError());
+      return true;
+    }
+    if (this.#timer !== undefined) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
     this.#statusCode = statusCode;
     this.#rawHeaders = rawHeaders;
     this.#deadline = performance.now() + this.timeoutMs;
@@ -98,8 +110,7 @@ class AnswerHandler implements Dispatcher.DispatchHandler {
     if (this.#chunks !== undefined && this.#timer === undefined) {
       const left = this.#deadline - performance.now();
       if (left <= 0) return this.#stop(new undiciErrors.BodyTimeoutError());
-      this.#timer = setTimeout(() => this.#stop(new undiciErrors.BodyTimeoutError()), left);
-      this.#timer.unref();
+      this.#arm(left, () => new undiciErrors.BodyTimeoutError());
     }
     (this.#chunks ??= []).push(chunk);
     this.#size += chunk.length;
@@ -119,6 +130,11 @@ class AnswerHandler implements Dispatcher.DispatchHandler {
   onError(error: Error): void {
     if (error instanceof BodyCut) this.#finish();
     else this.#fail(error);
+  }
+
+  #arm(ms: number, error: () => Error): void {
+    this.#timer = setTimeout(() => this.#stop(error()), ms);
+    this.#timer.unref();
   }
 
   /** Abandon the answer: undici closes the connection and calls onError with `error`. */

@@ -1,5 +1,5 @@
 import type { Draft } from '../catalog/types.js';
-import { isSystemic } from '../client/classify.js';
+import { classifyFailure } from '../client/classify.js';
 import type { ListingsClient } from '../client/listings-client.js';
 import type { ListingRequest, ListingResponse } from '../contract/schemas.js';
 import { ApiError, UsageError } from '../errors.js';
@@ -39,15 +39,16 @@ export function prepareOneListing(fields: OneListingFields, defaults: ListingDef
 }
 
 /**
- * Sends one listing request with its idempotency key. A rejected item (a 4xx other than auth or endpoint: the
- * listing's fault) is returned; every other failure (the service's) is thrown.
+ * Sends one listing request with its idempotency key. A rejected item (a 4xx that is the listing's fault) is
+ * returned; every other failure (the service's: auth, endpoint, and pushback or a transient 4xx such as 429 or 408,
+ * which say nothing of the listing) is thrown.
  */
 export async function sendOneListing(client: ListingsClient, request: ListingRequest): Promise<{ status: number; listing: ListingResponse } | { rejected: ApiError }> {
   const body = stringifyJson(request);
   try {
     return await client.postListingJson(body, { idempotencyKey: idempotencyKey(body) });
   } catch (error) {
-    if (error instanceof ApiError && error.status >= 400 && error.status < 500 && !isSystemic(error)) return { rejected: error };
+    if (error instanceof ApiError && error.status >= 400 && error.status < 500 && classifyFailure(error) === 'row') return { rejected: error };
     throw error;
   }
 }

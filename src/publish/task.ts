@@ -61,7 +61,7 @@ export function describeRejected(error: unknown): { run: string; row: string } {
   if (!(error instanceof ApiError)) return { run: 'the service refused the request', row: 'refused' };
   const { status } = error;
   if (status === 401 || status === 403) return { run: `API key rejected (${error.message})`, row: 'API key rejected' };
-  if (status >= 300 && status < 400) return { run: error.message, row: 'redirect not followed' };
+  if (status >= 300 && status < 400) return { run: error.message, row: status === 304 ? 'service unusable' : 'redirect not followed' };
   return { run: `no listing operation here (${error.message})`, row: 'endpoint not found' };
 }
 

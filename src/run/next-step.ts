@@ -2,9 +2,9 @@ import { libraryName, type NameSetting } from '../errors.js';
 import { reportFormatOf } from '../report/report-writer.js';
 import type { NextStep } from '../report/run-meta.js';
 import { printable } from '../printable.js';
-import { redactSourceName } from '../secret-url.js';
 import { redact } from '../secrets.js';
-import { shellCommand } from '../shell-words.js';
+import { secretFreeWords } from './secret-free-words.js';
+import { shellWord } from '../shell-words.js';
 import type { RunVerdict, VerdictCounts } from './verdict.js';
 
 export type { NextStep } from '../report/run-meta.js';
@@ -139,15 +139,10 @@ function otherStep(input: NextStepInput): Continuation | undefined {
   return undefined;
 }
 
-/** A word as it may be shown: a URL's credentials and every registered secret masked. */
-function shown(word: string): string {
-  return redact(redactSourceName(word));
-}
-
 /**
  * The command that continues the work of a run that did not exit 0, and why; null after a run that exited 0, or one
  * with nothing to continue (a usage error). Its words are quoted for a POSIX shell; a word that holds a credential
- * (a source URL with a token) is shown masked, and `why` says to put the credential back.
+ * (a source URL with a token) is read from a variable, and `why` says what to set it to, the credential masked.
  */
 export function nextStep(input: NextStepInput): NextStep | null {
   if (input.verdict.exitCode === 0) return null;
@@ -157,10 +152,8 @@ export function nextStep(input: NextStepInput): NextStep | null {
   // A source that starts with `-` would be read as an option: the sources then go last, after `--`.
   const dashed = input.sources.some((source) => source.startsWith('-') && source !== '-');
   const flags = [...(input.repeat ?? []), ...step.words];
-  const words = dashed ? [...flags, '--', ...input.sources] : [...input.sources, ...flags];
-  const masked = words.map(shown);
-  const hidden = masked.some((word, i) => word !== words[i]);
-  const why = `${step.does}${hidden ? '; a credential in it is shown as ****: write it back before running it' : ''}`;
+  const { words, set } = secretFreeWords(dashed ? [...flags, '--', ...input.sources] : [...input.sources, ...flags]);
+  const why = set === '' ? step.does : `${step.does} (${set})`;
   // `why` names paths (a report, the output that failed): their line breaks escaped, so it stays one line.
-  return { command: shellCommand([input.program ?? 'listings', input.command, ...masked]), why: redact(printable(why, { lines: false })) };
+  return { command: [shellWord(input.program ?? 'listings'), shellWord(input.command), ...words].join(' '), why: redact(printable(why, { lines: false })) };
 }

@@ -77,7 +77,7 @@ describe('first steps', () => {
     expect(first.code, first.stderr).toBe(2);
     expect(first.stderr).not.toContain('5c1e7a9f');
     expect(first.stderr).not.toContain('shop-7');
-    expect(first.stderr).toContain("map them all at once (first set LISTINGS_SOURCE_HEADER to the Authorization header's value, LISTINGS_SOURCE_HEADER_2 to the X-Tenant header's value: a header's value is never shown):");
+    expect(first.stderr).toContain("map them all at once (first set LISTINGS_SOURCE_HEADER to the Authorization header's value, LISTINGS_SOURCE_HEADER_2 to the X-Tenant header's value: a secret is never shown):");
     const command = first.stderr.split('\n').find((line) => line.trimStart().startsWith('listings '))?.trim() ?? '';
     expect(command).toContain(`--source-header "Authorization: $LISTINGS_SOURCE_HEADER" "--source-header=X-Tenant: $LISTINGS_SOURCE_HEADER_2" --map sku=SKU_ID`);
 
@@ -87,6 +87,28 @@ describe('first steps', () => {
     const [code] = (await once(pasted, 'exit')) as [number | null];
     expect(code, stderr).toBe(0);
     expect(existsSync(join(dir, 'PWNED'))).toBe(false);
+  });
+
+  it('a catalog at an address with credentials gets a pasteable mapping command: the address from a variable, never printed', async () => {
+    const dir = tempDir();
+    const odd = 'SKU_ID,Titel,Market,Location,Fulfillment,Payment,Return,Image\nMUG-1,Blue mug,EBAY_US,wh-1,F-1,P-1,R-1,https://example.com/a.jpg\n';
+    const service = await startScriptedService((request, response) => {
+      const allowed = request.headers.authorization === `Basic ${Buffer.from('shop:pw-7c3d9e').toString('base64')}` && request.url === '/odd.csv?token=t0k-8f2a61';
+      response.writeHead(allowed ? 200 : 401, { 'content-type': 'text/csv' }).end(allowed ? odd : '');
+    });
+    const address = service.url.replace('http://', 'http://shop:pw-7c3d9e@');
+    const first = await runCli(['validate', `${address}/odd.csv?token=t0k-8f2a61`], { cwd: dir });
+    expect(first.code, first.stderr).toBe(2);
+    for (const secret of ['pw-7c3d9e', 't0k-8f2a61']) expect(first.stderr).not.toContain(secret);
+    expect(first.stderr).toMatch(/map them all at once \(first set LISTINGS_SOURCE_URL to http:\/\/\*\*\*\*@127\.0\.0\.1:\d+\/odd\.csv\?token=\*\*\*\* with its credentials: a secret is never shown\):/);
+    const command = first.stderr.split('\n').find((line) => line.trimStart().startsWith('listings '))?.trim() ?? '';
+    expect(command).toMatch(/^listings validate "\$LISTINGS_SOURCE_URL" --map sku=SKU_ID --map title=Titel /);
+
+    const pasted = spawn('sh', ['-c', command], { cwd: dir, env: cliEnv({ PATH: `${listingsBinDir()}:${process.env.PATH ?? ''}`, LISTINGS_SOURCE_URL: `${address}/odd.csv?token=t0k-8f2a61` }) });
+    let stderr = '';
+    pasted.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const [code] = (await once(pasted, 'exit')) as [number | null];
+    expect(code, stderr).toBe(0);
   });
 
   it('the first mistakes get a next step: a near file name, keys from the environment, never a key echoed, --saved-defaults', async () => {

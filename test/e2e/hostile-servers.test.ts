@@ -114,6 +114,27 @@ const CASES: Record<string, Case> = {
   'TEXT-201': { name: 'a 201 with a body that is not JSON', answer: send(201, `created \u001b]0;pwned\u0007 ${'z'.repeat(200_000)}`, 'text/plain'), outcome: 'failed', status: 201, shows: /^HTTP 201: the answer is not JSON$/ },
   'HTML-201': { name: 'a 201 with an HTML body', answer: send(201, '<html><body>Created</body></html>', 'text/html'), outcome: 'failed', status: 201, shows: /^HTTP 201: the answer is not JSON$/ },
   'HUGE-201': { name: 'a 201 of 3 MB (not read past 1 MiB)', answer: send(201, JSON.stringify({ sku: 'x', status: 'ready', title: 't'.repeat(3_000_000), item_specifics: [] })), outcome: 'failed', status: 201, shows: /^HTTP 201: the answer is larger than 1 MiB/ },
+  'BOM-201': {
+    name: 'a 201 listing after a UTF-8 byte order mark (published, as an error body after one is read)',
+    answer: send(201, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify({ sku: 'x', status: `ready${ESCAPES}`, title: 'Bom title', item_specifics: [] }))])),
+    outcome: 'published',
+    status: 201,
+    shows: /^Bom title$/,
+  },
+  'BARE-101': {
+    name: 'a 101 Switching Protocols that names no Upgrade (undici asserts it does)',
+    answer: (response) => response.socket?.end('HTTP/1.1 101 Switching Protocols\r\n\r\n'),
+    outcome: 'failed',
+    status: '',
+    shows: /^cannot reach http:\/\/127\.0\.0\.1:\d+: the answer breaks the HTTP\/1\.1 protocol \(ERR_ASSERTION\)$/,
+  },
+  'SPECS-201': {
+    name: 'a 201 whose item_specifics holds 400,000 numbers: the fields at fault named a few at a time',
+    answer: send(201, JSON.stringify({ sku: 'x', status: 'ready', title: 't', item_specifics: new Array(400_000).fill(7) })),
+    outcome: 'failed',
+    status: 201,
+    shows: /^HTTP 201: the answer does not match the listing contract \(item_specifics\.0, item_specifics\.1, item_specifics\.2, item_specifics\.3, item_specifics\.4 and 399995 more\)$/,
+  },
   'ESC-LISTING': {
     name: 'a 201 listing whose status and title hold escapes (published; written escaped and cut short)',
     answer: send(201, JSON.stringify({ sku: 'x', status: `ready${ESCAPES}`, title: `T${ESCAPES}${'t'.repeat(100_000)}`, item_specifics: [ESCAPES] })),
@@ -177,6 +198,12 @@ describe.concurrent('hostile answers: the terminal and every report get escaped,
     });
   }
 
+  it('names the fields at fault of SPECS-201 in well under a second (zod, one issue per item, would take seconds)', async ({ expect }) => {
+    const { run } = await runTable();
+    const row = readCsvReport(join(run.dir, 'report.csv')).find((candidate) => candidate.sku === 'SPECS-201');
+    expect(Number(row?.duration_ms)).toBeLessThan(1000);
+  });
+
   it('escapes the hostile SKU in the row-error lines of the summary', async ({ expect }) => {
     const { run } = await runTable();
     const lines = run.result.stderr.split('\n').filter((line) => line.startsWith('error '));
@@ -185,28 +212,46 @@ describe.concurrent('hostile answers: the terminal and every report get escaped,
 });
 
 describe.concurrent('hostile services: bodies that never end, redirects that are never followed', () => {
-  it('times out a slow-loris body (headers sent, then a byte at a time) at --timeout, whatever its status', async ({ expect }) => {
-    const trickles = new Set<NodeJS.Timeout>();
-    const service = await startScriptedService((_request, response, index) => {
-      response.writeHead(index % 2 === 0 ? 201 : 422, { 'content-type': 'application/json' });
-      response.write('{"message":"');
-      const timer = setInterval(() => {
-        if (response.destroyed) clearInterval(timer);
-        else response.write('a');
-      }, 100);
-      trickles.add(timer);
-      response.once('close', () => clearInterval(timer));
+  /** Services that keep sending and never finish the answer: `start` once per request, then `tick` every 100 ms. */
+  const TRICKLES: { name: string; start: (response: ServerResponse, index: number) => void; tick: (response: ServerResponse) => void }[] = [
+    {
+      name: 'a slow-loris body (headers sent, then a byte at a time) at --timeout, whatever its status',
+      start: (response, index) => {
+        response.writeHead(index % 2 === 0 ? 201 : 422, { 'content-type': 'application/json' });
+        response.write('{"message":"');
+      },
+      tick: (response) => response.write('a'),
+    },
+    {
+      name: "an endless stream of 1xx answers (102 Processing, each of which restarts undici's headers timeout) at --timeout",
+      start: () => undefined,
+      tick: (response) => response.writeProcessing(),
+    },
+  ];
+
+  for (const trickle of TRICKLES) {
+    it(`times out ${trickle.name}`, async ({ expect }) => {
+      const timers = new Set<NodeJS.Timeout>();
+      const service = await startScriptedService((_request, response, index) => {
+        trickle.start(response, index);
+        const timer = setInterval(() => {
+          if (response.destroyed) clearInterval(timer);
+          else trickle.tick(response);
+        }, 100);
+        timers.add(timer);
+        response.once('close', () => clearInterval(timer));
+      });
+      try {
+        const run = await publish(service.url, { extra: ['--timeout', '500'] });
+        expect(run.result.code, run.result.stderr).toBe(3);
+        expectClean(expect, run);
+        expect(run.result.stderr).toMatch(/no answer within 500 ms/);
+        expect(run.ms, 'the run ends soon after the requests time out').toBeLessThan(10_000);
+      } finally {
+        for (const timer of timers) clearInterval(timer);
+      }
     });
-    try {
-      const run = await publish(service.url, { extra: ['--timeout', '500'] });
-      expect(run.result.code, run.result.stderr).toBe(3);
-      expectClean(expect, run);
-      expect(run.result.stderr).toMatch(/no answer within 500 ms/);
-      expect(run.ms, 'the run ends soon after the requests time out').toBeLessThan(10_000);
-    } finally {
-      for (const timer of trickles) clearInterval(timer);
-    }
-  });
+  }
 
   for (const statuses of [[307], [308], [301, 302, 303]]) {
     it(`does not follow a ${statuses.join('/')} to another origin: the target receives nothing`, async ({ expect }) => {
@@ -236,6 +281,20 @@ describe.concurrent('hostile services: bodies that never end, redirects that are
     expectClean(expect, run);
     expect(run.result.stderr).toMatch(/HTTP 307: the service redirected to \/v2\/listings\?a=\\u009b2Jq+…; not followed/);
     expect(service.requests.every((request) => request.url === '/v1/listings')).toBe(true);
+  });
+
+  it('a 304 (no Location, body ignored) is not called a redirect, nor given the hint of one', async ({ expect }) => {
+    const service = await startScriptedService((_request, response) => {
+      response.writeHead(304, { 'content-type': 'application/json' });
+      response.end();
+    });
+    const run = await publish(service.url);
+    expect(run.result.code, run.result.stderr).toBe(3);
+    expectClean(expect, run);
+    expect(run.result.stderr).toMatch(/^error the service could not be used: HTTP 304 Not Modified: the answer to a conditional request, which this POST was not; not a listing$/m);
+    expect(run.result.stderr).toMatch(/^hint +check base_url: a cache or proxy in front of the service may be answering for it$/m);
+    expect(run.result.stderr).not.toMatch(/redirect/);
+    for (const row of readCsvReport(join(run.dir, 'report.csv'))) expect(['service unusable']).toContain(row.reason);
   });
 
   it.skipIf(!OPENSSL)('does not follow an https service redirecting to http', async ({ expect }) => {

@@ -53,6 +53,18 @@ describe.concurrent('doctor against an answer whose body never ends', () => {
   }
 });
 
+describe.concurrent('doctor against an answer that breaks HTTP/1.1', () => {
+  it('a 101 Switching Protocols that names no Upgrade: one line that says so, not undici\'s assertion', async ({ expect }) => {
+    const service = await startScriptedService((_request, response) => {
+      response.socket?.end('HTTP/1.1 101 Switching Protocols\r\n\r\n');
+    });
+    const result = await run(['doctor', '--timeout', '2000'], publishEnv(service.url, KEY));
+    expect(result.code, result.stderr).toBe(3);
+    expect(result.stdout).toMatch(/^✖ request +POST \/v1\/listings got no answer: the answer breaks the HTTP\/1\.1 protocol \(ERR_ASSERTION\)$/m);
+    expect(result.stdout).not.toMatch(/assert/);
+  });
+});
+
 describe.concurrent('create shows the listing the service sent on one line per field', () => {
   it('a line break (and a runner command after it) in status, title, item_specifics or a key is written \\u000a', async ({ expect }) => {
     const service = await startScriptedService((_request, response) => {
@@ -68,6 +80,35 @@ describe.concurrent('create shows the listing the service sent on one line per f
     expect(lines[2]).toBe('  item specifics  \\u000a::add-mask::x');
     expect(lines[3]).toBe('  k\\u000afake     v\\u000d\\u000aforged');
   });
+
+  it('a field of 150 KB (status, title, item_specifics, a key, a value) is shown cut short, as in the reports', async ({ expect }) => {
+    const huge = (c: string) => `${c}\u001b[2J`.repeat(15_000);
+    const service = await startScriptedService((_request, response) => {
+      response.writeHead(201, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ sku: 'SKU-1', status: huge('s'), title: huge('t'), item_specifics: [huge('i')], [huge('k')]: { nested: huge('v') } }));
+    });
+    const result = await run(CREATE, publishEnv(service.url, KEY));
+    expect(result.code, result.stderr).toBe(0);
+    const lines = result.stdout.trimEnd().split('\n');
+    expect(lines, result.stdout.slice(0, 2000)).toHaveLength(4);
+    for (const line of lines) {
+      expect(line.length, line.slice(0, 200)).toBeLessThan(700);
+      expect(line).toMatch(/…/);
+    }
+  });
+
+  // Pushback (429) and a transient 4xx (408, 425) say the service is busy or slow, not that the listing is wrong.
+  for (const status of [429, 408]) {
+    it(`a ${status} is the service's, not the listing's: an error (exit 3), never "rejected" (exit 1)`, async ({ expect }) => {
+      const service = await startScriptedService((_request, response) => {
+        response.writeHead(status, { 'content-type': 'application/json', 'retry-after': '1' }).end(JSON.stringify({ message: 'slow down' }));
+      });
+      const result = await run(CREATE, publishEnv(service.url, KEY));
+      expect(result.code, result.stderr).toBe(3);
+      expect(result.stderr).toMatch(new RegExp(`^error HTTP ${status} [A-Za-z ]+: slow down$`, 'm'));
+      expect(result.stderr).not.toMatch(/rejected/);
+    });
+  }
 });
 
 /** No stdout or stderr holds the key, nor a start of it that a cut left behind. */
@@ -108,6 +149,35 @@ describe.concurrent('a secret the server echoes where the tool cuts its text is 
       expectNoKeyPart(expect, result.stdout + result.stderr);
     });
   }
+
+  // A message is cut at 300 characters. The key JSON-escaped (as `\u004b...`, or `\/` for a `/`) is whole only once
+  // parsed: masked after the cut, its start would show.
+  const escapedKey = (request: SeenRequest): string => `\\u${keyOf(request).charCodeAt(0).toString(16).padStart(4, '0')}${keyOf(request).slice(1)}`;
+  for (const command of ['create', 'publish'] as const) {
+    it(`${command}: a 422 whose JSON message holds the key escaped, where the message is cut`, async ({ expect }) => {
+      const service = await startScriptedService((request, response) => {
+        response.writeHead(422, { 'content-type': 'application/json' });
+        response.end(`{"message":"${'m'.repeat(290)}${escapedKey(request)} and more"}`);
+      });
+      const dir = tempDir('remote-escaped-');
+      const args = command === 'create' ? CREATE : ['publish', writeCatalog(dir, 2), '--max-attempts', '1', '--report', join(dir, 'r.csv'), '--report', join(dir, 'r.json')];
+      const result = await runCli(args, { cwd: dir, env: publishEnv(service.url, KEY) });
+      expect(result.code, result.stderr).toBe(1);
+      expect(result.stderr).toMatch(/HTTP 422 Unprocessable Entity: m{290}\*/);
+      expectNoKeyPart(expect, result.stdout + result.stderr);
+      for (const path of filesBelow(dir)) expect(readFileSync(path, 'utf8'), path).not.toContain(KEY_PART);
+    });
+  }
+
+  it('doctor: a Date header (a comment in it still parses) holding the key where it is cut', async ({ expect }) => {
+    const service = await startScriptedService((request, response) => {
+      response.writeHead(400, { 'content-type': 'application/json', date: `Thu, 01 Jan 2020 00:00:00 GMT (${'d'.repeat(60)}${keyOf(request)})` });
+      response.end('{"message":"empty listing"}');
+    });
+    const result = await run(['doctor', '--timeout', '2000'], publishEnv(service.url, KEY));
+    expect(result.stdout).toMatch(/its Date header: Thu, 01 Jan 2020 00:00:00 GMT \(d+/);
+    expectNoKeyPart(expect, result.stdout + result.stderr);
+  });
 
   it('publish: the same cut 422 body, in every report and the journal', async ({ expect }) => {
     const service = await startScriptedService((request, response) => {

@@ -161,6 +161,13 @@ describe('a source that stops says why and how much of it was not read, in the s
     expect(stderr).toMatch(/a quoted value \(column "title"\) opens on this line and is never closed|is not closed within 1 MiB/);
   }, 60_000);
 
+  it('an unclosed quote in the last row: "no row after the one that stopped the reading", not "about 0 rows"', async () => {
+    const { code, json, stderr } = await validate(write(tempDir(), 'c.csv', unclosed(0)));
+    expect(code).toBe(4);
+    expect(json).toMatchObject({ complete: false, unread: { reason: 'unclosed_quote', rows_estimate: 0 } });
+    expect(stderr).toMatch(/stopped: no row after the one that stopped the reading \([\d,]+ bytes from it to the end\): a quoted value was never closed/);
+  });
+
   it('an unquoted field over 1 MiB is an over-long row, not "an unclosed quote", and the 9 rows after it are counted', async () => {
     const lines = [HEADER, row('A-1'), row('A-2', 'x'.repeat(1_200_000))];
     for (let i = 0; i < 9; i++) lines.push(row(`B-${i}`));

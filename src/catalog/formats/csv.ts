@@ -32,6 +32,7 @@ interface ParserCore {
   state: {
     record?: unknown;
     quoting?: boolean;
+    wasQuoting?: boolean;
     field?: { toString(encoding: 'utf8'): string };
     /** The input offset of the bytes parse is given next: `info.bytes` counts from it. */
     bufBytesStart: number;
@@ -120,6 +121,12 @@ async function* csvBatches(input: Readable, options: CsvReadOptions): AsyncGener
         on_skip: (error: CsvError | undefined) => {
           if (error === undefined) return undefined;
           const item = builder.skip(error, opened.state.record, opened.state.field, { offset: recordStart, quoting: opened.state.quoting === true });
+          if (error.code === 'CSV_INVALID_CLOSING_QUOTE') {
+            // The quote closes the value, as csv-parse's relax_quotes would read it: the row (dropped for its error)
+            // ends at the end of its line. Left open, every line up to the next quote was read into it, never reported.
+            opened.state.quoting = false;
+            opened.state.wasQuoting = true;
+          }
           if (item !== null) items.push(item);
           if (builder.dropping) opened.__resetRecord = droppedReset;
           else if (error.code === 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH' && !isEmptyLine(error)) recordStart = opened.info.bytes;

@@ -35,9 +35,8 @@ export function conditionOf(value: string): string | undefined {
   return CONDITIONS[value.toLowerCase()] ?? value;
 }
 
-/** A preset needs its export's key columns; without them the file is not that export. */
-export function requireColumns(kind: PresetKind, source: string, fields: Record<string, unknown>): void {
-  const columns = Object.keys(fields);
+/** A preset needs its export's key columns (a header's, or a record's keys); without them the file is not that export. */
+export function requireColumns(kind: PresetKind, source: string, columns: readonly string[]): void {
   const missing = kind.required.filter((column) => !columns.includes(column));
   if (missing.length === 0) return;
   const setting = { key: 'preset', value: kind.name };
@@ -59,7 +58,7 @@ export async function* checkedRows(kind: PresetKind, records: AsyncIterable<Reco
       continue;
     }
     if (!checked) {
-      requireColumns(kind, item.location.source, item.fields);
+      requireColumns(kind, item.location.source, Object.keys(item.fields));
       checked = true;
     }
     yield item;

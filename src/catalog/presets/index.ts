@@ -20,6 +20,7 @@ export const PRESET_NAMES: readonly PresetName[] = PRESET_KINDS.map((kind) => ki
 export const PRESETS: readonly Preset[] = [...PRESET_NAMES, 'auto'];
 
 export type { PresetKind } from './preset-kind.js';
+export { requireColumns } from './cells.js';
 
 /** The preset of that name; undefined for `auto` and for a name no preset has. */
 export function presetKind(name: string): PresetKind | undefined {

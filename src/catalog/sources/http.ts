@@ -51,7 +51,7 @@ function userinfoAuthorization(url: URL): string | undefined {
  * (at most five); the extra headers go only to the URL's own origin, never to another one a redirect leads to. A
  * non-2xx answer, too many redirects or a failed connection throws SourceError naming the URL.
  */
-export async function openHttp(url: string, extraHeaders: Record<string, string>, signal?: AbortSignal): Promise<OpenedSource> {
+export async function openHttp(url: string, extraHeaders: Record<string, string>, signal?: AbortSignal, idleTimeoutMs = IDLE_TIMEOUT_MS): Promise<OpenedSource> {
   // undici adds some 20 MB to the process: loaded only when a URL is read.
   const { request } = await import('undici');
   // A URL may carry credentials (userinfo, a token, a pre-signed URL's signature): the source is named with them
@@ -67,17 +67,26 @@ export async function openHttp(url: string, extraHeaders: Record<string, string>
       ...(current.origin === origin ? own : {}),
     };
     let answer;
+    // undici starts its headers timeout again at each informational (1xx) answer: a server sending 102 Processing
+    // every few seconds would hold the run for ever. The headers have one deadline from the request on.
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), idleTimeoutMs);
     try {
       answer = await request(current, {
         method: 'GET',
         headers,
-        headersTimeout: IDLE_TIMEOUT_MS,
-        bodyTimeout: IDLE_TIMEOUT_MS,
-        ...(signal === undefined ? {} : { signal }),
+        headersTimeout: idleTimeoutMs,
+        bodyTimeout: idleTimeoutMs,
+        signal: signal === undefined ? deadline.signal : AbortSignal.any([signal, deadline.signal]),
       });
     } catch (error) {
+      if (deadline.signal.aborted && signal?.aborted !== true) {
+        throw new SourceError({ source: shown }, `cannot fetch: no answer within ${idleTimeoutMs / 1000} s (the server sent no headers, or only informational 1xx answers)`);
+      }
       if (error instanceof Error && error.name === 'AbortError') throw error;
       throw new SourceError({ source: shown }, `cannot fetch: ${networkReason(error)}`, { cause: error });
+    } finally {
+      clearTimeout(timer);
     }
     const status = answer.statusCode;
     const location = header(answer.headers, 'location');

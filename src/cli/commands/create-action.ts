@@ -6,10 +6,13 @@ import { EXIT, ExitError } from '../exit-codes.js';
 import { err, out, paint, paintOut } from '../output.js';
 import type { LoadedSettings } from '../settings.js';
 import { stringifyJson } from '../../json-number.js';
-import { printable } from '../../printable.js';
+import { listingText } from '../../report/row.js';
 
-/** The service's text on one line: a line break it sent is written `\u000a`, so it cannot forge a line of the output. */
-const oneLine = (text: string): string => printable(text, { lines: false });
+/**
+ * The service's text on one line (a line break it sent is written `\u000a`, so it cannot forge a line of the output),
+ * cut short as in the reports: an answer of a megabyte is not a line of a megabyte (`--json` prints it whole).
+ */
+const oneLine = (text: string): string => listingText(text) ?? '';
 
 function printListing(listing: ListingResponse, status: number): void {
   out(`${paintOut.green('✔')} ${oneLine(listing.sku)}  ${paintOut.bold(oneLine(listing.status))}  (HTTP ${status})`);
@@ -17,7 +20,7 @@ function printListing(listing: ListingResponse, status: number): void {
   out(`  item specifics  ${listing.item_specifics.length > 0 ? oneLine(listing.item_specifics.join(', ')) : '-'}`);
   for (const [key, value] of Object.entries(listing)) {
     if (['sku', 'status', 'title', 'item_specifics'].includes(key)) continue;
-    out(`  ${oneLine(key).padEnd(15)} ${typeof value === 'string' ? oneLine(value) : stringifyJson(value)}`);
+    out(`  ${oneLine(key).padEnd(15)} ${oneLine(typeof value === 'string' ? value : stringifyJson(value))}`);
   }
 }
 

@@ -3,7 +3,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isRecordError, openRecords, type RecordItem } from '../../../src/catalog/read-records.js';
-import { collect, collectUntilError } from '../../helpers/sources-collect.js';
+import { bytes, collect, collectUntilError } from '../../helpers/sources-collect.js';
+import { csvRecords } from '../../../src/catalog/formats/csv.js';
 import { openCatalog } from '../../../src/catalog/open-catalog.js';
 import { SourceError, UsageError } from '../../../src/errors.js';
 
@@ -69,6 +70,29 @@ describe.skipIf(!present)('CSV conformance: csv-spectrum', () => {
 });
 
 describe.skipIf(!present)('CSV conformance: csv-spectrum extras (informative)', () => {
+  it('keeps NULL as written, quoted or not (upstream reads the bare one as missing); an empty value stays empty', async () => {
+    const items = await read(join(TESTDATA, 'csv-spectrum-extras/null.csv'));
+    expect(fieldsOf(items)).toEqual([
+      { a: '1', b: '', c: '2' },
+      { a: '3', b: 'NULL', c: '4' },
+      { a: '5', b: 'NULL', c: '6' },
+    ]);
+  });
+
+  it('reads the Apple feed (\x01 fields, \x02 before each line end) as one column: its closing quote followed by \x01 makes line 4 invalid, and line 5 is read', async () => {
+    const path = join(TESTDATA, 'csv-spectrum-extras/newlines_as_ctrl_chars.csv');
+    const { items, stop } = await readStopped(path);
+    const column = '#This is a Comment. This is an example from the Apple Enterprise Partner Feed format.\x02';
+    expect(fieldsOf(items)).toEqual([
+      { [column]: 'a\x01b\x01c\x02' },
+      { [column]: '1\x012\x013\x02' },
+      { error: expect.stringMatching(/a quote inside the quoted value .* must be doubled/) as string, line: 4 },
+      { [column]: '7\x018\x019\x02' },
+    ]);
+    expect(await faults(path)).toEqual(['4']);
+    expect(stop).toBeUndefined();
+  });
+
   it('reads CR-only line ends', async () => {
     const path = join(TESTDATA, 'csv-spectrum-extras/newlines_cr.csv');
     expect(fieldsOf(await read(path))).toEqual(expected(join(TESTDATA, 'csv-spectrum-extras/newlines_cr.json')));
@@ -141,6 +165,18 @@ describe.skipIf(!present)('CSV conformance: sineemore csv-test-data', () => {
     // With the SKU mapped to one of its columns, the same file is a catalog of no rows.
     expect(await collect((await openCatalog(path, { map: { sku: 'qux' } })).drafts)).toEqual([]);
   });
+
+  it.each([
+    ['shopify', '"Handle", "Variant SKU"'],
+    ['woocommerce', '"Type", "SKU", "Name"'],
+    ['magento', '"sku", "product_type"'],
+    ['prestashop', '"Reference #"'],
+  ] as const)('bad-header-wrong-header.csv: preset %s refuses its header when it is opened, though no row follows it', async (preset, missing) => {
+    const path = join(TESTDATA, 'sineemore-csv-test-data/csv/bad-header-wrong-header.csv');
+    const error = await openCatalog(path, { preset }).then(() => undefined, (thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).message).toBe(`preset ${preset}: ${path} has no ${missing} column; is it a ${preset} product export?`);
+  });
 });
 
 describe.skipIf(!present)('CSV conformance: gebi csv-test (hostile input)', () => {
@@ -170,5 +206,29 @@ describe.skipIf(!present)('CSV conformance: gebi csv-test (hostile input)', () =
     const items = await read(join(TESTDATA, 'gebi-csv-test/evil.csv'));
     expect(fieldsOf(items.slice(0, 1))).toEqual([{ character: 'Inigo', quote: 'You killed my father\nDarth, I am your father' }]);
     expect(fieldsOf(items.slice(4, 5))).toEqual([{ error: expect.stringContaining('a quote inside the unquoted value') as string, line: 7 }]);
+  });
+});
+
+/** Every CSV file of the suites and the catalog exports (README), the exports' big Magento file aside. */
+function everyCsv(): string[] {
+  const folders = ['csv-spectrum/csvs', 'csv-spectrum-extras', 'sineemore-csv-test-data/csv', 'gebi-csv-test', 'catalogs/shopify', 'catalogs/magento2-sample-data', 'catalogs/commercetools-sunrise-data'];
+  return folders.flatMap((folder) => csvFiles(folder).map((name) => `${folder}/${name}`)).filter((file) => !file.endsWith('ConfigurableSampleData__products.csv'));
+}
+
+/** csvRecords over the file cut into `chunkSize`-byte chunks: the header read, the items, the message that stopped it. */
+async function scanned(file: string, fastScan: boolean, chunkSize?: number): Promise<unknown[]> {
+  const path = join(TESTDATA, file);
+  const header: (readonly string[])[] = [];
+  const input = bytes(readFileSync(path), chunkSize);
+  const { items, error } = await collectUntilError(csvRecords(input, { source: path, delimiter: ',', fastScan, onHeader: (columns) => header.push(columns) }));
+  return [...header, ...items, ...(error === undefined ? [] : [{ stop: error.message }])];
+}
+
+describe.skipIf(!present)('CSV conformance: the fast scanner reads every file as csv-parse alone does', () => {
+  it.each(present ? everyCsv() : [])('%s: the same items, located alike, in whole and in 1-byte chunks', async (file) => {
+    const reference = await scanned(file, false);
+    expect(reference.length).toBeGreaterThan(0);
+    expect(await scanned(file, true)).toEqual(reference);
+    expect(await scanned(file, true, 1)).toEqual(reference);
   });
 });

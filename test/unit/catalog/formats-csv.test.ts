@@ -143,14 +143,25 @@ describe('csv: bad input', () => {
     ]);
   });
 
-  it('reports a stray quote that leaves a quoted value open to the end once, at its line, then stops: the rest is not read', async () => {
-    // csv-parse stays inside the quoted value, so the rows after it are part of this broken record.
+  it('reports a row whose quoted value a stray quote closes early once, at its line, and reads every row after it', async () => {
+    // csv-parse stayed inside the quoted value: the rows up to the next quote were part of this broken record, never
+    // reported, and with no quote after it the rest of the file went unread.
     expect(await readStopped('a,b\n1,ok\n2,"closed" early\n3,fine\n')).toEqual({
       items: [
         [2, { a: '1', b: 'ok' }],
         [3, 'error: a quote inside the quoted value (column "b") must be doubled ("")'],
+        [4, { a: '3', b: 'fine' }],
       ],
-      error: 'c.csv:3: not read to its end: a quoted value (column "b") opens on this line and is never closed, so the rest of the file is taken as part of it',
+      error: undefined,
+    });
+    expect(await readStopped('sku,title\n"abc"x,1\nnext,2\n"q",3\nlast,4\n')).toEqual({
+      items: [
+        [2, 'error: a quote inside the quoted value (column "sku") must be doubled ("")'],
+        [3, { sku: 'next', title: '2' }],
+        [4, { sku: 'q', title: '3' }],
+        [5, { sku: 'last', title: '4' }],
+      ],
+      error: undefined,
     });
   });
 

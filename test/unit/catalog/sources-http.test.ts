@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { openRecords } from '../../../src/catalog/read-records.js';
+import { openHttp } from '../../../src/catalog/sources/http.js';
 import { SourceError, UsageError } from '../../../src/errors.js';
 import { redact } from '../../../src/secrets.js';
 import { parseSourceHeaders } from '../../../src/catalog/sources/headers.js';
@@ -149,6 +150,27 @@ describe('http(s) sources', () => {
   it('refuses a source header that is not Name: value', async () => {
     await expect(openRecords(`${main.base}/catalog.csv`, { sourceHeaders: ['no colon here'] })).rejects.toThrow(UsageError);
     await expect(openRecords(`${main.base}/catalog.csv`, { sourceHeaders: ['Bad Name: x'] })).rejects.toThrow(UsageError);
+  });
+
+  it('gives up on a server that sends 102 Processing for ever: the headers have one deadline, not one per 1xx', async () => {
+    const sockets: Socket[] = [];
+    const trickle = createTcpServer((socket) => {
+      sockets.push(socket);
+      socket.on('error', () => undefined);
+      const tick = setInterval(() => socket.write('HTTP/1.1 102 Processing\r\n\r\n'), 50);
+      socket.on('close', () => clearInterval(tick));
+    });
+    await new Promise<void>((resolve) => trickle.listen(0, '127.0.0.1', resolve));
+    try {
+      const started = Date.now();
+      await expect(openHttp(`http://127.0.0.1:${(trickle.address() as AddressInfo).port}/c.csv`, {}, undefined, 400)).rejects.toThrow(
+        'cannot fetch: no answer within 0.4 s (the server sent no headers, or only informational 1xx answers)',
+      );
+      expect(Date.now() - started).toBeLessThan(5000);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      trickle.close();
+    }
   });
 });
 

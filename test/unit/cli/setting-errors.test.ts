@@ -55,8 +55,7 @@ describe('catalog errors: the library names the setting, the CLI the flag', () =
 
   it('a preset whose columns the file lacks', async () => {
     const file = catalog('sku,Title\nA,Mug\n');
-    const opened = await openCatalog(file, { preset: 'shopify' });
-    const error = await rejection(UsageError, readAll(opened.drafts));
+    const error = await rejection(UsageError, openCatalog(file, { preset: 'shopify' }));
     expect(error.message).toBe(`preset shopify: ${file} has no "Handle", "Variant SKU" column; is it a shopify product export?`);
     expect(error.setting).toEqual({ key: 'preset', value: 'shopify' });
     expect(wordError(error)).toEqual({ message: `--preset shopify: ${file} has no "Handle", "Variant SKU" column; is it a shopify product export?`, hint: 'its columns: "sku", "Title"' });

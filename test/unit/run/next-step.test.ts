@@ -45,11 +45,13 @@ describe('nextStep: every ending of a run -> the one command that continues it, 
     expect(step?.command).toBe(`listings publish 'my cat'\\''s.csv' '$(touch x)' --retry-failed $'out\\n.csv'`);
   });
 
-  it('never prints a credential: a URL with a token or a user, a registered secret; says so instead', () => {
+  it('never prints a credential: a URL with a token or a user, a registered secret, a source header; each read from a variable it names', () => {
     registerSecret('hdr-secret-0123456789');
-    const step = nextStep(publish('interrupted', { journal: true, sources: ['https://user:pass@example.com/c.csv?token=tok-123'], repeat: ['--header', 'Authorization: Bearer hdr-secret-0123456789'] }));
-    expect(step?.command).not.toMatch(/pass|tok-123|hdr-secret/);
-    expect(step?.command).toContain('****');
-    expect(step?.why).toMatch(/credential .* write it back/);
+    const step = nextStep(publish('interrupted', { journal: true, sources: ['https://user:pass@example.com/c.csv?token=tok-123'], repeat: ['--source-header', 'X-Tenant: shop-7', '--tag', 'Bearer hdr-secret-0123456789'] }));
+    expect(`${step?.command} ${step?.why}`).not.toMatch(/pass|tok-123|hdr-secret|shop-7/);
+    expect(step?.command).toBe('listings publish "$LISTINGS_SOURCE_URL" --source-header "X-Tenant: $LISTINGS_SOURCE_HEADER" --tag "$LISTINGS_SOURCE_URL_2" --resume');
+    expect(step?.why).toContain(
+      "(first set LISTINGS_SOURCE_URL to https://****@example.com/c.csv?token=**** with its credentials, LISTINGS_SOURCE_HEADER to the X-Tenant header's value, LISTINGS_SOURCE_URL_2 to Bearer **** with its credentials: a secret is never shown)",
+    );
   });
 });

@@ -72,6 +72,13 @@ describe('shellWordsHidingValues: a secret option read from a variable', () => {
     expect(words.join(' ')).not.toMatch(/tok|t0ken|no colon/);
   });
 
+  it('with secretWords, a word that holds a secret is read whole from its own variable, and says what it is to hold', () => {
+    const secretWords = { variable: 'URL', shown: (word: string) => (word.includes('pw') ? word.replace('pw', '****') : undefined) };
+    const { words, variables } = shellWordsHidingValues(['validate', 'https://u:pw@h/c.csv', '--source-header', 'X-Key: pw2', 'https://h/pw.csv'], '--source-header', 'VAR', secretWords);
+    expect(words).toEqual(['validate', '"$URL"', '--source-header', '"X-Key: $VAR"', '"$URL_2"']);
+    expect(variables).toEqual(['URL to https://u:****@h/c.csv with its credentials', "VAR to the X-Key header's value", 'URL_2 to https://h/****.csv with its credentials']);
+  });
+
   for (const shell of ['sh', 'bash', 'zsh']) {
     it(`${shell}: each word comes back as the option and the header with the variable's value, and nothing else runs`, (context) => {
       if (spawnSync(shell, ['-c', 'exit 0']).status !== 0) context.skip();

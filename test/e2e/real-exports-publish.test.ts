@@ -1,0 +1,70 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT, runCli } from '../helpers/cli.js';
+import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox-process.js';
+import { tempDir } from '../helpers/tmp.js';
+import { publishEnv } from '../helpers/publish.js';
+
+// Real exports none of us wrote (../shared/testdata/README.md), read in place; never copied into the repository.
+const TESTDATA = join(REPO_ROOT, '..', 'shared', 'testdata');
+const CATALOGS = join(TESTDATA, 'catalogs');
+const present = existsSync(CATALOGS);
+if (!present) console.warn(`real-exports-publish: skipped, ${TESTDATA} is absent (the exports are not redistributed)`);
+const title = present ? 'real exports through the built CLI' : `real exports through the built CLI (skipped: ${TESTDATA} is absent)`;
+
+interface ReportRow {
+  line: number;
+  sku: string | null;
+  outcome: string;
+  title: string | null;
+  error: string | null;
+}
+
+/** The rows of an NDJSON report (its last line is the summary). */
+function reportRows(path: string): ReportRow[] {
+  return readFileSync(path, 'utf8').split('\n').filter((line) => line !== '' && !line.startsWith('{"summary"')).map((line) => JSON.parse(line) as ReportRow);
+}
+
+describe.skipIf(!present)(title, () => {
+  let sandbox: SandboxProcess;
+  beforeAll(async () => {
+    sandbox = await startSandboxProcess(['--saved-defaults']);
+  });
+  afterAll(async () => {
+    await sandbox.stop();
+  });
+  const wrapped = ['--marketplace', 'ebay', '--shape', 'wrapped', '--saved-defaults'];
+
+  it('Google Retail NDJSON: each of the 1,276 lines in the report once, titles as written, the repeated id refused at its line', async () => {
+    const file = join(CATALOGS, 'ndjson-json-catalogs', 'google-retail-sample-products.ja.jsonl');
+    const report = join(tempDir(), 'report.ndjson');
+    const run = await runCli(['publish', file, '--map', 'sku=id', ...wrapped, '--report', report], { env: publishEnv(sandbox.url) });
+    expect(run.code, run.stderr).toBe(1);
+    const written = readFileSync(file, 'utf8').split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as { id: string; title: string });
+    const rows = reportRows(report);
+    expect(rows.map((row) => row.line)).toEqual(written.map((_, i) => i + 1));
+    expect(rows.filter((row) => row.outcome !== 'published')).toEqual([expect.objectContaining({ line: 1272, sku: 'POKEMONP004', outcome: 'invalid', error: `sku: duplicate SKU; first seen at ${file}:1271` })]);
+    const published = rows.filter((row) => row.outcome === 'published');
+    expect(published.map((row) => [row.sku, row.title])).toEqual(written.filter((_, i) => i !== 1271).map((product) => [product.id, product.title]));
+  });
+
+  it('commercetools CSV: titles with typographic quotes sent and answered as written', async () => {
+    const report = join(tempDir(), 'report.ndjson');
+    const file = join(CATALOGS, 'commercetools-sunrise-data', 'products-ci.csv');
+    const run = await runCli(['publish', file, '--map', 'title=name.en', ...wrapped, '--report', report], { env: publishEnv(sandbox.url) });
+    expect(run.code, run.stderr).toBe(0);
+    expect(reportRows(report).map((row) => [row.line, row.sku, row.outcome, row.title])).toEqual([
+      [2, 'M0E20000000DX1Y', 'published', 'Sneakers ”R261” Hogan Rebel grey'],
+      [3, 'M0E20000000ELAJ', 'published', 'Flip Flops “Brasil“ Havaianas green'],
+      [4, 'M0E20000000ELBX', 'published', 'Flip Flops “Brasil“ Havaianas grey'],
+    ]);
+  });
+
+  it('a header that is not the preset\'s export is refused with exit 2 though no row follows it (sineemore bad-header-wrong-header.csv)', async () => {
+    const file = join(TESTDATA, 'sineemore-csv-test-data', 'csv', 'bad-header-wrong-header.csv');
+    const run = await runCli(['validate', file, '--preset', 'shopify', '--marketplace', 'EBAY_US', '--saved-defaults']);
+    expect(run.code, run.stderr).toBe(2);
+    expect(run.stderr).toContain(`--preset shopify: ${file} has no "Handle", "Variant SKU" column; is it a shopify product export?`);
+  });
+});
