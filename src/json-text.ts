@@ -18,6 +18,14 @@ export class JsonDepthError extends RangeError {
   }
 }
 
+/** An object of JSON from outside that holds one key twice: JSON.parse keeps the last value and drops the other. */
+export class JsonDuplicateKeyError extends RangeError {
+  constructor(readonly key: string) {
+    super(`holds the key ${JSON.stringify(key.length > 40 ? `${key.slice(0, 40)}...` : key)} twice in one object, so one of its values would be lost`);
+    this.name = 'JsonDuplicateKeyError';
+  }
+}
+
 /** What {@link scanJsonText} found. */
 export interface JsonTextScan {
   /** The deepest nesting of objects and arrays (0 for a bare scalar). */
@@ -57,15 +65,27 @@ function startsNumber(code: number): boolean {
   return code === 0x2d || (code >= 0x30 && code <= 0x39);
 }
 
+/** The keys the last {@link scanPacked} saw: strings followed by `:` (kept here, so the scan allocates nothing). */
+let scannedKeys = 0;
+
+function isSpace(code: number): boolean {
+  return code === 0x20 || code === 0x0a || code === 0x0d || code === 0x09;
+}
+
 /** The scan as one number (depth * 2, plus 1 for an inexact number): no object per line on the hot path. */
 function scanPacked(text: string): number {
   let depth = 0;
   let deepest = 0;
   let inexact = 0;
+  let keys = 0;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
-    if (code === QUOTE) i = stringEnd(text, i);
-    else if (code === 0x7b || code === 0x5b) {
+    if (code === QUOTE) {
+      i = stringEnd(text, i);
+      let next = i + 1;
+      while (isSpace(text.charCodeAt(next))) next++;
+      if (text.charCodeAt(next) === 0x3a) keys++;
+    } else if (code === 0x7b || code === 0x5b) {
       if (++depth > deepest) deepest = depth;
     } else if (code === 0x7d || code === 0x5d) depth--;
     else if (startsNumber(code)) {
@@ -74,6 +94,7 @@ function scanPacked(text: string): number {
       i = end - 1;
     }
   }
+  scannedKeys = keys;
   return deepest * 2 + inexact;
 }
 
@@ -92,6 +113,8 @@ type Container = Record<string, unknown> | unknown[];
 export class JsonValueBuilder {
   /** The value built so far: the outermost container, or a scalar. */
   root: unknown;
+  /** The first key put twice into one object (the later value replaced the earlier), if any. */
+  duplicate: string | undefined;
   readonly #stack: Container[] = [];
   #key: string | undefined;
 
@@ -122,6 +145,7 @@ export class JsonValueBuilder {
     } else {
       const key = this.#key ?? '';
       this.#key = undefined;
+      if (this.duplicate === undefined && Object.hasOwn(top, key)) this.duplicate = key;
       // An own property, as JSON.parse makes it; plain assignment would set the prototype.
       if (key === '__proto__') Object.defineProperty(top, key, { value, enumerable: true, writable: true, configurable: true });
       else top[key] = value;
@@ -130,7 +154,7 @@ export class JsonValueBuilder {
 }
 
 /** Valid JSON text built into a value whose numbers are exact: a number JS would change is a JsonNumber. */
-function parseKeepingNumbers(text: string): unknown {
+function buildKeepingNumbers(text: string): JsonValueBuilder {
   const builder = new JsonValueBuilder();
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
@@ -158,7 +182,7 @@ function parseKeepingNumbers(text: string): unknown {
       i += 3;
     }
   }
-  return builder.root;
+  return builder;
 }
 
 /**
@@ -171,5 +195,41 @@ export function parseJsonText(text: string): unknown {
   const scan = scanPacked(text);
   if (scan >> 1 > MAX_JSON_DEPTH) throw new JsonDepthError(scan >> 1);
   const value: unknown = JSON.parse(text);
-  return (scan & 1) === 0 ? value : parseKeepingNumbers(text);
+  return (scan & 1) === 0 ? value : buildKeepingNumbers(text).root;
+}
+
+/** The keys of every object in a value JSON.parse made (plain objects and arrays only), without recursion. */
+function ownKeyCount(value: unknown): number {
+  let count = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    if (typeof item !== 'object' || item === null) continue;
+    if (Array.isArray(item)) {
+      for (let i = 0; i < item.length; i++) if (typeof item[i] === 'object') stack.push(item[i]);
+      continue;
+    }
+    for (const key in item) {
+      count++;
+      const inner = (item as Record<string, unknown>)[key];
+      if (typeof inner === 'object') stack.push(inner);
+    }
+  }
+  return count;
+}
+
+/**
+ * {@link parseJsonText} for a catalog record (an NDJSON line, a stream message): also throws a
+ * {@link JsonDuplicateKeyError} for an object that holds a key twice, whose first value JSON.parse would drop.
+ */
+export function parseJsonRecord(text: string): unknown {
+  const scan = scanPacked(text);
+  if (scan >> 1 > MAX_JSON_DEPTH) throw new JsonDepthError(scan >> 1);
+  const keys = scannedKeys;
+  const value: unknown = JSON.parse(text);
+  // The keys written against the keys kept: equal unless one was written twice (found by name on that rare path).
+  if ((scan & 1) === 0 && ownKeyCount(value) === keys) return value;
+  const built = buildKeepingNumbers(text);
+  if (built.duplicate !== undefined) throw new JsonDuplicateKeyError(built.duplicate);
+  return built.root;
 }

@@ -18,6 +18,12 @@ const CONTROLS_BUT_LINES = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f
 // eslint-disable-next-line no-control-regex -- control characters are what these match
 const ALL_CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
+/** True when `text` holds a character that `printable(text, { lines: false })` escapes. */
+export function hasControl(text: string): boolean {
+  ALL_CONTROLS.lastIndex = 0;
+  return ALL_CONTROLS.test(text);
+}
+
 /**
  * Outside text (a SKU, a server's message, a catalog value) made inert for any log line: control characters and
  * line breaks written as `\uXXXX` (so nothing can start a line of its own, where `::command::` would be obeyed), and

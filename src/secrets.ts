@@ -28,6 +28,19 @@ export function looksLikeKey(name: string): boolean {
 }
 
 /**
+ * Why a secret (an API key, a source header's value) cannot be sent in an HTTP header, or undefined when it can: a
+ * control character (a line break copied with it) or one past Latin-1, which no header carries. Names the character
+ * only when it is a control, so no part of the secret itself is shown.
+ */
+export function headerValueFault(key: string): string | undefined {
+  const at = key.search(/[^\t\u0020-\u007e\u0080-\u00ff]|[\u007f-\u009f]/);
+  if (at < 0) return undefined;
+  const code = key.charCodeAt(at);
+  const what = code < 0x20 || (code >= 0x7f && code <= 0x9f) ? `a control character (U+${code.toString(16).toUpperCase().padStart(4, '0')})` : 'a character past Latin-1';
+  return `holds ${what}, which no HTTP header can carry`;
+}
+
+/**
  * Every registered secret replaced by `****`, and every URL's credentials masked (its userinfo, and the values of
  * its secret-looking parameters: `X-Amz-Signature=****`, `token=****`; see secret-url.ts). For every text that
  * leaves the process: lines on the terminal, report cells, messages.

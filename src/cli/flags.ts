@@ -90,12 +90,28 @@ function optionOf(spec: FlagSpec, name = spec.name): Option {
 }
 
 /**
+ * A flag of one value given twice with two values is refused: commander keeps the last without a word, and the
+ * first (`--marketplace EBAY_US --marketplace EBAY_GB`) would be dropped. The same value twice is no conflict.
+ */
+function refuseTwice(command: Command, option: Option, spec: FlagSpec): void {
+  const parse = option.parseArg;
+  option.argParser((raw: string, previous: unknown) => {
+    const value: unknown = parse === undefined ? raw : parse.call(option, raw, previous);
+    if (command.getOptionValueSource(option.attributeName()) === 'cli' && JSON.stringify(value) !== JSON.stringify(previous)) {
+      throw new UsageError(`${flagOf(spec.name)} is given twice, with different values: give it once`);
+    }
+    return value;
+  });
+}
+
+/**
  * Declares the options the table gives `command` (by its path: `publish`, `config set`), each in its help group,
  * with the `no-` form of those that have one and the old names that still work (hidden).
  */
 export function declareFlags(command: Command, path: string): Command {
   for (const spec of flagsOf(path)) {
     const option = optionOf(spec);
+    if (spec.value !== undefined && spec.repeatable !== true) refuseTwice(command, option, spec);
     command.addOption(option);
     if (spec.negation !== undefined) command.addOption(new Option(flagOf(`no-${spec.name}`), worded(spec.negation)).helpGroup(headingOf(spec)));
     for (const alias of spec.aliases ?? []) {

@@ -1,7 +1,7 @@
 import type { CatalogNotice } from '../catalog/types.js';
 import { shQuote } from '../options/completion/tree.js';
 import { secretFreeWords } from '../run/secret-free-words.js';
-import { shellWord } from '../run/shell-words.js';
+import { shellWord } from '../shell-words.js';
 
 type Proposal = Extract<CatalogNotice, { kind: 'mapping-proposal' }>;
 
@@ -15,5 +15,5 @@ export function proposalCommands(notice: Proposal, argv: readonly string[] = pro
   const { words, set } = secretFreeWords(argv);
   const run = ['listings', ...words, ...maps].join(' ');
   const json = JSON.stringify({ ...notice.given, ...Object.fromEntries(notice.proposal.map(({ field, column }) => [field, column])) });
-  return [`map them all at once${set === '' ? '' : ` (${set})`}:`, `  ${run}`, `or keep them for the next runs: echo ${shQuote(json)} > mapping.json, then listings ${argv[0] ?? 'publish'} ... --mapping mapping.json`];
+  return [`map them all at once${set === '' ? '' : ` (${set})`}:`, `  ${run}`, `or keep them for the next runs: printf '%s\\n' ${shQuote(json)} > mapping.json, then listings ${argv[0] ?? 'publish'} ... --mapping mapping.json`];
 }

@@ -8,6 +8,7 @@ import { count, duration } from './progress.js';
 import { trafficText } from '../report/ci-summary.js';
 import type { NextStep } from '../report/run-meta.js';
 import { failedWithTheRun } from '../publish/outcome.js';
+import { printable } from '../printable.js';
 
 /** `3 failed` in its colour, dim when 0. */
 export function part(value: number, label: string, colour: (text: string) => string): string {
@@ -43,7 +44,7 @@ export function printSummary(summary: RunSummary, options: { json: boolean; dryR
   if (statuses.length > 0) err(`  errors by status: ${statuses.map(([status, n]) => `${status} x${count(n)}`).join(', ')}`);
   if (summary.by_marketplace !== undefined) err(`  ${marketplacesLine(summary.by_marketplace)}`);
   if (summary.requests > 0) err(`  ${trafficLine(summary)}`);
-  if (summary.report.length > 0) err(`  report: ${summary.report.join(', ')}`);
+  if (summary.report.length > 0) err(`  report: ${summary.report.map((path) => printable(path, { lines: false })).join(', ')}`);
   if (options.json) out(JSON.stringify(options.nextStep === undefined ? summary : { ...summary, next_step: options.nextStep }));
 }
 

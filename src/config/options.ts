@@ -82,6 +82,9 @@ export function parseInteger(min: number, max: number) {
 
 function parseUrl(raw: string): string {
   const value = text(raw);
+  // The URL parser drops tabs and line breaks without a word, and a listing or a terminal would show them.
+  const problem = identifierProblem(value);
+  if (problem !== undefined) throw new Error(`${problem.split(';')[0]}; a URL cannot hold control characters, line breaks or direction controls`);
   let url: URL;
   try {
     url = new URL(value);

@@ -1,11 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { open, rename, rm, type FileHandle } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { inspectOutput, makeDirs, NOFOLLOW, setFileMode, type OutputRules } from './output-target.js';
 import { Utf8Chunks } from './utf8-chunks.js';
 
+
+/** The longest file name (in bytes) the usual file systems allow. */
+export const NAME_MAX = 255;
+
+/**
+ * `<path>.tmp-<tag>`; for a name too long to take the suffix (a file name is at most 255 bytes), `.tmp-<tag>` in
+ * its folder, so the rename into place stays in that folder.
+ */
+export function temporaryName(path: string, tag: string): string {
+  const suffix = `.tmp-${tag}`;
+  return Buffer.byteLength(basename(path)) + suffix.length <= NAME_MAX ? `${path}${suffix}` : join(dirname(path), suffix);
+}
 
 /** A new temporary file, created (never opened through a link, never one already there): O_CREAT|O_EXCL|O_NOFOLLOW. */
 const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW;
@@ -13,7 +25,7 @@ const CREATE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOL
 const IN_PLACE = constants.O_WRONLY | NOFOLLOW;
 
 /**
- * A file being written under a temporary name (`<path>.tmp-<12 random hex>`, created exclusively, so no name can be
+ * A file being written under a temporary name (`<path>.tmp-<12 random hex>`, or `.tmp-<hex>` beside a name too long to take it; created exclusively, so no name can be
  * planted in advance and no link is followed), renamed into place by `commit` once complete, so a reader never sees
  * half of it: the old file (or none) until the new one is whole. A symbolic link at `path` is followed (see
  * inspectOutput): the file it points to is replaced, the link stays.
@@ -52,7 +64,7 @@ export class AtomicFile {
     if (target.kind === 'stream') return new AtomicFile(path, target.path, await openInPlace(path, target.path), undefined);
     await makeDirs(dirname(target.path), rules);
     for (let attempt = 1; ; attempt++) {
-      const tempPath = `${target.path}.tmp-${randomBytes(6).toString('hex')}`;
+      const tempPath = temporaryName(target.path, randomBytes(6).toString('hex'));
       let handle: FileHandle;
       try {
         handle = await open(tempPath, CREATE, rules.private === true ? 0o600 : 0o666);

@@ -35,7 +35,9 @@ export const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
  * in a shared folder to point a run at a file of its choosing (the kernel's protected_symlinks refuses the same).
  */
 export async function inspectOutput(path: string, rules: OutputRules = {}): Promise<OutputTarget | { refused: string }> {
-  const link = await lstat(path).catch(() => undefined);
+  let tooLong = false;
+  const link = await lstat(path).catch((error: NodeJS.ErrnoException) => void (tooLong = error.code === 'ENAMETOOLONG'));
+  if (tooLong) return { refused: 'its name is longer than the file system allows (ENAMETOOLONG)' };
   if (link === undefined) return { kind: 'missing', path };
   let real = path;
   if (link.isSymbolicLink()) {

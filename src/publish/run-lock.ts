@@ -1,9 +1,10 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync, unlinkSync } from 'node:fs';
 import { link, open, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { RunLockedError, type LockHolder } from '../errors.js';
+import { NAME_MAX, temporaryName } from '../fs/atomic-write.js';
 import { makeDirs } from '../fs/output-target.js';
 
 /** A file a run writes and no other run may write at the same time. */
@@ -32,7 +33,10 @@ export interface RunLocks {
 
 /** `<file>.lock`, beside the file it protects. */
 export function lockPathOf(path: string): string {
-  return `${path}.lock`;
+  const name = basename(path);
+  // A name too long to take `.lock` is locked under a digest of it, in the same folder.
+  if (Buffer.byteLength(name) + 5 <= NAME_MAX) return `${path}.lock`;
+  return join(dirname(path), `.${createHash('sha256').update(name).digest('hex').slice(0, 32)}.lock`);
 }
 
 interface Held {
@@ -110,7 +114,7 @@ async function acquireOne(request: LockRequest, full: string, me: LockHolder): P
  * system has no hard links, an exclusive create and a write instead.
  */
 async function createLock(lockPath: string, text: string): Promise<boolean> {
-  const temporary = `${lockPath}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+  const temporary = temporaryName(lockPath, `${process.pid}-${randomBytes(4).toString('hex')}`);
   await writeExclusive(temporary, text);
   try {
     await link(temporary, lockPath);

@@ -111,7 +111,7 @@ export function trafficText(summary: RunSummary): string {
 
 /**
  * A fenced block for a command to copy: the fence longer than any run of backquotes in it, so nothing in the command
- * ends it; the command has no line break (src/run/shell-words.ts quotes every word on one line).
+ * ends it; the command has no line break (src/shell-words.ts quotes every word on one line).
  */
 function codeBlock(text: string): string[] {
   const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((match) => match[0].length));

@@ -95,7 +95,7 @@ export function runEndText(end: PublishEnd, summary: RunSummary, name: NameSetti
       return { head: 'interrupted', after: `: ${left}` };
     case 'source': {
       // The error itself (where, and why) is printed last, as the run's error.
-      const at = end.error instanceof SourceError ? formatLocation(end.error.location) : undefined;
+      const at = end.error instanceof SourceError ? inert(formatLocation(end.error.location)) : undefined;
       if (summary.rows === 0) return { head: 'stopped', after: `: no row could be read from the source${at === undefined ? '' : ` (${at})`}` };
       return { head: 'stopped', after: `: the source could not be read${at === undefined ? '' : ` past ${at}`}: ${count(summary.rows)} ${summary.rows === 1 ? 'row' : 'rows'} read, ${left}` };
     }

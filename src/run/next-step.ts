@@ -1,9 +1,10 @@
 import { libraryName, type NameSetting } from '../errors.js';
 import { reportFormatOf } from '../report/report-writer.js';
 import type { NextStep } from '../report/run-meta.js';
+import { printable } from '../printable.js';
 import { redact } from '../secrets.js';
 import { secretFreeWords } from './secret-free-words.js';
-import { shellWord } from './shell-words.js';
+import { shellWord } from '../shell-words.js';
 import type { RunVerdict, VerdictCounts } from './verdict.js';
 
 export type { NextStep } from '../report/run-meta.js';
@@ -148,6 +149,11 @@ export function nextStep(input: NextStepInput): NextStep | null {
   const name = input.name ?? libraryName;
   const step = input.command === 'publish' ? publishStep(input, name) : otherStep(input);
   if (step === undefined) return null;
-  const { words, set } = secretFreeWords([...input.sources, ...(input.repeat ?? []), ...step.words]);
-  return { command: [shellWord(input.program ?? 'listings'), shellWord(input.command), ...words].join(' '), why: redact(set === '' ? step.does : `${step.does} (${set})`) };
+  // A source that starts with `-` would be read as an option: the sources then go last, after `--`.
+  const dashed = input.sources.some((source) => source.startsWith('-') && source !== '-');
+  const flags = [...(input.repeat ?? []), ...step.words];
+  const { words, set } = secretFreeWords(dashed ? [...flags, '--', ...input.sources] : [...input.sources, ...flags]);
+  const why = set === '' ? step.does : `${step.does} (${set})`;
+  // `why` names paths (a report, the output that failed): their line breaks escaped, so it stays one line.
+  return { command: [shellWord(input.program ?? 'listings'), shellWord(input.command), ...words].join(' '), why: redact(printable(why, { lines: false })) };
 }

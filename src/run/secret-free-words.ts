@@ -1,6 +1,6 @@
 import { redactSourceName } from '../secret-url.js';
 import { redact } from '../secrets.js';
-import { shellWordsHidingValues, type SecretWords } from './shell-words.js';
+import { shellWordsHidingValues, type SecretWords } from '../shell-words.js';
 
 /** A word with credentials (a source address's userinfo or token, a registered secret) is read from a variable. */
 const CREDENTIAL_WORDS: SecretWords = {

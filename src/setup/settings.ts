@@ -3,7 +3,7 @@ import { resolveSettings, type ResolvedSettings } from '../config/resolve.js';
 import { envMarketplaces, hasOwnValue, resolveMarketplaceSettings, type MarketplaceSettings } from '../config/marketplace-settings.js';
 import { noSuchProfile, ProfileStore } from '../config/store.js';
 import { ConfigError } from '../errors.js';
-import { looksLikeKey, registerSecret } from '../secrets.js';
+import { looksLikeKey, registerSecret, headerValueFault } from '../secrets.js';
 import type { ListingDefaults, MarketplaceDefaults } from '../prepare/types.js';
 
 type Env = Record<string, string | undefined>;
@@ -102,6 +102,9 @@ export async function loadSettings(request: SettingsRequest, env: Env = process.
         });
       }
       registerSecret(key);
+      const fault = headerValueFault(key);
+      const from = env[settings.api_key_env] ? settings.api_key_env : 'the api_key of the profile';
+      if (fault !== undefined) throw new ConfigError(`the API key in ${from} ${fault}`, { hint: 'set it to the key alone (was a line break copied with it?)' });
       return key;
     },
     baseUrl() {

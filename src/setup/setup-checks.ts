@@ -6,7 +6,7 @@ import { isLoopbackHost, listingsEndpoint } from '../client/endpoint.js';
 import { OPTION_BY_KEY } from '../config/options.js';
 import { DEFAULT_PROFILE } from '../config/store.js';
 import { ListingsError, type NameSetting } from '../errors.js';
-import { registerSecret } from '../secrets.js';
+import { registerSecret, headerValueFault } from '../secrets.js';
 import type { LoadedSettings } from './settings.js';
 
 /** The checks of the setup on this machine, before the service is reached: profile, base URL, API key, state dir. */
@@ -75,6 +75,8 @@ export function keyCheck(loaded: LoadedSettings, env: Env, name: NameSetting): {
   const fromEnv = env[variable];
   if (fromEnv !== undefined && fromEnv.trim() !== '') {
     registerSecret(fromEnv);
+    const fault = headerValueFault(fromEnv);
+    if (fault !== undefined) return { check: { name: 'API key', status: 'fail', kind: 'config', message: `${variable} ${fault}`, fix: `set ${variable} to the key alone` }, key: undefined };
     return { check: { name: 'API key', status: 'ok', message: `${variable} is set (${named}); the key is never shown` }, key: fromEnv };
   }
   const stored = loaded.settings.api_key;

@@ -2,7 +2,7 @@ import type { Draft } from '../catalog/types.js';
 import { createRecordMapper, type FieldMap } from '../catalog/mapping/index.js';
 import { presetDrafts, type PresetName } from '../catalog/presets/index.js';
 import type { Location } from '../errors.js';
-import { JsonDepthError, parseJsonText } from '../json-text.js';
+import { JsonDepthError, JsonDuplicateKeyError, parseJsonRecord } from '../json-text.js';
 import { describeJson, isJsonObject } from '../catalog/formats/json-values.js';
 import { LISTING_FORMAT, listingFormatOf, listingKeyProblem } from './listing-message.js';
 
@@ -95,9 +95,10 @@ export function createMessageMapper(mapping: MessageMapping): (message: StreamMe
     }
     let fields: unknown;
     try {
-      fields = parseJsonText(utf8.decode(message.value));
+      fields = parseJsonRecord(utf8.decode(message.value));
     } catch (error) {
-      const why = error instanceof SyntaxError ? `not JSON (${error.message})` : error instanceof JsonDepthError ? `JSON that ${error.message}` : 'not UTF-8 text';
+      const said = error instanceof JsonDepthError || error instanceof JsonDuplicateKeyError;
+      const why = error instanceof SyntaxError ? `not JSON (${error.message})` : said ? `JSON that ${error.message}` : 'not UTF-8 text';
       return withKey(unreadable(location, `the message value is ${why}`), key);
     }
     if (!isJsonObject(fields)) {

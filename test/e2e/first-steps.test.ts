@@ -59,7 +59,7 @@ describe('first steps', () => {
     // After a first --map, the next run proposes the rest, and the mapping file it offers keeps the first as well.
     const second = await runCli(['validate', 'odd.csv', '--map', 'sku=SKU_ID'], { cwd: dir });
     expect(second.code).toBe(2);
-    const json = /echo '(\{.*\})' > mapping\.json/.exec(second.stderr)?.[1];
+    const json = /printf '%s\\n' '(\{.*\})' > mapping\.json/.exec(second.stderr)?.[1];
     writeFileSync(join(dir, 'mapping.json'), json ?? '');
     const saved = await runCli(['validate', 'odd.csv', '--mapping', 'mapping.json'], { cwd: dir });
     expect(saved.code, saved.stderr).toBe(0);

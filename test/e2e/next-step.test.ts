@@ -9,7 +9,7 @@ import { tempDir } from '../helpers/tmp.js';
 import { commandsIn } from '../helpers/workflow-commands.js';
 import { interrupted, publishEnv, writeCatalog } from '../helpers/publish.js';
 import { freePort, startStatusService, type FakeService } from '../helpers/fake-services.js';
-import { shellWord } from '../../src/run/shell-words.js';
+import { shellWord } from '../../src/shell-words.js';
 
 /**
  * Every run that does not exit 0 ends with the one command that continues its work (src/run/next-step.ts), the same

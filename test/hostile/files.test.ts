@@ -100,6 +100,20 @@ describe('hostile files: what is at the output path', () => {
     expect((await sandbox.stats()).requests).toBe(0);
   });
 
+  // Before: `<name>.tmp-<hex>` and `<name>.lock.<pid>-<hex>.tmp` passed the 255-byte limit of a file name: exit 70
+  // and a stack trace for a name the file system takes; a name it does not take was read as "missing", then crashed.
+  it('names at the limit of the file system: a report, a journal and a state of 251 bytes are written; 256 is refused (exit 2)', async () => {
+    const dir = tempDir();
+    const catalog = writeCatalog(dir, 3);
+    const long = (ending: string, bytes = 251): string => `${'n'.repeat(bytes - ending.length)}${ending}`;
+    const written = await runCli(['publish', catalog, '--sandbox', '--report', long('.csv'), '--journal', long('.j'), '--changed-only', '--state', long('.s')], { cwd: dir });
+    expect(written.code, written.stderr).toBe(0);
+    expect(readdirSync(dir).filter((name) => name.startsWith('n')).sort()).toEqual([long('.csv'), long('.j'), long('.s')]);
+    const refused = await runCli(['publish', catalog, '--sandbox', '--report', long('.csv', 256)], { cwd: dir });
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toContain(`cannot write the report ${long('.csv', 256)}: its name is longer than the file system allows (ENAMETOOLONG)`);
+  });
+
   it.skipIf(!root)('a link owned by another user at the report path is not followed: exit 2, its target untouched', async () => {
     const sandbox = await startSandboxProcess([]);
     const dir = tempDir();

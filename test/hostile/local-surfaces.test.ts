@@ -46,6 +46,8 @@ describe('hostile local surfaces: the config file, edited by hand', () => {
     ['concurrency 9007199254740993', '{"profiles": {"default": {"concurrency": 9007199254740993}}}', /concurrency from the profile: must be a whole number from 1 to 4096/],
     ['concurrency 1e400', '{"profiles": {"default": {"concurrency": 1e400}}}', /concurrency from the profile: must be a whole number/],
     ['a current_profile that is no profile name', '{"current_profile": "../x"}', /not a valid profile name \(current_profile in/],
+    // Before: listed as two lines (the second one forged), and the URL parser dropped the line break when sending.
+    ['a base_url with a line break', '{"profiles": {"default": {"base_url": "https://a.example/x\\n\u2714 fake"}}}', /base_url from the profile: holds a control character \(U\+000A\) at character 20/],
   ];
   it.each(held)('%s: refused by its key (exit 2)', async (_name, text, message) => {
     const dir = tempDir();
@@ -88,6 +90,8 @@ describe('hostile local surfaces: settings from flags, the environment and the c
     ['a condition with a line feed', ['--condition', 'NEW\nUSED'], {}, /condition from --condition: holds a control character \(U\+000A\)/],
     ['concurrency 0x10', [], { LISTINGS_CONCURRENCY: '0x10' }, /concurrency from LISTINGS_CONCURRENCY: must be a whole number/],
     ['concurrency 1e3', ['--concurrency', '1e3'], {}, /concurrency from --concurrency: must be a whole number/],
+    // Before: the last one was kept without a word, and the rows went to EBAY_GB only.
+    ['a flag given twice with two values', ['--marketplace', 'EBAY_US', '--marketplace=EBAY_GB'], {}, /--marketplace is given twice, with different values: give it once/],
   ];
   it.each(cases)('%s: refused where it is set (exit 2), naming the setting', async (_name, args, env, message) => {
     const dir = catalog();
@@ -97,6 +101,17 @@ describe('hostile local surfaces: settings from flags, the environment and the c
     expect(result.stderr).toMatch(message);
     expect(result.stderr).not.toContain('c.csv:2');
     expectNoCrash(result);
+  });
+
+  // Before: undici refused the header on every request: each row failed as a network error after its retries (exit 1).
+  it.each([['a line break', 'sandbox-key\r\n'], ['a character past Latin-1', 'sandbox-key€']])('an API key with %s is refused before anything is sent (exit 2), never shown', async (what, key) => {
+    const sandbox = await startSandboxProcess([]);
+    const dir = catalog();
+    const result = await runCli(['publish', 'c.csv'], { cwd: dir, env: { ...good, ...publishEnv(sandbox.url, key) } });
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toContain(`the API key in LISTINGS_API_KEY holds ${what === 'a line break' ? 'a control character (U+000D)' : what}, which no HTTP header can carry`);
+    expect(result.stderr).not.toContain('sandbox-key');
+    expect((await sandbox.stats()).requests).toBe(0);
   });
 
   it('config set refuses an identifier with a control character, and stores nothing', async () => {
@@ -130,6 +145,21 @@ describe('hostile local surfaces: --mapping and --map', () => {
     const result = await runCli(['validate', catalog, ...args(dir)], { cwd: dir });
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toMatch(/"overrides\.__proto__" is not a listing field/);
+  });
+});
+
+describe('hostile local surfaces: a catalog key named __proto__', () => {
+  // Before: the value set the overrides object's prototype and was gone: the row valid, nothing said.
+  it.each([
+    ['a CSV column overrides.__proto__', 'c.csv', `${HEADER},overrides.__proto__\n${csvRow(0)},evil\n${csvRow(1)},\n`, 'c.csv:2'],
+    ['a JSON record whose overrides hold __proto__', 'c.ndjson', '{"sku":"A-1","overrides":{"condition":"NEW","__proto__":{"price":1}}}\n{"sku":"A-2","overrides":{"condition":"NEW"}}\n', 'c.ndjson:1'],
+  ])('%s: that row is invalid at its place, the other valid', async (_name, name, text, place) => {
+    const dir = tempDir();
+    writeFileSync(join(dir, name), text);
+    const result = await runCli(['validate', name, '--marketplace', 'EBAY_US', '--merchant-location-key', 'l', '--fulfillment-policy-id', 'f', '--payment-policy-id', 'p', '--return-policy-id', 'r'], { cwd: dir });
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stdout + result.stderr).toContain(`${place}: [EBAY_US] overrides.__proto__: a key named __proto__ cannot be sent`);
+    expect(result.stderr).toContain('2 rows: 1 valid, 1 invalid');
   });
 });
 

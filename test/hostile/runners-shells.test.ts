@@ -7,6 +7,7 @@ import { BIN, cliEnv, runCli, spawnCli, type CliResult } from '../helpers/cli.js
 import { startStatusService } from '../helpers/fake-services.js';
 import { tempDir } from '../helpers/tmp.js';
 import { commandOf } from '../helpers/workflow-commands.js';
+import { wordsOf } from '../helpers/shell-words.js';
 import { HEADER, csvRow } from '../helpers/publish.js';
 
 /**
@@ -154,6 +155,49 @@ describe('GitHub workflow commands in a webhook body', () => {
       expect(text).not.toMatch(/##[A-Za-z]*\[/);
       expect(text.split('\n').map(commandOf).filter((command) => command !== undefined)).toEqual([]);
     }
+  });
+});
+
+describe('the command to paste, for names every output escapes', () => {
+  // Before: the names were single-quoted, then every output escaped their ESC as the text `\u001b`, so the command
+  // pasted named another file; a line break split the command, and the report's name, over two lines.
+  it('publish: the next step is one line each, and bash reads the catalog and the report back as themselves', async () => {
+    const dir = tempDir();
+    const catalog = 'e\u001b]0;x\u0007 \u202e.csv';
+    const report = 'r\u001b[2J\n::error::x.csv';
+    writeFileSync(join(dir, catalog), 'sku,marketplace,merchant_location_key,fulfillment_policy_id,payment_policy_id,return_policy_id\nA-1,BAD,l,f,p,r\n');
+    const result = await runCli(['publish', catalog, '--sandbox', '--no-journal', '--report', report], { cwd: dir });
+    expect(result.code, result.stderr).toBe(1);
+    const lines = result.stderr.trimEnd().split('\n');
+    expect(lines.at(-2)).toMatch(/^next {2}fix the 1 invalid row .*send the rows r\\u001b\[2J\\u000a::error::x\.csv lists/);
+    expect(lines).toContain('  report: r\\u001b[2J\\u000a::error::x.csv');
+    const command = lines.at(-1)!.replace(/^ {2}listings publish /, '');
+    const words = wordsOf('bash', command, dir, { PATH: process.env.PATH, LC_ALL: 'C.UTF-8' });
+    expect([words[0], words.at(-1)]).toEqual([catalog, report]);
+  });
+
+  // Before: `echo '{"sku":"SKU\\ID"}' > mapping.json`: sh (dash) and zsh read the backslashes, so the file held
+  // "SKU\ID", which is not JSON.
+  it('the mapping file it proposes, written by sh, maps a column whose name holds a backslash', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'odd.csv'), 'SKU\\ID,Titel,Market,Location,Fulfillment,Payment,Return\nMUG-1,Blue mug,EBAY_US,wh-1,F-1,P-1,R-1\n');
+    const first = await runCli(['validate', 'odd.csv'], { cwd: dir });
+    const write = /next runs: (.*) > mapping\.json, then/.exec(first.stderr)?.[1] ?? 'false';
+    expect(spawnSync('sh', ['-c', `${write} > mapping.json`], { cwd: dir }).status).toBe(0);
+    const saved = await runCli(['validate', 'odd.csv', '--mapping', 'mapping.json'], { cwd: dir });
+    expect(saved.code, saved.stderr).toBe(0);
+  });
+
+  // Before: `listings validate -x.csv ...`, which stops at "unknown option '-x.csv'".
+  it('validate -- -x.csv: the next step, pasted, reads the catalog again', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, '-x.csv'), 'sku,marketplace,merchant_location_key,fulfillment_policy_id,payment_policy_id,return_policy_id\nA-1,BAD,l,f,p,r\n');
+    const first = await runCli(['validate', '--', '-x.csv'], { cwd: dir });
+    expect(first.code, first.stderr).toBe(1);
+    const command = first.stderr.trimEnd().split('\n').at(-1)!.replace(/^ {2}listings /, '');
+    const again = await runCli(wordsOf('bash', command, dir), { cwd: dir });
+    expect(again.code, again.stderr).toBe(1);
+    expect(again.stderr).toContain('1 row: 0 valid, 1 invalid');
   });
 });
 

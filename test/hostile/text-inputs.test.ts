@@ -178,6 +178,22 @@ describe('a source that stops says why and how much of it was not read, in the s
     expect(stderr).toContain('larger than 1 MiB without a quote open');
   });
 
+  // Before: the name's line break went out raw in "stopped: ... past NAME" and in the error, and a name could forge a
+  // line that looked like a success ("✔ all good.csv:2: ...").
+  it('a catalog whose name holds a line break: the stop, the error and a missing file are each told on one line', async () => {
+    const dir = tempDir();
+    const name = 'cut\n\u2714 all good.csv';
+    write(dir, name, `${HEADER}\n${row('A-1', '"open')}\n`);
+    const [cut, missing] = await Promise.all([name, 'missing\n\u2714 file.csv'].map((source) => runCli(['publish', source, '--sandbox', ...SETTINGS], { cwd: dir })));
+    expect(cut!.stderr).toMatch(/^stopped: the source could not be read past cut\\u000a\u2714 all good\.csv:2: /m);
+    expect(cut!.stderr).toMatch(/^error cut\\u000a\u2714 all good\.csv:2: not read to its end/m);
+    expect(missing!.stderr).toMatch(/^error missing\\u000a\u2714 file\.csv: no such file/m);
+    for (const result of [cut!, missing!]) {
+      expect(result.code, result.stderr).toBe(4);
+      expect(result.stderr.split('\n').filter((line) => line.startsWith('\u2714'))).toEqual([]);
+    }
+  });
+
   it('from stdin, of unknown length: "the rest of the source (its size unknown)"', async () => {
     const { code, json, stderr } = await validate('-', ['--format', 'csv'], unclosed(9));
     expect(code).toBe(4);

@@ -128,6 +128,23 @@ describe.each(FORMATS)('a $name catalog of hostile numbers and nesting', ({ name
   });
 });
 
+describe('a key written twice in one object', () => {
+  // Before: JSON.parse (and the JSON array reader) kept the last value: price 1 was dropped and the row was valid.
+  const records = ['{"sku":"TWICE","overrides":{"price":1,"price":2}}', '{"sku":"NESTED","overrides":{"a":[{"x":1.0,"x":2}]}}', '{"sku":"ONCE","overrides":{"a":[{"x":1},{"x":2}]}}'];
+  it.each([
+    ['c.ndjson', `${records.join('\n')}\n`, (row: number) => `c.ndjson:${row}: the line`],
+    ['c.json', `[${records.join(',\n')}]`, (row: number) => `c.json#${row}: record ${row}`],
+  ])('%s: that row is invalid at its place, naming the key; the rest is valid', async (name, text, at) => {
+    const dir = tempDir('values-twice-');
+    writeFileSync(join(dir, name), text);
+    const r = await runCli(['validate', name, ...LISTING], { cwd: dir });
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stdout + r.stderr).toContain(`${at(1)} holds the key "price" twice in one object, so one of its values would be lost`);
+    expect(r.stdout + r.stderr).toContain(`${at(2)} holds the key "x" twice`);
+    expect(r.stderr).toMatch(/3 rows: 1 valid, 2 invalid/);
+  });
+});
+
 describe('a CSV catalog', () => {
   it('sends its cells as the text they are: a quantity "007" or "1e400" is never made a number', async () => {
     const dir = tempDir('values-csv-');

@@ -5,7 +5,7 @@ import { isJsonObject, jsonHasReplacement } from './json-values.js';
 import { MAX_RECORD_BYTES } from './limits.js';
 import { INVALID_UTF8 } from './utf8-watch.js';
 import { numberFromText } from '../../json-number.js';
-import { JsonValueBuilder, MAX_JSON_DEPTH, TOO_DEEP } from '../../json-text.js';
+import { JsonDuplicateKeyError, JsonValueBuilder, MAX_JSON_DEPTH, TOO_DEEP } from '../../json-text.js';
 
 /** One token of stream-json's parser with keys, strings and numbers packed. */
 export interface JsonToken {
@@ -294,8 +294,10 @@ export class JsonSelector {
   #finishElement(): void {
     this.#mode = 'elements';
     const fields = this.#builder?.root;
+    const duplicate = this.#builder?.duplicate;
     this.#builder = undefined;
     if (!isJsonObject(fields)) return;
+    if (duplicate !== undefined) return this.#emit(this.#error(this.#index, `record ${this.#index} ${new JsonDuplicateKeyError(duplicate).message}`));
     if (this.#invalidUtf8() && jsonHasReplacement(fields)) {
       this.#emit(this.#error(this.#index, `record ${this.#index} ${INVALID_UTF8}`));
       return;

@@ -6,7 +6,7 @@ import { failureReason, isAbort, notReadToEnd, readFailure } from '../sources/re
 import { describeJson, isJsonObject } from './json-values.js';
 import { MAX_RECORD_BYTES } from './limits.js';
 import { INVALID_UTF8 } from './utf8-watch.js';
-import { JsonDepthError, parseJsonText } from '../../json-text.js';
+import { JsonDepthError, JsonDuplicateKeyError, parseJsonRecord } from '../../json-text.js';
 
 /** Options of the NDJSON reader. */
 export interface NdjsonReadOptions {
@@ -33,9 +33,9 @@ export function ndjsonLine(bytes: Buffer, line: number, source: string): RecordI
   if (!isUtf8(slice)) return { location, error: `the line ${INVALID_UTF8}` };
   let value: unknown;
   try {
-    value = parseJsonText(text);
+    value = parseJsonRecord(text);
   } catch (error) {
-    if (error instanceof JsonDepthError) return { location, error: `the line ${error.message}` };
+    if (error instanceof JsonDepthError || error instanceof JsonDuplicateKeyError) return { location, error: `the line ${error.message}` };
     return { location, error: `the line is not valid JSON: ${(error as Error).message}` };
   }
   if (!isJsonObject(value)) return { location, error: `the line holds ${describeJson(value)}, not a JSON object` };

@@ -1,5 +1,6 @@
 import { namedSetting, UsageError, type NameSetting, type Setting } from '../../errors.js';
 import { didYouMean } from '../../config/did-you-mean.js';
+import { shellWord } from '../../shell-words.js';
 import { LIST_FIELD, OVERRIDES_PREFIX, TEXT_FIELDS, type FieldMap } from './fields.js';
 import { numberedColumns } from './map-record.js';
 
@@ -109,7 +110,7 @@ export function mapHeader(columns: readonly string[], map: FieldMap, source: str
   if (resolved.sku === undefined && !columns.includes('sku')) {
     const guess = columns.find((column) => column.toLowerCase().includes('sku')) ?? closestColumn('sku', columns);
     throw new UsageError(`${source} has no sku column`, {
-      hint: (name) => `name the SKU column with ${name('map')} sku=${guess ? quoteName(guess) : 'COLUMN'} (its columns: ${listColumns(columns)})${presetHint(columns, name)}`,
+      hint: (name) => `name the SKU column with ${name('map')} ${guess ? shellWord(`sku=${guess}`) : 'sku=COLUMN'} (its columns: ${listColumns(columns)})${presetHint(columns, name)}`,
     });
   }
   return { map: resolved, loose: found };

@@ -108,7 +108,7 @@ function mapOverrides(fields: Record<string, unknown>, plan: ColumnPlan, issues:
     for (const key in object) {
       if (!Object.hasOwn(object, key)) continue;
       const value = toOverrideValue(object[key]);
-      if (value !== undefined) (overrides ??= {})[key] = value;
+      if (value !== undefined) overrides = putOverride(overrides, key, value, issues);
     }
   } else if (whole !== undefined && whole !== null && whole !== '') {
     issues.push({ path: 'overrides', message: 'must be an object of override values, e.g. {"condition": "NEW"}' });
@@ -117,15 +117,21 @@ function mapOverrides(fields: Record<string, unknown>, plan: ColumnPlan, issues:
   for (let i = 0; i < keys.length; i++) {
     const entry = keys[i]!;
     const value = toOverrideValue(lookup(fields, entry[1]));
-    if (value !== undefined) (overrides ??= {})[entry[0]] = value;
+    if (value !== undefined) overrides = putOverride(overrides, entry[0], value, issues);
   }
-  // A `__proto__` key sets the prototype rather than adding a key: such an object still counts as empty.
-  return overrides !== undefined && hasOwnKey(overrides) ? overrides : undefined;
+  return overrides;
 }
 
-function hasOwnKey(object: object): boolean {
-  for (const key in object) if (Object.hasOwn(object, key)) return true;
-  return false;
+const PROTO_KEY = 'a key named __proto__ cannot be sent (in an object it sets the prototype, not a field): rename its key or column';
+
+/** `overrides[key] = value`; a `__proto__` key, whose value assignment would drop without a word, is an issue of the row. */
+function putOverride(overrides: Record<string, unknown> | undefined, key: string, value: unknown, issues: FieldIssue[]): Record<string, unknown> | undefined {
+  if (key === '__proto__') {
+    issues.push({ path: 'overrides.__proto__', message: PROTO_KEY });
+    return overrides;
+  }
+  (overrides ??= {})[key] = value;
+  return overrides;
 }
 
 /** Appends the trimmed, non-empty parts of a list cell (the common case of appendList, without its arrays). */

@@ -1,5 +1,5 @@
 import { UsageError } from '../../errors.js';
-import { registerSecret } from '../../secrets.js';
+import { headerValueFault, registerSecret } from '../../secrets.js';
 
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
@@ -16,7 +16,8 @@ export function parseSourceHeaders(lines: readonly string[] | undefined): Record
       throw new UsageError((nameSetting) => `${nameSetting('sourceHeaders')} must look like 'Name: value'; got ${JSON.stringify(colon < 0 ? line : name)}`, { setting: { key: 'sourceHeaders' } });
     }
     const value = line.slice(colon + 1).trim();
-    if (/[\r\n\0]/.test(value)) throw new UsageError((nameSetting) => `${nameSetting('sourceHeaders')} ${name}: the value may not contain line breaks`, { setting: { key: 'sourceHeaders', value: name } });
+    const fault = headerValueFault(value);
+    if (fault !== undefined) throw new UsageError((nameSetting) => `${nameSetting('sourceHeaders')} ${name}: the value ${fault}`, { setting: { key: 'sourceHeaders', value: name } });
     registerSecret(value);
     // `Bearer <token>`, `Basic <credentials>`: the credentials can show up without their scheme.
     const space = value.indexOf(' ');

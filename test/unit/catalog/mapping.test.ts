@@ -118,8 +118,14 @@ describe('header check (CSV, TSV)', () => {
   it('asks for a mapping when no column gives the SKU, suggesting a likely one', () => {
     expect(() => checkHeader(['Item SKU', 'Name'], {}, 'c.csv')).toThrow(expect.objectContaining({ message: 'c.csv has no sku column' }));
     const error = thrown(UsageError, () => checkHeader(['Handle', 'Title', 'Variant SKU'], {}, 'c.csv'));
-    expect(error.hint).toContain('with map sku="Variant SKU"');
+    expect(error.hint).toContain("with map 'sku=Variant SKU'");
     expect(error.hint).toContain('try preset shopify');
+  });
+
+  // Before: `map sku="SKU $(touch x)"`: pasted, the shell ran what the catalog's header held.
+  it('quotes the likely column for a shell: what its name holds is never run', () => {
+    const error = thrown(UsageError, () => checkHeader(['Title', 'SKU $(touch x) `id`'], {}, 'c.csv'));
+    expect(error.hint).toContain("with map 'sku=SKU $(touch x) `id`' (its columns");
   });
 
   it('accepts numbered columns for a mapped list field', () => {

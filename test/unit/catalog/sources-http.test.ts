@@ -6,6 +6,7 @@ import { openRecords } from '../../../src/catalog/read-records.js';
 import { openHttp } from '../../../src/catalog/sources/http.js';
 import { SourceError, UsageError } from '../../../src/errors.js';
 import { redact } from '../../../src/secrets.js';
+import { parseSourceHeaders } from '../../../src/catalog/sources/headers.js';
 import { brief, collect } from '../../helpers/sources-collect.js';
 
 const CSV = 'sku,title\nA,Alpha\nB,Beta\n';
@@ -170,5 +171,23 @@ describe('http(s) sources', () => {
       for (const socket of sockets) socket.destroy();
       trickle.close();
     }
+  });
+});
+
+describe('a source header value no HTTP header can carry', () => {
+  // Before: only CR, LF and NUL were refused; ESC or a character past Latin-1 went to undici, which refused the
+  // request: "cannot fetch: invalid x-a header", exit 4 as if the source were at fault, the setting not named.
+  it.each([
+    ['ESC', 'X-A: v\u001b[2J', 'a control character (U+001B)'],
+    ['a character past Latin-1', 'X-A: tok€n', 'a character past Latin-1'],
+  ])('%s: a UsageError naming the header, never the value', (_what, line, said) => {
+    let thrown: unknown;
+    try {
+      parseSourceHeaders([line]);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(UsageError);
+    expect((thrown as Error).message).toBe(`sourceHeaders X-A: the value holds ${said}, which no HTTP header can carry`);
   });
 });

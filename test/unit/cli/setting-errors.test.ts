@@ -75,8 +75,8 @@ describe('catalog errors: the library names the setting, the CLI the flag', () =
     const file = catalog('Handle,Title,Variant SKU\nh,Mug,A\n');
     const error = await rejection(UsageError, openCatalog(file, {}));
     expect(error.setting).toBeUndefined();
-    expect(error.hint).toBe('name the SKU column with map sku="Variant SKU" (its columns: "Handle", "Title", "Variant SKU"); this looks like a Shopify export: try preset shopify');
-    expect(wordError(error).hint).toBe('name the SKU column with --map sku="Variant SKU" (its columns: "Handle", "Title", "Variant SKU"); this looks like a Shopify export: try --preset shopify');
+    expect(error.hint).toBe(`name the SKU column with map 'sku=Variant SKU' (its columns: "Handle", "Title", "Variant SKU"); this looks like a Shopify export: try preset shopify`);
+    expect(wordError(error).hint).toBe(`name the SKU column with --map 'sku=Variant SKU' (its columns: "Handle", "Title", "Variant SKU"); this looks like a Shopify export: try --preset shopify`);
   });
 
   it('names no flag in the library, and leaves an error that names no setting as it is', async () => {

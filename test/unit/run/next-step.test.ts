@@ -42,7 +42,7 @@ describe('nextStep: every ending of a run -> the one command that continues it, 
 
   it('quotes hostile paths: spaces, quotes, command substitution, line breaks', () => {
     const step = nextStep(publish('rows-failed', { sources: ["my cat's.csv", '$(touch x)'], counts: { failed: 1, invalid: 0, not_attempted: 0 }, reports: ['out\n.csv'] }));
-    expect(step?.command).toBe(`listings publish 'my cat'\\''s.csv' '$(touch x)' --retry-failed 'out\n.csv'`);
+    expect(step?.command).toBe(`listings publish 'my cat'\\''s.csv' '$(touch x)' --retry-failed $'out\\n.csv'`);
   });
 
   it('never prints a credential: a URL with a token or a user, a registered secret, a source header; each read from a variable it names', () => {

@@ -1,9 +1,11 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { shellCommand, shellWord, shellWordsHidingValues } from '../../../src/run/shell-words.js';
+import { shellCommand, shellWord, shellWordsHidingValues } from '../../../src/shell-words.js';
+import { printable } from '../../../src/printable.js';
+import { wordsOf } from '../../helpers/shell-words.js';
 
 /** Paths a catalog, a report or a journal may have: each must come back from a shell as the very word it was, running nothing. */
 const HOSTILE = [
@@ -14,8 +16,6 @@ const HOSTILE = [
   '$(touch PWNED)',
   '`touch PWNED`',
   '"; touch PWNED; echo "',
-  'line\nbreak; touch PWNED',
-  'tab\there',
   '*.csv',
   '~/catalog.csv',
   '=ls',
@@ -26,11 +26,8 @@ const HOSTILE = [
   'ünïcödé ✓.csv',
 ];
 
-/** The words a shell reads from `line`, as printf gives them back NUL-separated; run in `cwd`. */
-function wordsOf(shell: string, line: string, cwd: string, env?: NodeJS.ProcessEnv): string[] {
-  const out = execFileSync(shell, ['-c', `printf '%s\\0' ${line}`], { cwd, encoding: 'utf8', env });
-  return out.split('\0').slice(0, -1);
-}
+/** Words every output escapes (a line break, a tab, ESC, a C1 control, a direction override), written `$'...'`. */
+const CONTROLS = ['line\nbreak; touch PWNED', 'tab\there', "e\u001b]0;x\u0007'\\x41", 'c1\u0085 bidi\u202eevil\u2066'];
 
 describe('shellWord: a word for a POSIX shell', () => {
   it('leaves plain words as they are and quotes any other', () => {
@@ -41,7 +38,19 @@ describe('shellWord: a word for a POSIX shell', () => {
     expect(shellWord("it's")).toBe(`'it'\\''s'`);
     expect(shellWord('')).toBe("''");
     expect(shellWord('=ls')).toBe("'=ls'");
+    expect(shellWord("e\u001b[2J'\n")).toBe("$'e\\x1b[2J\\'\\n'");
   });
+
+  for (const shell of ['bash', 'zsh']) {
+    it(`${shell}: a word with controls is one printable line that comes back as itself`, (context) => {
+      if (spawnSync(shell, ['-c', 'exit 0']).status !== 0) context.skip();
+      const line = shellCommand(CONTROLS);
+      expect(printable(line, { lines: false })).toBe(line);
+      const dir = mkdtempSync(join(tmpdir(), 'listings-shell-'));
+      expect(wordsOf(shell, line, dir, { PATH: process.env.PATH, LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8' })).toEqual(CONTROLS);
+      expect(existsSync(join(dir, 'PWNED'))).toBe(false);
+    });
+  }
 
   for (const shell of ['sh', 'bash']) {
     it(`${shell}: every hostile word comes back as itself, and nothing runs`, () => {
