@@ -1,6 +1,7 @@
 import type { CatalogNotice } from '../catalog/types.js';
 import { shQuote } from '../options/completion/tree.js';
 import { secretFreeWords } from '../run/secret-free-words.js';
+import { cliName } from './setting-flags.js';
 import { shellWord } from '../shell-words.js';
 
 type Proposal = Extract<CatalogNotice, { kind: 'mapping-proposal' }>;
@@ -12,7 +13,7 @@ type Proposal = Extract<CatalogNotice, { kind: 'mapping-proposal' }>;
  */
 export function proposalCommands(notice: Proposal, argv: readonly string[] = process.argv.slice(2)): string[] {
   const maps = notice.proposal.map(({ field, column }) => `--map ${shellWord(`${field}=${column}`)}`);
-  const { words, set } = secretFreeWords(argv);
+  const { words, set } = secretFreeWords(argv, cliName('sourceHeaders'));
   const run = ['listings', ...words, ...maps].join(' ');
   const json = JSON.stringify({ ...notice.given, ...Object.fromEntries(notice.proposal.map(({ field, column }) => [field, column])) });
   return [`map them all at once${set === '' ? '' : ` (${set})`}:`, `  ${run}`, `or keep them for the next runs: printf '%s\\n' ${shQuote(json)} > mapping.json, then listings ${argv[0] ?? 'publish'} ... --mapping mapping.json`];

@@ -152,7 +152,7 @@ export function nextStep(input: NextStepInput): NextStep | null {
   // A source that starts with `-` would be read as an option: the sources then go last, after `--`.
   const dashed = input.sources.some((source) => source.startsWith('-') && source !== '-');
   const flags = [...(input.repeat ?? []), ...step.words];
-  const { words, set } = secretFreeWords(dashed ? [...flags, '--', ...input.sources] : [...input.sources, ...flags]);
+  const { words, set } = secretFreeWords(dashed ? [...flags, '--', ...input.sources] : [...input.sources, ...flags], name('sourceHeaders'));
   const why = set === '' ? step.does : `${step.does} (${set})`;
   // `why` names paths (a report, the output that failed): their line breaks escaped, so it stays one line.
   return { command: [shellWord(input.program ?? 'listings'), shellWord(input.command), ...words].join(' '), why: redact(printable(why, { lines: false })) };
