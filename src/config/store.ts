@@ -2,6 +2,7 @@ import { dirname, join } from 'node:path';
 import envPaths from 'env-paths';
 import type Conf from 'conf';
 import { ConfigError } from '../errors.js';
+import { hasControl, printable } from '../printable.js';
 import { makeDirs } from '../fs/output-target.js';
 import { readSmallText } from '../fs/small-text.js';
 import { MAX_JSON_DEPTH, TOO_DEEP, scanJsonText } from '../json-text.js';
@@ -26,7 +27,12 @@ const MAX_CONFIG_BYTES = 1024 * 1024;
 
 /** The directory of the config file: LISTINGS_CONFIG_DIR, else the user's config directory (as conf places it). */
 function configDir(env: Record<string, string | undefined>): string {
-  return env.LISTINGS_CONFIG_DIR || envPaths(PROJECT, { suffix: '' }).config;
+  const given = env.LISTINGS_CONFIG_DIR;
+  // Shown by `config path`, `config list` and doctor: a line break or an escape in it would forge their lines.
+  if (given !== undefined && hasControl(given)) {
+    throw new ConfigError(`LISTINGS_CONFIG_DIR holds a control, line-break or direction character (${JSON.stringify(printable(given, { lines: false }).slice(0, 200))}): set it to a plain folder path`);
+  }
+  return given || envPaths(PROJECT, { suffix: '' }).config;
 }
 
 /**

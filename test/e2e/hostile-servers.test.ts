@@ -41,7 +41,9 @@ interface Run {
 }
 
 async function publish(url: string, options: { rows?: number; catalog?: (dir: string) => string; extra?: string[]; env?: Record<string, string> } = {}): Promise<Run> {
-  const args = (dir: string) => ['--json', '--max-attempts', '1', '--timeout', '1000', ...REPORTS.flatMap((name) => ['--report', join(dir, name)]), ...(options.extra ?? [])];
+  // A flag is given once (twice with two values is refused): the default --timeout only when the case gives none.
+  const timeout = options.extra?.includes('--timeout') === true ? [] : ['--timeout', '1000'];
+  const args = (dir: string) => ['--json', '--max-attempts', '1', ...timeout, ...REPORTS.flatMap((name) => ['--report', join(dir, name)]), ...(options.extra ?? [])];
   const { result, dir, catalog, ms } = await publishCatalog(options.rows ?? 3, args, {
     env: { ...publishEnv(url, KEY), ...options.env },
     timeoutMs: 20_000,

@@ -210,7 +210,7 @@ describe.concurrent('listings publish: busy is not down', () => {
     ['1000', 250],
   ])('survives a restart of the service mid-run (SIGKILL, back on the same port 1.5 s later), latency %s ms', { timeout: 80_000 }, async ([latency, killAfter], { expect }) => {
     const port = await freePort();
-    // startSandboxProcess passes `--port 0` first; commander keeps the last --port.
+    // startSandboxProcess passes `--port 0` only when args name no --port.
     const args = ['--port', String(port), '--api-key', KEY, '--latency', latency];
     const first = await startSandboxProcess(args);
     expect(first.url).toBe(`http://127.0.0.1:${port}`);

@@ -171,7 +171,7 @@ describe.skipIf(!kcat)('listings stream: Kafka consumer groups against a Kafka-p
     const service = await sandbox();
     const topic = 'fan-out';
     await produce(mock.bootstrap, topic, products(0, 100, 'F'));
-    // The last --marketplace wins over the one of DEFAULTS.
+    // In place of the --marketplace of STREAM_DEFAULTS.
     const run = stream(topic, 'fan', service.url, cwd, ['--marketplace', 'EBAY_US,EBAY_GB']);
     await until('200 listings', async () => (await service.stats()).created >= 200, 40_000);
     await until('offsets committed to the end', async () => (await committedTotal(mock, 'fan', topic)) === 100, 20_000);

@@ -70,7 +70,8 @@ export async function startSandboxProcess(args: string[] = [], options: SandboxP
 }
 
 function spawnSandbox(args: string[], options: SandboxProcessOptions): Promise<SandboxProcess> {
-  const child = spawnCli(['sandbox', '--port', String(options.port ?? 0), ...args]);
+  // A flag is given once (twice with two values is refused): the port of the options only when args name none.
+  const child = spawnCli(['sandbox', ...(args.includes('--port') ? [] : ['--port', String(options.port ?? 0)]), ...args]);
   running.add(child);
   const timeoutMs = options.timeoutMs ?? 15_000;
   return new Promise((resolve, reject) => {

@@ -17,7 +17,12 @@ export function products(from: number, to: number, prefix: string): Array<{ key:
 
 /** A stream worker (./stream-workers.ts) on a topic of the mock, with the listing defaults a product message lacks. */
 export function startStream(mock: KafkaMock, topic: string, group: string, url: string, cwd: string, extra: string[] = []): StreamWorker {
-  return startWorker(mock.bootstrap, topic, group, url, cwd, [...STREAM_DEFAULTS, ...extra]);
+  // A flag is given once (twice with two values is refused): a default only where `extra` gives none.
+  const defaults: string[] = [];
+  for (let at = 0; at < STREAM_DEFAULTS.length; at += 2) {
+    if (!extra.includes(STREAM_DEFAULTS[at]!)) defaults.push(STREAM_DEFAULTS[at]!, STREAM_DEFAULTS[at + 1]!);
+  }
+  return startWorker(mock.bootstrap, topic, group, url, cwd, [...defaults, ...extra]);
 }
 
 export { until } from './until.js';

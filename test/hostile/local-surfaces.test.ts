@@ -58,6 +58,15 @@ describe('hostile local surfaces: the config file, edited by hand', () => {
     expectNoCrash(result);
   });
 
+  it('a LISTINGS_CONFIG_DIR with a line break is refused (exit 2), never printed as two lines by config path', async () => {
+    const dir = join(tempDir(), 'cfg\n\u2714 fake');
+    const result = await runCli(['config', 'path'], { env: { LISTINGS_CONFIG_DIR: dir } });
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toContain('LISTINGS_CONFIG_DIR holds a control, line-break or direction character');
+    expect(`${result.stdout}${result.stderr}`).not.toMatch(/^\u2714 fake/m);
+    expectNoCrash(result);
+  });
+
   it('a value with ESC, BEL and ::error:: is shown escaped, never as a runner command', async () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { default: { condition: '::error::c\u001b]0;pwn\u0007' }, 'a\u001b[31m': {} } }));
