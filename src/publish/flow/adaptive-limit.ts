@@ -101,6 +101,8 @@ export class AdaptiveLimit implements ConcurrencyLimit {
   #slowStart = true;
   /** After an overload the limit probes upwards by one per window, not by a tenth: the ceiling is near. */
   #overloaded = false;
+  /** The service has said "slower" (429): its pace is the pacer's, a bigger window buys nothing there. */
+  #throttled = false;
   #seq = 0;
   #inFlight = 0;
   /** Answers to requests sent up to here were sent under an older limit. */
@@ -166,6 +168,7 @@ export class AdaptiveLimit implements ConcurrencyLimit {
     if (signal === 'throttled') {
       // The pace is the pacer's to learn; slow start must not pile more requests onto a service that said "slower".
       this.#slowStart = false;
+      this.#throttled = true;
       this.#limit = Math.min(this.#limit, Math.max(1, this.#inFlight + 1));
       return;
     }
@@ -264,11 +267,11 @@ export class AdaptiveLimit implements ConcurrencyLimit {
 
   /**
    * A window past the latency threshold whose extra requests in flight still bought answers (see WindowRates): never
-   * in start-up, on a fast service (this host's noise), after the service shed load, or past 3 x the no-load
+   * in start-up, on a fast service (this host's noise), once the service shed load or throttled, or past 3 x the no-load
    * latency.
    */
   #stillBuys(used: boolean, mean: number): boolean {
-    if (this.#slowStart || !used || this.#overloaded || this.#noLoadMs < FAST_SERVICE_MS) return false;
+    if (this.#slowStart || !used || this.#overloaded || this.#throttled || this.#noLoadMs < FAST_SERVICE_MS) return false;
     if (mean > this.#noLoadMs * BUYS_MAX_LATENCY + this.#slackMs) return false;
     return this.#rates.stillBuys(this.#limit, Math.min(this.#peakInFlight, this.#limit), mean, BUYS_LOOKBACK, BUYS_SHARE);
   }
