@@ -153,6 +153,13 @@ export class JsonValueBuilder {
   }
 }
 
+/** {@link scanPacked}, scanned first so that text a million levels deep is refused without being built. */
+function scanWithinDepth(text: string): number {
+  const scan = scanPacked(text);
+  if (scan >> 1 > MAX_JSON_DEPTH) throw new JsonDepthError(scan >> 1);
+  return scan;
+}
+
 /** Valid JSON text built into a value whose numbers are exact: a number JS would change is a JsonNumber. */
 function buildKeepingNumbers(text: string): JsonValueBuilder {
   const builder = new JsonValueBuilder();
@@ -191,9 +198,7 @@ function buildKeepingNumbers(text: string): JsonValueBuilder {
  * as a JsonNumber. JSON with plain numbers costs JSON.parse and one look at each character.
  */
 export function parseJsonText(text: string): unknown {
-  // Scanned first: text a million levels deep is refused without being built.
-  const scan = scanPacked(text);
-  if (scan >> 1 > MAX_JSON_DEPTH) throw new JsonDepthError(scan >> 1);
+  const scan = scanWithinDepth(text);
   const value: unknown = JSON.parse(text);
   return (scan & 1) === 0 ? value : buildKeepingNumbers(text).root;
 }
@@ -223,8 +228,7 @@ function ownKeyCount(value: unknown): number {
  * {@link JsonDuplicateKeyError} for an object that holds a key twice, whose first value JSON.parse would drop.
  */
 export function parseJsonRecord(text: string): unknown {
-  const scan = scanPacked(text);
-  if (scan >> 1 > MAX_JSON_DEPTH) throw new JsonDepthError(scan >> 1);
+  const scan = scanWithinDepth(text);
   const keys = scannedKeys;
   const value: unknown = JSON.parse(text);
   // The keys written against the keys kept: equal unless one was written twice (found by name on that rare path).
