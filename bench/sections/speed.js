@@ -4,7 +4,8 @@
  *   of the final window (throughput is window / 2 s there), and the limiter's window over time (`limit` events).
  * - sweep: a latency-only service (`sandbox --latency 80-120`, served on one core, so latency grows with load):
  *   the defaults against the best fixed `--concurrency` of a sweep.
- * - bare: the fast local responder, defaults against the bare undici Pool(64) client, alternating.
+ * - bare: the fast local responder, the defaults as a user gets them (a journal, no report) against the bare undici
+ *   Pool(64) client (no journal, no report), alternating.
  * - outputs: the fast local responder, `--concurrency 64`, every output (csv, json, ndjson, JUnit, HTML reports and
  *   the journal) against none (`--no-journal`), alternating: wall time, and CPU time (user + system) where GNU time is.
  * - commands: start-up of `--version`, `publish --help`, `validate --help`, `help publish` and `publish` (the full
@@ -120,7 +121,7 @@ async function bare(responder, catalogOf, rows, repeats) {
   const runs = { listings: [], bare: [] };
   for (let i = 0; i < repeats; i++) {
     for (const who of i % 2 === 0 ? ['listings', 'bare'] : ['bare', 'listings']) {
-      const run = who === 'listings' ? await publishOnce(responder, catalog, rows, { concurrency: null }) : await bareOnce(responder, catalog, rows);
+      const run = who === 'listings' ? await publishOnce(responder, catalog, rows, { concurrency: null, report: false }) : await bareOnce(responder, catalog, rows);
       runs[who].push(run.rowsPerSec);
       log(`  bare ${i + 1}/${repeats} ${who.padEnd(8)} ${fmt(run.rowsPerSec)} rows/s`);
     }
