@@ -16,6 +16,8 @@ export interface ServiceModel {
   retryAfterS?: number;
   /** Never answers (every request times out after timeoutMs). */
   hang?: boolean;
+  /** The token bucket's burst, in seconds of its rate (default 1). */
+  burstS?: number;
 }
 
 /** What a simulated run saw. */
@@ -67,7 +69,7 @@ export class SimulatedService {
     this.#sim = sim;
     this.#model = model;
     this.#random = seededRandom(seed);
-    this.#tokens = model.rateLimit ?? 0;
+    this.#tokens = model.rateLimit === undefined ? 0 : Math.max(1, model.rateLimit * (model.burstS ?? 1));
   }
 
   /** A request arrives now; `answer` is called with an error (or undefined when accepted) at the answer's time. */
@@ -84,7 +86,7 @@ export class SimulatedService {
       });
     };
     if (model.rateLimit !== undefined) {
-      this.#tokens = Math.min(model.rateLimit, this.#tokens + ((sim.now - this.#tokensAt) / 1000) * model.rateLimit);
+      this.#tokens = Math.min(Math.max(1, model.rateLimit * (model.burstS ?? 1)), this.#tokens + ((sim.now - this.#tokensAt) / 1000) * model.rateLimit);
       this.#tokensAt = sim.now;
       if (this.#tokens < 1) return reply(sim.now + 1, new ApiError(429, 'HTTP 429', undefined, String(model.retryAfterS ?? 1)));
       this.#tokens -= 1;

@@ -25,7 +25,8 @@ const MIN_RATE = 1;
  *
  * Pushback (a 429, or a 503) when nothing at all was accepted in the last second is a service that wants a break,
  * not a slower pace: every send is held for its Retry-After (1 s when it names none, doubling while it goes on), so
- * a service that sheds everything is not hammered by requests that fail at once.
+ * a service that sheds everything is not hammered by requests that fail at once. A 429 before anything was accepted
+ * also starts the pace from one a second, so a strict limiter (no burst) is not met by a burst after each hold.
  *
  * Sends are spaced by GCRA (a token bucket: a burst of a tenth of a second under the user's ceiling, a hundredth
  * under a learned pace), whose interval follows the pace as it changes; a cut leaves no credit behind. Pure: the caller passes monotonic milliseconds.
@@ -112,6 +113,10 @@ export class Pacer {
       this.#cutAtSeq = latestSeq;
       this.#holdMs = retryAfterMs ?? Math.min(30_000, this.#holdMs === 0 ? 1000 : this.#holdMs * 2);
       this.#holdUntil = Math.max(this.#holdUntil, now + Math.min(this.#holdMs, this.#maxHoldMs));
+      // A service that throttles before it has accepted anything has shown no rate yet: the pace starts from the
+      // least and grows with what is accepted, so the requests after the hold do not leave together into the same
+      // 429s (a strict limiter answers them at once, before the one it accepted, and the hold would come round again).
+      if (throttled && this.#maxRate === undefined) this.#cutTo(now, MIN_RATE);
       return;
     }
     if (!throttled) return;
@@ -119,7 +124,12 @@ export class Pacer {
     // What the service accepts now: a burst it allowed a moment ago must not set the pace.
     const recent = this.#acceptedWhileThrottled(now) ?? this.#accepted.recentPerSecond(now);
     const current = this.#learned(now);
-    this.#maxRate = Math.max(MIN_RATE, Math.min(current ?? Infinity, recent > 0 ? recent : accepted));
+    this.#cutTo(now, Math.max(MIN_RATE, Math.min(current ?? Infinity, recent > 0 ? recent : accepted)));
+  }
+
+  /** The pace drops to `backoff` x `rate` (CUBIC's W_max) and grows back from now. */
+  #cutTo(now: number, rate: number): void {
+    this.#maxRate = rate;
     this.#cutAt = now;
     // No credit saved under the old pace: the next request leaves one interval of the new pace from now.
     const interval = 1000 / (this.rate(now) ?? Infinity);
@@ -141,14 +151,18 @@ export class Pacer {
     return episode.accepted >= 10 && elapsed >= 50 ? (episode.accepted * 1000) / elapsed : undefined;
   }
 
-  /** W(t) = C (t - K)^3 + W_max, with K chosen so that W(0) = backoff x W_max; never more than twice what is accepted. */
+  /**
+   * W(t) = C (t - K)^3 + W_max, with K chosen so that W(0) = backoff x W_max; never more than twice what is accepted
+   * (plus one a second).
+   */
   #learned(now: number): number | undefined {
     const max = this.#maxRate;
     if (max === undefined) return undefined;
     const k = Math.cbrt((max * (1 - this.#backoff)) / this.#cubic);
     const t = (now - this.#cutAt) / 1000;
     const cubic = this.#cubic * (t - k) ** 3 + max;
-    const used = 2 * this.#accepted.perSecond(now) + MIN_RATE;
+    // One more than was counted: at a pace of one a second the last second may hold none, and the pace must still grow.
+    const used = 2 * (this.#accepted.perSecond(now) + MIN_RATE);
     return Math.max(MIN_RATE, Math.min(cubic, Math.max(used, max * this.#backoff)));
   }
 }

@@ -53,6 +53,17 @@ describe('flow control with default settings on simulated services (deterministi
     expect(shedding.rejected).toBeLessThanOrEqual(32);
   });
 
+  it('a strict rate limit (100/s, no burst) that answers 429 at once: the pace grows from the first 429s instead of holding a second after each burst', () => {
+    // Before: each 429 came back before the one accepted answer of its burst, so "nothing accepted" held every send
+    // for a second, and the burst after the hold met the same 429s: one row a second (goodput 0.01) for the whole run.
+    for (const seed of [1, 2]) {
+      const result = simulate({ latencyMs: [20, 60], rateLimit: 100, burstS: 0, retryAfterS: 1 }, [defaultFlow()], 5_000, { seed });
+      expect(result.accepted).toBe(5_000);
+      expect(result.accepted / (result.durationMs / 1000) / 100).toBeGreaterThanOrEqual(0.8);
+      expect(result.rejected / result.requests).toBeLessThanOrEqual(0.02);
+    }
+  });
+
   it('4 processes sharing one rate-limited service (400/s) together reach >= 0.9 of it, <= 3% rejected', () => {
     const flows = [defaultFlow(), defaultFlow(), defaultFlow(), defaultFlow()];
     const result = simulate({ latencyMs: [50, 150], rateLimit: 400, retryAfterS: 1 }, flows, 20_000);
@@ -236,6 +247,22 @@ describe('Pacer', () => {
     }
     expect(first).toBeGreaterThan(1000);
     expect(pacer.rate(600)).toBeLessThan(110);
+  });
+
+  it('a pace of one a second grows: a second that happens to hold no accepted answer does not pin it there', () => {
+    // Before: the cap (twice what the last second accepted, plus one) was 1 whenever the last answer fell just outside
+    // that second, so one request a second, each accepted, never raised the pace.
+    const pacer = new Pacer();
+    pacer.onPushback(1, 1, 4, true, 1000);
+    expect(pacer.rate(1)).toBeLessThanOrEqual(1);
+    let t = 1;
+    for (let sent = 0; sent < 200; sent++) {
+      t = Math.max(t + 0.001, pacer.nextSendAt(t));
+      pacer.onSend(t);
+      pacer.onAccepted(t + 40);
+    }
+    expect(t).toBeLessThan(20_000);
+    expect(pacer.rate(t)).toBeGreaterThan(20);
   });
 
   it('a cut leaves no credit: the next request waits one interval of the new pace', () => {
