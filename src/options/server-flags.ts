@@ -20,6 +20,7 @@ export const SANDBOX_FLAGS: readonly FlagSpec[] = [
   { name: 'fail-rate', commands: FAULTS_OF, group: 'faults', key: 'failRate', value: number('p'), description: 'share of requests (0..1) answered 500 or 503' },
   { name: 'fail-status', commands: FAULTS_OF, group: 'faults', key: 'failStatus', value: number('code'), description: 'status of the injected failures, e.g. 503' },
   { name: 'rate-limit', commands: FAULTS_OF, group: 'faults', key: 'rateLimit', value: number('n'), description: 'requests per second accepted; more get 429' },
+  { name: 'rate-burst', commands: FAULTS_OF, group: 'faults', key: 'rateBurst', value: number('n'), description: "requests {{rate-limit}} lets through at once (its bucket); default one second's worth" },
   { name: 'retry-after', commands: FAULTS_OF, group: 'faults', key: 'retryAfterSeconds', value: { kind: 'duration', bare: 's', unit: 's', min: '0s', max: '24h' }, default: '1s', defaultBelow: true, description: 'announced in Retry-After on a 429' },
   { name: 'capacity', commands: FAULTS_OF, group: 'faults', key: 'capacity', value: number('n'), default: 'unlimited', defaultBelow: true, description: 'listing requests served at once; more wait in the queue' },
   { name: 'queue', commands: FAULTS_OF, group: 'faults', key: 'queue', value: number('n'), default: 'unlimited', defaultBelow: true, description: 'requests allowed to wait beyond {{capacity}}; more get 503 at once' },

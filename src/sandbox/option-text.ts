@@ -7,7 +7,10 @@ export function describeFaults(options: SandboxOptions): string | undefined {
   const { latency: delay } = options;
   if (delay !== undefined) parts.push(`latency ${typeof delay === 'number' ? delay : `${delay.min}-${delay.max}`} ms`);
   if (options.failRate) parts.push(`fail rate ${options.failRate}${options.failStatus ? ` (HTTP ${options.failStatus})` : ''}`);
-  if (options.rateLimit !== undefined) parts.push(`rate limit ${options.rateLimit}/s (Retry-After ${options.retryAfterSeconds ?? SANDBOX_DEFAULTS.retryAfterSeconds})`);
+  if (options.rateLimit !== undefined) {
+    const burst = options.rateBurst === undefined ? '' : `, burst ${options.rateBurst}`;
+    parts.push(`rate limit ${options.rateLimit}/s (Retry-After ${options.retryAfterSeconds ?? SANDBOX_DEFAULTS.retryAfterSeconds}${burst})`);
+  }
   if (options.capacity !== undefined) parts.push(`capacity ${options.capacity} (queue ${options.queue ?? 'unlimited'})`);
   if (options.dropRate) parts.push(`drop rate ${options.dropRate}`);
   if (options.spikeRate) parts.push(`latency spikes of ${options.spikeMs ?? SANDBOX_DEFAULTS.spikeMs} ms at rate ${options.spikeRate}`);

@@ -12,6 +12,7 @@ export interface ResolvedSandboxOptions {
   failRate: number;
   failStatus: number | undefined;
   rateLimit: number | undefined;
+  rateBurst: number | undefined;
   retryAfterSeconds: number;
   capacity: number | undefined;
   /** Infinity when unlimited. */
@@ -72,6 +73,10 @@ export function sandboxOptionIssues(options: SandboxOptions): FieldIssue[] {
   if (options.failRate !== undefined) check('failRate', isShare(options.failRate), 'must be a share from 0 to 1');
   if (options.failStatus !== undefined) check('failStatus', isCount(options.failStatus, 400, 599), 'must be an HTTP error status from 400 to 599');
   if (options.rateLimit !== undefined) check('rateLimit', Number.isFinite(options.rateLimit) && options.rateLimit > 0, 'must be a number of requests per second > 0');
+  if (options.rateBurst !== undefined) {
+    const whole = isCount(options.rateBurst, 1);
+    check('rateBurst', whole && options.rateLimit !== undefined, whole ? 'applies only with a rate limit' : 'must be a whole number of requests >= 1');
+  }
   if (options.retryAfterSeconds !== undefined) check('retryAfterSeconds', isCount(options.retryAfterSeconds, 0), 'must be a whole number of seconds >= 0');
   if (options.capacity !== undefined) check('capacity', isCount(options.capacity, 1), 'must be a whole number of requests >= 1');
   if (options.queue !== undefined) {
@@ -107,6 +112,7 @@ export function resolveSandboxOptions(options: SandboxOptions): ResolvedSandboxO
     failRate: options.failRate ?? 0,
     failStatus: options.failStatus,
     rateLimit: options.rateLimit,
+    rateBurst: options.rateBurst,
     retryAfterSeconds: options.retryAfterSeconds ?? SANDBOX_DEFAULTS.retryAfterSeconds,
     capacity: options.capacity,
     queue: options.queue ?? Number.POSITIVE_INFINITY,

@@ -1,6 +1,6 @@
 /**
- * A token bucket: `perSecond` requests a second on average, with a burst of one second's worth (at least 1).
- * The clock is injectable so the arithmetic can be tested without waiting.
+ * A token bucket: `perSecond` requests a second on average, with a burst of `burst` (default one second's worth, at
+ * least 1). The clock is injectable so the arithmetic can be tested without waiting.
  */
 export class TokenBucket {
   private tokens: number;
@@ -9,9 +9,10 @@ export class TokenBucket {
 
   constructor(
     private readonly perSecond: number,
+    burst?: number,
     private readonly now: () => number = () => performance.now(),
   ) {
-    this.capacity = Math.max(1, perSecond);
+    this.capacity = Math.max(1, burst ?? perSecond);
     this.tokens = this.capacity;
     this.last = now();
   }

@@ -83,7 +83,7 @@ class SandboxHandler {
     private readonly onRequest: ((event: SandboxRequestEvent) => void) | undefined,
   ) {
     this.random = faultStreams(config.seed);
-    this.bucket = config.rateLimit === undefined ? undefined : new TokenBucket(config.rateLimit);
+    this.bucket = config.rateLimit === undefined ? undefined : new TokenBucket(config.rateLimit, config.rateBurst);
     // Without a capacity every request is served at once; admission still counts the peak in flight.
     this.admission = new Admission(config.capacity ?? Infinity, config.capacity === undefined ? 0 : config.queue);
     this.tooLarge = { status: 413, body: errorJson('payload_too_large', `the body exceeds ${config.maxBodyBytes} bytes`), headers: { connection: 'close' } };

@@ -30,8 +30,10 @@ export interface SandboxOptions {
   failRate?: number;
   /** The status of injected failures; default a random choice of 500 and 503. */
   failStatus?: number;
-  /** Listing requests accepted per second (token bucket, burst of one second); the rest get 429. */
+  /** Listing requests accepted per second (a token bucket, by default with a burst of one second's worth); the rest get 429. */
   rateLimit?: number;
+  /** The bucket of the rate limit: how many requests it lets through at once (a whole number >= 1). Default: one second's worth. */
+  rateBurst?: number;
   /** Seconds announced in `Retry-After` on a 429. Default 1. */
   retryAfterSeconds?: number;
   /**

@@ -187,6 +187,19 @@ describe.concurrent('listings publish: busy is not down', () => {
     expectWithin(expect, run, 20_000, 45_000);
   });
 
+  it('publishes through a strict rate limit (100/s, burst 1: one request per 10 ms, no burst) and counts its 429s', { timeout: 70_000 }, async ({ expect }) => {
+    const sandbox = await startSandboxProcess(['--api-key', KEY, '--latency', '20-60', '--rate-limit', '100', '--rate-burst', '1']);
+    const run = await publish(sandbox.url, 100, [], 60_000);
+    const stats = await sandbox.stats();
+    expect(run.result.code, run.result.stderr).toBe(0);
+    expectSound(expect, run, 100);
+    expect(stats.created).toBe(100);
+    expect(stats.duplicates).toBe(0);
+    expect(stats.throttled).toBeGreaterThan(0);
+    expect(stats.throttled).toBe(run.summary.throttled);
+    expectWithin(expect, run, 40_000, 60_000);
+  });
+
   it('gives up on a service that is always 503 once nothing was accepted for --give-up-after', async ({ expect }) => {
     const sandbox = await startSandboxProcess(['--api-key', KEY, '--fail-rate', '1', '--fail-status', '503']);
     const run = await publish(sandbox.url, 300, ['--give-up-after', '3']);

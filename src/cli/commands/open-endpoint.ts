@@ -7,7 +7,7 @@ import type { LoadedSettings } from '../settings.js';
 import type { SandboxFlags } from './sandbox.js';
 
 /** The fault injection options of `listings sandbox`, which `--sandbox` passes to its embedded one. */
-export type FaultFlags = Pick<SandboxFlags, 'latency' | 'failRate' | 'failStatus' | 'rateLimit' | 'retryAfter' | 'capacity' | 'queue' | 'dropRate' | 'spikeRate' | 'spikeMs' | 'seed'>;
+export type FaultFlags = Pick<SandboxFlags, 'latency' | 'failRate' | 'failStatus' | 'rateLimit' | 'rateBurst' | 'retryAfter' | 'capacity' | 'queue' | 'dropRate' | 'spikeRate' | 'spikeMs' | 'seed'>;
 
 /** The flags that say where and how long: shared by the commands that send many requests. */
 export interface EndpointFlags extends FaultFlags {

@@ -19,6 +19,7 @@ export interface SandboxFlags {
   failRate?: string;
   failStatus?: string;
   rateLimit?: string;
+  rateBurst?: string;
   /** Seconds (the flag table reads the duration). */
   retryAfter?: number;
   capacity?: string;

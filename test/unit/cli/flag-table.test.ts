@@ -105,7 +105,7 @@ describe('the flag table', () => {
   it('words every setting the core names as the one flag of the table (the error wording is derived, not kept by hand)', () => {
     const core = ['format', 'delimiter', 'jsonPath', 'map', 'mapping', 'preset', 'sourceHeaders', 'report', 'retryFailed', 'changedOnly', 'shard', 'maxErrors', 'dryRun', 'allowInsecureHttp', 'dataFile', 'adminListen', 'journal', 'state', 'requestsOut', 'showErrors', 'profile', 'sandbox', 'deadLetter', 'noJournal', 'resume'];
     // The sandbox's and the listener's options, which their own checks name (sandboxOptionIssues, listenOptionIssues).
-    const servers = ['port', 'host', 'apiKey', 'savedDefaults', 'latency', 'failRate', 'failStatus', 'rateLimit', 'retryAfterSeconds', 'capacity', 'queue', 'dropRate', 'spikeRate', 'spikeMs', 'seed', 'maxBodyBytes', 'webhookUrl', 'webhookSecret', 'webhookAttempts', 'webhookBackoffMs'];
+    const servers = ['port', 'host', 'apiKey', 'savedDefaults', 'latency', 'failRate', 'failStatus', 'rateLimit', 'rateBurst', 'retryAfterSeconds', 'capacity', 'queue', 'dropRate', 'spikeRate', 'spikeMs', 'seed', 'maxBodyBytes', 'webhookUrl', 'webhookSecret', 'webhookAttempts', 'webhookBackoffMs'];
     const listen = ['path', 'maxConnections', 'requestTimeoutSeconds', 'secret', 'allowUnsigned', 'signatureHeader', 'toleranceSeconds', 'forwardTo', 'recordFile'];
     expect(Object.keys(FLAG_OF_SETTING).sort()).toEqual([...core, ...servers, ...listen].sort());
     for (const spec of FLAGS) if (spec.key !== undefined) expect(FLAG_OF_SETTING[spec.key], spec.key).toBe(flagOf(spec.name));

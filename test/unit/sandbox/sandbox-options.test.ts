@@ -16,6 +16,7 @@ describe('listings sandbox flags -> options', () => {
     [{ failRate: '0.25', failStatus: '503' }, { failRate: 0.25, failStatus: 503 }],
     [{ failRate: '1', dropRate: '0' }, { failRate: 1, dropRate: 0 }],
     [{ rateLimit: '0.5', retryAfter: 0 }, { rateLimit: 0.5, retryAfterSeconds: 0 }],
+    [{ rateLimit: '100', rateBurst: '1' }, { rateLimit: 100, rateBurst: 1 }],
     [{ capacity: '8' }, { capacity: 8 }],
     [{ capacity: '1', queue: '0' }, { capacity: 1, queue: 0 }],
     [{ seed: '-12' }, { seed: -12 }],
@@ -39,6 +40,9 @@ describe('listings sandbox flags -> options', () => {
     [{ failRate: 'half' }, /--fail-rate/],
     [{ failStatus: '200' }, /--fail-status/],
     [{ rateLimit: '0' }, /--rate-limit/],
+    [{ rateLimit: '10', rateBurst: '0' }, /^--rate-burst must be a whole number of requests >= 1 \(got "0"\)$/],
+    [{ rateLimit: '10', rateBurst: '2.5' }, /--rate-burst/],
+    [{ rateBurst: '5' }, /^--rate-burst applies only with a rate limit/],
     [{ capacity: '0' }, /^--capacity must be a whole number of requests >= 1 \(got "0"\)$/],
     [{ capacity: '-1' }, /--capacity/],
     [{ capacity: '1.5' }, /--capacity/],
@@ -80,7 +84,7 @@ describe('resolveSandboxOptions', () => {
 describe('TokenBucket', () => {
   it('passes a burst of one second, then refills at the rate', () => {
     let now = 0;
-    const bucket = new TokenBucket(4, () => now);
+    const bucket = new TokenBucket(4, undefined, () => now);
     const burst = Array.from({ length: 6 }, () => bucket.take());
     expect(burst).toEqual([true, true, true, true, false, false]);
     now += 249;
@@ -91,9 +95,21 @@ describe('TokenBucket', () => {
     expect(Array.from({ length: 5 }, () => bucket.take())).toEqual([true, true, true, true, false]);
   });
 
+  it('passes a burst of the size given: 1 is a strict limiter, one request per interval', () => {
+    let now = 0;
+    const bucket = new TokenBucket(100, 1, () => now);
+    expect([bucket.take(), bucket.take()]).toEqual([true, false]);
+    now += 5;
+    expect(bucket.take()).toBe(false);
+    now += 6;
+    expect(bucket.take()).toBe(true);
+    now += 10_000;
+    expect([bucket.take(), bucket.take()]).toEqual([true, false]);
+  });
+
   it('allows at least one request for rates below 1/s', () => {
     let now = 0;
-    const bucket = new TokenBucket(0.5, () => now);
+    const bucket = new TokenBucket(0.5, undefined, () => now);
     expect([bucket.take(), bucket.take()]).toEqual([true, false]);
     now += 2000;
     expect(bucket.take()).toBe(true);
