@@ -16,6 +16,8 @@ export interface ServiceModel {
   retryAfterS?: number;
   /** Never answers (every request times out after timeoutMs). */
   hang?: boolean;
+  /** A 429 comes after the model's latency, as the sandbox answers it, rather than at once. */
+  slowRejections?: boolean;
   /** The token bucket's burst, in seconds of its rate (default 1). */
   burstS?: number;
 }
@@ -88,7 +90,11 @@ export class SimulatedService {
     if (model.rateLimit !== undefined) {
       this.#tokens = Math.min(Math.max(1, model.rateLimit * (model.burstS ?? 1)), this.#tokens + ((sim.now - this.#tokensAt) / 1000) * model.rateLimit);
       this.#tokensAt = sim.now;
-      if (this.#tokens < 1) return reply(sim.now + 1, new ApiError(429, 'HTTP 429', undefined, String(model.retryAfterS ?? 1)));
+      if (this.#tokens < 1) {
+        const [min, max] = model.latencyMs;
+        const after = model.slowRejections === true ? min + (max - min) * this.#random() : 1;
+        return reply(sim.now + after, new ApiError(429, 'HTTP 429', undefined, String(model.retryAfterS ?? 1)));
+      }
       this.#tokens -= 1;
     }
     const serve = (): void => {

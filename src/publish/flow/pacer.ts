@@ -12,6 +12,28 @@ export interface PacerOptions {
   maxHoldMs?: number;
 }
 
+/**
+ * A throttling episode: 429s no more than 2 s apart. What is accepted during one is what the service lets through
+ * while it throttles (its rate), not a burst it allowed before.
+ */
+interface Episode {
+  since: number;
+  lastAt: number;
+  /** Accepted answers since it began. */
+  accepted: number;
+  /**
+   * The first request it rejected (Infinity when the caller tells no sequence numbers): the service had nothing left
+   * to let through when that one was sent, so of the requests sent since, it accepted its rate and no more.
+   */
+  fromSeq: number;
+  fromSentAt: number;
+  /** The answers to requests sent since then, accepted or rejected, and the last of those requests answered. */
+  acceptedSince: number;
+  rejectedSince: number;
+  lastSeq: number;
+  lastSentAt: number;
+}
+
 /** The slowest pace the run learns: a probe a second keeps a throttling service from looking dead. */
 const MIN_RATE = 1;
 
@@ -25,8 +47,8 @@ const MIN_RATE = 1;
  *
  * Pushback (a 429, or a 503) when nothing at all was accepted in the last second is a service that wants a break,
  * not a slower pace: every send is held for its Retry-After (1 s when it names none, doubling while it goes on), so
- * a service that sheds everything is not hammered by requests that fail at once. A 429 before anything was accepted
- * also starts the pace from one a second, so a strict limiter (no burst) is not met by a burst after each hold.
+ * a service that sheds everything is not hammered by requests that fail at once; one that accepted something since
+ * the last hold gets a pace instead (a strict limiter, whose 429s come before the one answer it lets through).
  *
  * Sends are spaced by GCRA (a token bucket: a burst of a tenth of a second under the user's ceiling, a hundredth
  * under a learned pace), whose interval follows the pace as it changes; a cut leaves no credit behind. Pure: the caller passes monotonic milliseconds.
@@ -49,12 +71,11 @@ export class Pacer {
    */
   #nextAt = -Infinity;
   #holdUntil = 0;
+  /** When the last hold began, and the last answer was accepted. */
+  #heldAt = -Infinity;
+  #lastAcceptedAt = -Infinity;
   #holdMs = 0;
-  /**
-   * A throttling episode: 429s no more than 2 s apart. What is accepted during one is what the service lets through
-   * while it throttles (its rate), not a burst it allowed before.
-   */
-  #episode: { since: number; lastAt: number; accepted: number } | undefined;
+  #episode: Episode | undefined;
 
   constructor(options: PacerOptions = {}) {
     const { ceiling } = options;
@@ -95,28 +116,34 @@ export class Pacer {
     return Math.max(0, rate * share - 1) * (1000 / rate);
   }
 
-  onAccepted(now: number): void {
+  /** An accepted answer; `seq` and `sentAt` (the request's number and send time) let a throttling episode measure by them. */
+  onAccepted(now: number, seq?: number, sentAt?: number): void {
     this.#accepted.add(now);
+    this.#lastAcceptedAt = now;
     this.#holdMs = 0;
-    if (this.#episode !== undefined) this.#episode.accepted++;
+    const episode = this.#episode;
+    if (episode === undefined) return;
+    episode.accepted++;
+    if (seq !== undefined && sentAt !== undefined) noteSince(episode, seq, sentAt, true);
   }
 
   /**
-   * A 429 (`throttled`) or 503 for the request sent as `seq`; `latestSeq` is the last request sent so far, so the
-   * answers to requests already on their way when the pace was cut do not cut it again. Only a 429 sets the pace.
+   * A 429 (`throttled`) or 503 for the request sent as `seq` (at `sentAt`, when told); `latestSeq` is the last request
+   * sent so far, so the answers to requests already on their way when the pace was cut do not cut it again. Only a
+   * 429 sets the pace.
    */
-  onPushback(now: number, seq: number, latestSeq: number, throttled: boolean, retryAfterMs: number | undefined): void {
-    if (throttled) this.#noteEpisode(now);
+  onPushback(now: number, seq: number, latestSeq: number, throttled: boolean, retryAfterMs: number | undefined, sentAt?: number): void {
+    if (throttled) this.#noteEpisode(now, seq, sentAt);
     if (seq <= this.#cutAtSeq) return;
     const accepted = this.#accepted.perSecond(now);
-    if (accepted === 0) {
+    // Nothing accepted lately: a service that wants a break. Not when it accepted something since the last break
+    // began: a strict limiter (no burst) answers its 429s before the one request of a burst it lets through, so each
+    // break would end in the same burst and the same 429s (one row a second); it gets a pace instead.
+    if (accepted === 0 && !(this.#lastAcceptedAt > this.#heldAt)) {
+      this.#heldAt = now;
       this.#cutAtSeq = latestSeq;
       this.#holdMs = retryAfterMs ?? Math.min(30_000, this.#holdMs === 0 ? 1000 : this.#holdMs * 2);
       this.#holdUntil = Math.max(this.#holdUntil, now + Math.min(this.#holdMs, this.#maxHoldMs));
-      // A service that throttles before it has accepted anything has shown no rate yet: the pace starts from the
-      // least and grows with what is accepted, so the requests after the hold do not leave together into the same
-      // 429s (a strict limiter answers them at once, before the one it accepted, and the hold would come round again).
-      if (throttled && this.#maxRate === undefined) this.#cutTo(now, MIN_RATE);
       return;
     }
     if (!throttled) return;
@@ -137,16 +164,31 @@ export class Pacer {
     this.#nextAt = Math.max(this.#nextAt, now + interval);
   }
 
-  #noteEpisode(now: number): void {
-    const episode = this.#episode;
-    if (episode === undefined || now - episode.lastAt > 2000) this.#episode = { since: now, lastAt: now, accepted: 0 };
-    else episode.lastAt = now;
+  #noteEpisode(now: number, seq: number, sentAt: number | undefined): void {
+    let episode = this.#episode;
+    if (episode === undefined || now - episode.lastAt > 2000) {
+      const fromSeq = sentAt === undefined ? Infinity : seq;
+      episode = { since: now, lastAt: now, accepted: 0, fromSeq, fromSentAt: sentAt ?? now, acceptedSince: 0, rejectedSince: 0, lastSeq: fromSeq, lastSentAt: sentAt ?? now };
+      this.#episode = episode;
+    } else episode.lastAt = now;
+    if (sentAt !== undefined) noteSince(episode, seq, sentAt, false);
   }
 
-  /** Requests per second accepted since the throttling began, once there is enough of it to tell. */
+  /**
+   * Requests per second the service lets through while it throttles, once there is enough of it to tell: of the
+   * requests sent since the first one it rejected, the share it accepted times the pace they were sent at (answers
+   * to requests sent before that one, which the burst it allowed let through, would measure the burst). Without
+   * sequence numbers, the accepted answers since the first 429 over the time since.
+   */
   #acceptedWhileThrottled(now: number): number | undefined {
     const episode = this.#episode;
     if (episode === undefined) return undefined;
+    if (episode.fromSeq !== Infinity) {
+      const span = episode.lastSentAt - episode.fromSentAt;
+      if (episode.acceptedSince < 10 || episode.rejectedSince < 3 || span < 50) return undefined;
+      const share = episode.acceptedSince / (episode.acceptedSince + episode.rejectedSince);
+      return (share * (episode.lastSeq - episode.fromSeq) * 1000) / span;
+    }
     const elapsed = now - episode.since;
     return episode.accepted >= 10 && elapsed >= 50 ? (episode.accepted * 1000) / elapsed : undefined;
   }
@@ -167,3 +209,14 @@ export class Pacer {
   }
 }
 
+
+/** An answer to a request sent since the episode's first rejected one: counted, and the last one sent noted. */
+function noteSince(episode: Episode, seq: number, sentAt: number, accepted: boolean): void {
+  if (seq < episode.fromSeq) return;
+  if (accepted) episode.acceptedSince++;
+  else episode.rejectedSince++;
+  if (seq > episode.lastSeq) {
+    episode.lastSeq = seq;
+    episode.lastSentAt = sentAt;
+  }
+}
