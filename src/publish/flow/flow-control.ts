@@ -75,14 +75,14 @@ export class FlowControl {
     const observer = this.#observer;
     if (observer === undefined) {
       this.limit.onAnswer(ticket, now, 'ok');
-      this.pacer.onAccepted(now, ticket.seq, ticket.sentAt);
+      this.pacer.onAccepted(now);
       this.breaker.onAccepted(now);
       return;
     }
     const limitWas = this.limit.limit;
     const breakerWas = this.breaker.state;
     this.limit.onAnswer(ticket, now, 'ok');
-    this.pacer.onAccepted(now, ticket.seq, ticket.sentAt);
+    this.pacer.onAccepted(now);
     this.breaker.onAccepted(now);
     if (this.limit.limit !== limitWas) observer({ type: 'limit', limit: this.limit.limit, previous: limitWas, reason: 'ok' });
     if (this.breaker.state !== breakerWas) observer({ type: 'breaker', state: this.breaker.state, previous: breakerWas });
@@ -98,7 +98,7 @@ export class FlowControl {
     if (observer !== undefined && this.limit.limit !== limitWas) observer({ type: 'limit', limit: this.limit.limit, previous: limitWas, reason: signal });
     if (kind === 'throttled' || kind === 'overloaded') {
       this.pushback[kind]++;
-      if (observer === undefined) this.pacer.onPushback(now, ticket.seq, this.#latestSeq, kind === 'throttled', retryAfterMs, ticket.sentAt);
+      if (observer === undefined) this.pacer.onPushback(now, ticket.seq, this.#latestSeq, kind === 'throttled', retryAfterMs);
       else this.#observedPushback(observer, ticket, now, kind, retryAfterMs);
     } else if (kind === 'timeout') this.pushback.timeouts++;
     else if (kind === 'unreachable') this.pushback.unreachable++;
@@ -111,7 +111,7 @@ export class FlowControl {
   #observedPushback(observer: EngineObserver, ticket: SendTicket, now: number, kind: 'throttled' | 'overloaded', retryAfterMs: number | undefined): void {
     const rateWas = this.pacer.rate(now);
     const nextWas = this.pacer.nextSendAt(now);
-    this.pacer.onPushback(now, ticket.seq, this.#latestSeq, kind === 'throttled', retryAfterMs, ticket.sentAt);
+    this.pacer.onPushback(now, ticket.seq, this.#latestSeq, kind === 'throttled', retryAfterMs);
     const rate = this.pacer.rate(now);
     const next = this.pacer.nextSendAt(now);
     // A cut changes the rate; a hold (a service that accepts nothing wants a break) only pushes the next send back.

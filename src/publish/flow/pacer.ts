@@ -12,28 +12,6 @@ export interface PacerOptions {
   maxHoldMs?: number;
 }
 
-/**
- * A throttling episode: 429s no more than 2 s apart. What is accepted during one is what the service lets through
- * while it throttles (its rate), not a burst it allowed before.
- */
-interface Episode {
-  since: number;
-  lastAt: number;
-  /** Accepted answers since it began. */
-  accepted: number;
-  /**
-   * The first request it rejected (Infinity when the caller tells no sequence numbers): the service had nothing left
-   * to let through when that one was sent, so of the requests sent since, it accepted its rate and no more.
-   */
-  fromSeq: number;
-  fromSentAt: number;
-  /** The answers to requests sent since then, accepted or rejected, and the last of those requests answered. */
-  acceptedSince: number;
-  rejectedSince: number;
-  lastSeq: number;
-  lastSentAt: number;
-}
-
 /** The slowest pace the run learns: a probe a second keeps a throttling service from looking dead. */
 const MIN_RATE = 1;
 
@@ -75,7 +53,11 @@ export class Pacer {
   #heldAt = -Infinity;
   #lastAcceptedAt = -Infinity;
   #holdMs = 0;
-  #episode: Episode | undefined;
+  /**
+   * A throttling episode: 429s no more than 2 s apart. What is accepted during one is what the service lets through
+   * while it throttles (its rate), not a burst it allowed before.
+   */
+  #episode: { since: number; lastAt: number; accepted: number } | undefined;
 
   constructor(options: PacerOptions = {}) {
     const { ceiling } = options;
@@ -116,24 +98,19 @@ export class Pacer {
     return Math.max(0, rate * share - 1) * (1000 / rate);
   }
 
-  /** An accepted answer; `seq` and `sentAt` (the request's number and send time) let a throttling episode measure by them. */
-  onAccepted(now: number, seq?: number, sentAt?: number): void {
+  onAccepted(now: number): void {
     this.#accepted.add(now);
     this.#lastAcceptedAt = now;
     this.#holdMs = 0;
-    const episode = this.#episode;
-    if (episode === undefined) return;
-    episode.accepted++;
-    if (seq !== undefined && sentAt !== undefined) noteSince(episode, seq, sentAt, true);
+    if (this.#episode !== undefined) this.#episode.accepted++;
   }
 
   /**
-   * A 429 (`throttled`) or 503 for the request sent as `seq` (at `sentAt`, when told); `latestSeq` is the last request
-   * sent so far, so the answers to requests already on their way when the pace was cut do not cut it again. Only a
-   * 429 sets the pace.
+   * A 429 (`throttled`) or 503 for the request sent as `seq`; `latestSeq` is the last request sent so far, so the
+   * answers to requests already on their way when the pace was cut do not cut it again. Only a 429 sets the pace.
    */
-  onPushback(now: number, seq: number, latestSeq: number, throttled: boolean, retryAfterMs: number | undefined, sentAt?: number): void {
-    if (throttled) this.#noteEpisode(now, seq, sentAt);
+  onPushback(now: number, seq: number, latestSeq: number, throttled: boolean, retryAfterMs: number | undefined): void {
+    if (throttled) this.#noteEpisode(now);
     if (seq <= this.#cutAtSeq) return;
     const accepted = this.#accepted.perSecond(now);
     // Nothing accepted lately: a service that wants a break. Not when it accepted something since the last break
@@ -164,31 +141,16 @@ export class Pacer {
     this.#nextAt = Math.max(this.#nextAt, now + interval);
   }
 
-  #noteEpisode(now: number, seq: number, sentAt: number | undefined): void {
-    let episode = this.#episode;
-    if (episode === undefined || now - episode.lastAt > 2000) {
-      const fromSeq = sentAt === undefined ? Infinity : seq;
-      episode = { since: now, lastAt: now, accepted: 0, fromSeq, fromSentAt: sentAt ?? now, acceptedSince: 0, rejectedSince: 0, lastSeq: fromSeq, lastSentAt: sentAt ?? now };
-      this.#episode = episode;
-    } else episode.lastAt = now;
-    if (sentAt !== undefined) noteSince(episode, seq, sentAt, false);
+  #noteEpisode(now: number): void {
+    const episode = this.#episode;
+    if (episode === undefined || now - episode.lastAt > 2000) this.#episode = { since: now, lastAt: now, accepted: 0 };
+    else episode.lastAt = now;
   }
 
-  /**
-   * Requests per second the service lets through while it throttles, once there is enough of it to tell: of the
-   * requests sent since the first one it rejected, the share it accepted times the pace they were sent at (answers
-   * to requests sent before that one, which the burst it allowed let through, would measure the burst). Without
-   * sequence numbers, the accepted answers since the first 429 over the time since.
-   */
+  /** Requests per second accepted since the throttling began, once there is enough of it to tell. */
   #acceptedWhileThrottled(now: number): number | undefined {
     const episode = this.#episode;
     if (episode === undefined) return undefined;
-    if (episode.fromSeq !== Infinity) {
-      const span = episode.lastSentAt - episode.fromSentAt;
-      if (episode.acceptedSince < 10 || episode.rejectedSince < 3 || span < 50) return undefined;
-      const share = episode.acceptedSince / (episode.acceptedSince + episode.rejectedSince);
-      return (share * (episode.lastSeq - episode.fromSeq) * 1000) / span;
-    }
     const elapsed = now - episode.since;
     return episode.accepted >= 10 && elapsed >= 50 ? (episode.accepted * 1000) / elapsed : undefined;
   }
@@ -209,14 +171,3 @@ export class Pacer {
   }
 }
 
-
-/** An answer to a request sent since the episode's first rejected one: counted, and the last one sent noted. */
-function noteSince(episode: Episode, seq: number, sentAt: number, accepted: boolean): void {
-  if (seq < episode.fromSeq) return;
-  if (accepted) episode.acceptedSince++;
-  else episode.rejectedSince++;
-  if (seq > episode.lastSeq) {
-    episode.lastSeq = seq;
-    episode.lastSentAt = sentAt;
-  }
-}

@@ -53,17 +53,6 @@ describe('flow control with default settings on simulated services (deterministi
     expect(shedding.rejected).toBeLessThanOrEqual(32);
   });
 
-  it('rate-limited 400/s whose 429s come after the latency, as the sandbox answers them: <= 2.5% rejected, goodput >= 0.95', () => {
-    // The pace set at a 429 follows the share accepted of the requests sent since the first one rejected; counting
-    // the answers that arrived since the first 429 counted the burst's too (2.7-3.1% rejected on these seeds).
-    for (const seed of [1, 2, 3]) {
-      const result = simulate({ latencyMs: [50, 150], rateLimit: 400, retryAfterS: 1, slowRejections: true }, [defaultFlow()], 20_000, { seed });
-      expect(result.accepted).toBe(20_000);
-      expect(result.accepted / (result.durationMs / 1000) / 400).toBeGreaterThanOrEqual(0.95);
-      expect(result.rejected / result.requests).toBeLessThanOrEqual(0.025);
-    }
-  });
-
   it('a strict rate limit (100/s, no burst) that answers 429 at once: the pace grows from the first 429s instead of holding a second after each burst', () => {
     // Before: each 429 came back before the one accepted answer of its burst, so "nothing accepted" held every send
     // for a second, and the burst after the hold met the same 429s: one row a second (goodput 0.01) for the whole run.
@@ -269,7 +258,7 @@ describe('Pacer', () => {
     pacer.onPushback(0, 2, 4, true, 1000);
     expect(pacer.rate(0)).toBeUndefined();
     expect(pacer.nextSendAt(0)).toBe(1000);
-    pacer.onAccepted(40, 1, 0);
+    pacer.onAccepted(40);
     pacer.onPushback(1100, 6, 8, true, 1000);
     expect(pacer.rate(1100)).toBeLessThanOrEqual(1);
     expect(pacer.nextSendAt(1100)).toBeLessThan(2300);
