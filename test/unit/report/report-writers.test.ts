@@ -72,7 +72,7 @@ describe('JSON report', () => {
     const parsed = JSON.parse(text) as { rows: Record<string, unknown>[]; summary: RunSummary };
     expect(Object.keys(parsed)).toEqual(['rows', 'summary']);
     expect(parsed.summary).toEqual(summary);
-    expect(parsed.rows.map((r) => r.sku)).toEqual(['A-1', 'A-2', null, 'A-4', 'A-5', outcomes[5]?.sku]);
+    expect(parsed.rows.map((r) => r.sku)).toEqual(['A-1', 'A-2', null, 'A-4', 'A-5', 'ctl\\u0001\\u0008 \ud800 é ✓ 😀']);
     expect(parsed.rows[0]).toEqual({
       source: 'cat.csv', line: 2, sku: 'A-1', outcome: 'published', reason: null, http_status: 201, listing_status: 'ready',
       title: 'Tee <b>&</b> "bold"', attempts: 1, duration_ms: 12, error: null, marketplace: null,
@@ -156,6 +156,19 @@ describe('xmlEscape', () => {
     ['private \ue000', 'private \ue000'],
   ])('%j -> %j', (input, output) => {
     expect(xmlEscape(input)).toBe(output);
+  });
+});
+
+describe('JSON and NDJSON reports: a source name and a SKU are escaped as in the CSV, JUnit and HTML reports', () => {
+  // A file name may hold ESC or a direction override (a SKU that does makes its row invalid, yet it is reported):
+  // decoded by `jq -r .source`, the JSON value reached the terminal as raw ESC.
+  const hostile: RowOutcome = { index: 0, location: { source: 'x\u001b]52;c;cHduZWQ=\u0007\u202e\u009b.csv', line: 2 }, sku: 'S\u001b[2J', outcome: 'invalid', error: 'sku: holds a control character', attempts: 0, durationMs: 0 };
+  it.each(['r.json', 'r.ndjson'])('%s', async (name) => {
+    const { text } = await writeReport(name, [hostile]);
+    const row = (name === 'r.json' ? (JSON.parse(text) as { rows: Record<string, unknown>[] }).rows[0] : (JSON.parse(text.split('\n')[0]!) as Record<string, unknown>))!;
+    expect(row.source).toBe('x\\u001b]52;c;cHduZWQ=\\u0007\\u202e\\u009b.csv');
+    expect(row.sku).toBe('S\\u001b[2J');
+    expect(text).not.toMatch(/[\u007f-\u009f\u202e]/);
   });
 });
 
