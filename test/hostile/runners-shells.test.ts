@@ -176,6 +176,25 @@ describe('the command to paste, for names every output escapes', () => {
     expect([words[0], words.at(-1)]).toEqual([catalog, report]);
   });
 
+  // Before: the names were single-quoted ('x##[warning]y.csv'), then every line's guard wrote the `#` opening `##[`
+  // as `\u0023`, so the command pasted from the terminal or the job summary named x\u0023#[warning]y.csv.
+  it('publish: a catalog and a report named with ##[ are read back by bash from the terminal and the job summary', async () => {
+    const dir = tempDir();
+    const catalog = 'x##[warning]y.csv';
+    const report = 'r##vso[task.complete]s.csv';
+    writeFileSync(join(dir, catalog), 'sku,marketplace,merchant_location_key,fulfillment_policy_id,payment_policy_id,return_policy_id\nA-1,BAD,l,f,p,r\n');
+    const summary = join(dir, 'summary.md');
+    const result = await runCli(['publish', catalog, '--sandbox', '--no-journal', '--report', report], { cwd: dir, env: { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary } });
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).not.toMatch(/##[A-Za-z]*\[/);
+    const fromTerminal = result.stderr.trimEnd().split('\n').at(-1)!.replace(/^ {2}listings publish /, '');
+    const fromSummary = /```sh\nlistings publish (.*)\n```/.exec(readFileSync(summary, 'utf8'))?.[1] ?? '';
+    for (const command of [fromTerminal, fromSummary]) {
+      const words = wordsOf('bash', command, dir, { PATH: process.env.PATH, LC_ALL: 'C.UTF-8' });
+      expect([words[0], words.at(-1)]).toEqual([catalog, report]);
+    }
+  });
+
   // Before: `echo '{"sku":"SKU\\ID"}' > mapping.json`: sh (dash) and zsh read the backslashes, so the file held
   // "SKU\ID", which is not JSON.
   it('the mapping file it proposes, written by sh, maps a column whose name holds a backslash', async () => {
