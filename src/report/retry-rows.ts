@@ -7,6 +7,7 @@ import { reportFormatOf } from './report-writer.js';
 import { MAX_RECORD_BYTES } from '../catalog/formats/limits.js';
 import type { RecordItem } from '../catalog/types.js';
 import { printable } from '../printable.js';
+import { formulaLike } from './csv.js';
 
 /** What `--retry-failed` learns from a report, per source as the report names it. */
 export interface RetryReport {
@@ -155,11 +156,9 @@ export async function readRetryRows(path: string): Promise<RetryReport> {
   return report;
 }
 
-/** Undo the CSV report's formula neutralisation: `'=x` was written for `=x`. */
+/** Undo the CSV report's formula neutralisation (`csvCell`): `'=x` was written for `=x`, `''=x` for `'=x`. */
 function unneutralise(value: string): string {
-  if (value.charCodeAt(0) !== 0x27 || value.length < 2) return value;
-  const c = value.charCodeAt(1);
-  return c === 0x3d || c === 0x2b || c === 0x2d || c === 0x40 || c === 0x09 || c === 0x0d || c === 0x0a ? value.slice(1) : value;
+  return value.charCodeAt(0) === 0x27 && formulaLike(value.slice(1)) ? value.slice(1) : value;
 }
 
 async function readCsv(path: string, take: (row: unknown) => void): Promise<void> {

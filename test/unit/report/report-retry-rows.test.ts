@@ -145,3 +145,16 @@ describe('a source whose name holds a control character (escaped in every report
     expect(selection.beyondReport).toBe(0);
   });
 });
+
+describe('a SKU a spreadsheet could take for a formula reads back from the CSV report as itself', () => {
+  // Before: `'=1` was written as it was, then read back as `=1`; the row it names was not matched.
+  const skus = ['=1', ' =1', "'=1", "' =1", '"=1', '\uff1d1', "'plain", '-SKU'];
+  it('each failed row is matched again, and no other', async () => {
+    const rows: RowOutcome[] = skus.map((sku, i) => ({ index: i, location: loc(i + 2), sku, outcome: 'failed', attempts: 1, durationMs: 1 }));
+    const path = join(dir, 'r.csv');
+    await writeReport(path, rows);
+    const { indexes, selection } = selected(await readRetryRows(path), rows, ['cat.csv']);
+    expect(indexes).toEqual(skus.map((_, i) => i));
+    expect(selection.matched).toBe(skus.length);
+  });
+});
