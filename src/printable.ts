@@ -77,3 +77,20 @@ export function runnerSafe(text: string, lineCommands = true): string {
   if (LINE_COMMAND.test(safe)) safe = safe.replace(LINE_COMMAND, (_match, space: string) => `${space}\\u003a`);
   return safe;
 }
+
+/**
+ * Outside text for one line of output (a SKU, a marketplace, a row's error): `inert`, and cut to at most `max`
+ * characters, ending `…`, never inside a `\uXXXX` escape or a surrogate pair. So a 1 MB value costs a line of a
+ * terminal or a CI log, not a megabyte; the reports keep the value whole.
+ */
+export function inertShort(text: string, max = 500): string {
+  // Escaping writes at most 6 characters for one: what lies past max * 8 can never be shown.
+  const safe = inert(text.length > max * 8 ? text.slice(0, max * 8) : text);
+  if (safe.length <= max) return safe;
+  let end = max - 1;
+  const escape = safe.lastIndexOf('\\u', end);
+  if (escape >= 0 && escape > end - 6) end = escape;
+  const code = safe.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end--;
+  return `${safe.slice(0, end)}…`;
+}

@@ -1,6 +1,6 @@
 import { isAbsolute, relative, resolve } from 'node:path';
 import { formatLocation, libraryName, type NameSetting } from '../errors.js';
-import { inert } from '../printable.js';
+import { inertShort } from '../printable.js';
 import { redact } from '../secrets.js';
 import { count } from './numbers.js';
 import type { RowError, RowErrorCollector } from './row-errors.js';
@@ -33,8 +33,7 @@ export function workflowCommand(name: string, properties: Record<string, string 
 
 /** Outside text for a log line, an annotation or the summary: secrets masked, made inert, cut to TEXT_MAX. */
 export function inertText(text: string): string {
-  const safe = inert(redact(text));
-  return safe.length > TEXT_MAX ? `${safe.slice(0, TEXT_MAX - 1)}…` : safe;
+  return inertShort(redact(text), TEXT_MAX);
 }
 
 /** A source that is a local file (the runner ties an annotation to a file of the repository, not to a URL). */
