@@ -1,6 +1,7 @@
 /**
  * Text that came from outside (a server's message, a catalog's value) made safe to show: control characters (C0
- * but tab and line breaks, DEL, C1) and the bidirectional overrides that reorder what a reader sees are written as
+ * but tab and line breaks, DEL, C1), the line and paragraph separators U+2028 and U+2029 (which some readers of a
+ * line break at: Python's splitlines, a JS `^`) and the bidirectional overrides that reorder what a reader sees are written as
  * `\uXXXX`, so an ESC in a server message cannot clear the screen, set the window title or hide a link, and a
  * report opened in a terminal shows what is there. With `lines: false`, tab, CR and LF are escaped too.
  */
@@ -14,9 +15,9 @@ export function printable(text: string, options: { lines?: boolean } = {}): stri
 }
 
 // eslint-disable-next-line no-control-regex -- control characters are what these match
-const CONTROLS_BUT_LINES = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const CONTROLS_BUT_LINES = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
 // eslint-disable-next-line no-control-regex -- control characters are what these match
-const ALL_CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const ALL_CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
 
 /** True when `text` holds a character that `printable(text, { lines: false })` escapes. */
 export function hasControl(text: string): boolean {

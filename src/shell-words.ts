@@ -23,7 +23,7 @@ export function shellWord(word: string): string {
 // '...' would keep as six characters, naming another file. In `$'...'` that `#` is written `\x23`, which the shell reads back.
 const RUNNER_COMMAND = /#(?=#[A-Za-z]*\[)/;
 // eslint-disable-next-line no-control-regex -- control characters are what this matches
-const ANSI_C_ESCAPED = /[\\'\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]|#(?=#[A-Za-z]*\[)/g;
+const ANSI_C_ESCAPED = /[\\'\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]|#(?=#[A-Za-z]*\[)/g;
 
 /** One character inside `$'...'`: `\\`, `\'`, `\n`, `\t`, `\x1b` (`\x23` for a runner command's `#`), or `\u202e` past ASCII (a `\x` there would be a lone byte). */
 function ansiCEscape(char: string): string {

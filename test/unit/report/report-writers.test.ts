@@ -172,6 +172,17 @@ describe('JSON and NDJSON reports: a source name and a SKU are escaped as in the
   });
 });
 
+describe('a line or paragraph separator (U+2028, U+2029) in a listing title from the service', () => {
+  // Before: written raw, so a reader splitting lines as Python's str.splitlines() or a JS regex `^` does saw one
+  // NDJSON row cut in three, and the CSV report held a character many viewers break the line at.
+  const row: RowOutcome = { index: 0, location: { source: 'cat.csv', line: 2 }, sku: 'A-1', outcome: 'published', httpStatus: 201, title: 'one\u2028two\u2029three', attempts: 1, durationMs: 1 };
+  it.each(['r.csv', 'r.json', 'r.ndjson'])('%s: written \\u2028, so every line is a whole row', async (name) => {
+    const { text } = await writeReport(name, [row]);
+    expect(text).not.toMatch(/[\u2028\u2029]/);
+    expect(text).toMatch(/one\\+u2028two\\+u2029three/);
+  });
+});
+
 describe('every report', () => {
   it.each(['r.csv', 'r.json', 'r.ndjson', 'r.xml'])('%s never holds the API key', async (name) => {
     const { text } = await writeReport(name);
