@@ -81,12 +81,16 @@ export function runnerSafe(text: string, lineCommands = true): string {
 
 /**
  * Outside text for one line of output (a SKU, a marketplace, a row's error): `inert`, and cut to at most `max`
- * characters, ending `…`, never inside a `\uXXXX` escape or a surrogate pair. So a 1 MB value costs a line of a
- * terminal or a CI log, not a megabyte; the reports keep the value whole.
+ * characters (`shortened`). So a 1 MB value costs a line of a terminal or a CI log, not a megabyte; the reports
+ * keep the value whole.
  */
 export function inertShort(text: string, max = 500): string {
   // Escaping writes at most 6 characters for one: what lies past max * 8 can never be shown.
-  const safe = inert(text.length > max * 8 ? text.slice(0, max * 8) : text);
+  return shortened(inert(text.length > max * 8 ? text.slice(0, max * 8) : text), max);
+}
+
+/** Escaped text cut to at most `max` characters, ending `…`, never inside a `\uXXXX` escape or a surrogate pair. */
+export function shortened(safe: string, max: number): string {
   if (safe.length <= max) return safe;
   let end = max - 1;
   const escape = safe.lastIndexOf('\\u', end);
