@@ -195,6 +195,21 @@ describe('the command to paste, for names every output escapes', () => {
     }
   });
 
+  // Before: the job summary cut its command to copy at 500 characters, as it cuts outside text, so a catalog
+  // under a deep folder gave a command ending in `…` that named no file.
+  it('publish: the job summary\'s command names a catalog whose path is past 500 characters', async () => {
+    const dir = tempDir();
+    const folder = join('a'.repeat(200), 'b'.repeat(200), 'c'.repeat(200));
+    mkdirSync(join(dir, folder), { recursive: true });
+    const catalog = join(folder, 'catalog.csv');
+    writeFileSync(join(dir, catalog), 'sku,marketplace,merchant_location_key,fulfillment_policy_id,payment_policy_id,return_policy_id\nA-1,BAD,l,f,p,r\n');
+    const summary = join(dir, 'summary.md');
+    const result = await runCli(['publish', catalog, '--sandbox', '--no-journal'], { cwd: dir, env: { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary } });
+    expect(result.code, result.stderr).toBe(1);
+    const command = /```sh\nlistings publish (.*)\n```/.exec(readFileSync(summary, 'utf8'))?.[1] ?? '';
+    expect(wordsOf('bash', command, dir, { PATH: process.env.PATH, LC_ALL: 'C.UTF-8' })[0]).toBe(catalog);
+  });
+
   // Before: `echo '{"sku":"SKU\\ID"}' > mapping.json`: sh (dash) and zsh read the backslashes, so the file held
   // "SKU\ID", which is not JSON.
   it('the mapping file it proposes, written by sh, maps a column whose name holds a backslash', async () => {
