@@ -158,6 +158,22 @@ describe('GitHub workflow commands in a webhook body', () => {
   });
 });
 
+describe('an annotation for a file whose name holds an escape sequence, with colours on', () => {
+  // Before: with FORCE_COLOR, the last guard lets colour sequences pass, and the annotation's file= property (escaped
+  // only for %, CR, LF, : and ,) carried the name's ESC [8m (conceal) raw into the log the runner shows.
+  it('publish: no raw ESC on stderr, and no file= for that name (the message still says where)', async () => {
+    const dir = tempDir();
+    const catalog = 'x\u001b[8mhid\u001b[0m.csv';
+    writeFileSync(join(dir, catalog), 'sku,marketplace,merchant_location_key,fulfillment_policy_id,payment_policy_id,return_policy_id\nA-1,BAD,l,f,p,r\n');
+    const result = await runCli(['publish', catalog, '--sandbox', '--no-journal'], { cwd: dir, env: { GITHUB_ACTIONS: 'true', GITHUB_WORKSPACE: dir, FORCE_COLOR: '1', NO_COLOR: undefined } });
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).not.toContain('\u001b[8m');
+    const annotation = result.stderr.split('\n').map(commandOf).find((command) => command?.name === 'error');
+    expect(annotation?.properties.file).toBeUndefined();
+    expect(annotation?.data).toContain('x\\u001b[8mhid\\u001b[0m.csv:2: sku A-1: invalid');
+  });
+});
+
 describe('the command to paste, for names every output escapes', () => {
   // Before: the names were single-quoted, then every output escaped their ESC as the text `\u001b`, so the command
   // pasted named another file; a line break split the command, and the report's name, over two lines.
