@@ -251,3 +251,13 @@ describe('a huge value (a 300,000-character SKU, a 600,000-character marketplace
     expect(longest(result.stdout + result.stderr)).toBeLessThan(MAX_LINE);
   });
 });
+
+describe('validate --json names a source as every report does', () => {
+  // Before: the file name went out as the JSON escape \u001b, so `jq -r '.errors[].source'` printed a raw ESC [8m.
+  it('a control character in the catalog name is written \\u001b in the value', async () => {
+    const path = write(tempDir(), 'x\u001b[8mhid\u202e.csv', `${HEADER}\n${row('A-1', 'T', 'BAD')}\n`);
+    const { code, json } = await validate(path);
+    expect(code).toBe(1);
+    expect((json.errors[0] as unknown as { source: string }).source).toMatch(/x\\u001b\[8mhid\\u202e\.csv$/);
+  });
+});
