@@ -1,6 +1,8 @@
 /**
  * Text that came from outside (a server's message, a catalog's value) made safe to show: control characters (C0
- * but tab and line breaks, DEL, C1) and the bidirectional overrides that reorder what a reader sees are written as
+ * but tab and line breaks, DEL, C1), the line and paragraph separators U+2028 and U+2029 (which some readers of a
+ * line break at: Python's splitlines, a JS `^`), a lone surrogate (which no UTF-8 holds: a strict JSON reader refuses
+ * its escape) and the bidirectional overrides that reorder what a reader sees are written as
  * `\uXXXX`, so an ESC in a server message cannot clear the screen, set the window title or hide a link, and a
  * report opened in a terminal shows what is there. With `lines: false`, tab, CR and LF are escaped too.
  */
@@ -14,9 +16,9 @@ export function printable(text: string, options: { lines?: boolean } = {}): stri
 }
 
 // eslint-disable-next-line no-control-regex -- control characters are what these match
-const CONTROLS_BUT_LINES = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const CONTROLS_BUT_LINES = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 // eslint-disable-next-line no-control-regex -- control characters are what these match
-const ALL_CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const ALL_CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /** True when `text` holds a character that `printable(text, { lines: false })` escapes. */
 export function hasControl(text: string): boolean {
@@ -76,4 +78,25 @@ export function runnerSafe(text: string, lineCommands = true): string {
   LINE_COMMAND.lastIndex = 0;
   if (LINE_COMMAND.test(safe)) safe = safe.replace(LINE_COMMAND, (_match, space: string) => `${space}\\u003a`);
   return safe;
+}
+
+/**
+ * Outside text for one line of output (a SKU, a marketplace, a row's error): `inert`, and cut to at most `max`
+ * characters (`shortened`). So a 1 MB value costs a line of a terminal or a CI log, not a megabyte; the reports
+ * keep the value whole.
+ */
+export function inertShort(text: string, max = 500): string {
+  // Escaping writes at most 6 characters for one: what lies past max * 8 can never be shown.
+  return shortened(inert(text.length > max * 8 ? text.slice(0, max * 8) : text), max);
+}
+
+/** Escaped text cut to at most `max` characters, ending `…`, never inside a `\uXXXX` escape or a surrogate pair. */
+export function shortened(safe: string, max: number): string {
+  if (safe.length <= max) return safe;
+  let end = max - 1;
+  const escape = safe.lastIndexOf('\\u', end);
+  if (escape >= 0 && escape > end - 6) end = escape;
+  const code = safe.charCodeAt(end - 1);
+  if (code >= 0xd800 && code <= 0xdbff) end--;
+  return `${safe.slice(0, end)}…`;
 }

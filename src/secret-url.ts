@@ -138,3 +138,32 @@ export function redactUrlsIn(text: string): string {
   const mask = (whole: string, name: string, value: string): string => (value === '' || value.startsWith(MASK) || !isSecretParam(name) ? whole : `${name}=${MASK}`);
   return out.replace(LOOSE_PARAM, mask).replace(SIGNING_PARAM, mask);
 }
+
+/** A URL part as a reader may see it echoed: percent-decoded (`+` as a space in a query), or as written if malformed. */
+function decodedPart(text: string, plus: boolean): string {
+  try {
+    return decodeURIComponent(plus ? text.replaceAll('+', ' ') : text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * The credentials a URL carries, bare: its userinfo's password and the values of its secret parameters (query and
+ * fragment), each as written and decoded. A masked name hides them only where the URL is shown whole; registered as
+ * secrets, they are masked wherever a service, a proxy or a store echoes them on their own.
+ */
+export function urlSecrets(source: string): string[] {
+  if (!SCHEME.test(source) || !URL.canParse(source)) return [];
+  const url = new URL(source);
+  const found = url.password === '' ? [] : [url.password, decodedPart(url.password, false)];
+  for (const params of [url.search.slice(1), url.hash.slice(1)]) {
+    for (const part of params.split(/[&;]/)) {
+      const eq = part.indexOf('=');
+      if (eq <= 0 || !isSecretParam(part.slice(0, eq))) continue;
+      const value = part.slice(eq + 1);
+      if (value !== '') found.push(value, decodedPart(value, true));
+    }
+  }
+  return found;
+}

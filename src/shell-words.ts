@@ -5,8 +5,8 @@ import { hasControl } from './printable.js';
  * written as it is; any other is single-quoted, its own `'` written as `'\''`. Inside single quotes no character
  * means anything to the shell (no `$(...)`, backquote, glob, `~` or line break is read), so a hostile path comes
  * out as the very argument it is, in sh, dash, bash and zsh alike. A word holding a control or direction character
- * (which every output escapes, so it could not be pasted as itself) is written `$'...'` with escapes, on one line:
- * bash, zsh, ksh and POSIX.1-2024 read it; dash before 0.5.13 does not.
+ * (which every output escapes, so it could not be pasted as itself), or a CI runner's `##[`, is written `$'...'`
+ * with escapes, on one line: bash, zsh, ksh and POSIX.1-2024 read it; dash before 0.5.13 does not.
  */
 
 /** Characters that mean nothing to a POSIX shell anywhere in a word (`:` and `=`, but not first: zsh expands a leading `=`). */
@@ -15,14 +15,17 @@ const PLAIN = /^[\w@%+:,./-][\w@%+=:,./-]*$/;
 /** One word, quoted for a POSIX shell when it needs it; the empty word as `''`. */
 export function shellWord(word: string): string {
   if (PLAIN.test(word)) return word;
-  if (hasControl(word)) return `$'${word.replace(ANSI_C_ESCAPED, ansiCEscape)}'`;
+  if (hasControl(word) || RUNNER_COMMAND.test(word)) return `$'${word.replace(ANSI_C_ESCAPED, ansiCEscape)}'`;
   return `'${word.replaceAll("'", `'\\''`)}'`;
 }
 
+// A CI runner's `##[`, `##vso[`, `##teamcity[`: every line the tool writes has its first `#` escaped (runnerSafe), which
+// '...' would keep as six characters, naming another file. In `$'...'` that `#` is written `\x23`, which the shell reads back.
+const RUNNER_COMMAND = /#(?=#[A-Za-z]*\[)/;
 // eslint-disable-next-line no-control-regex -- control characters are what this matches
-const ANSI_C_ESCAPED = /[\\'\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const ANSI_C_ESCAPED = /[\\'\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]|#(?=#[A-Za-z]*\[)/g;
 
-/** One character inside `$'...'`: `\\`, `\'`, `\n`, `\t`, `\x1b`, or `\u202e` past ASCII (a `\x` there would be a lone byte). */
+/** One character inside `$'...'`: `\\`, `\'`, `\n`, `\t`, `\x1b` (`\x23` for a runner command's `#`), or `\u202e` past ASCII (a `\x` there would be a lone byte). */
 function ansiCEscape(char: string): string {
   if (char === '\\' || char === "'") return `\\${char}`;
   if (char === '\n') return '\\n';

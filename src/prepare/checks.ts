@@ -103,7 +103,7 @@ export function marketplaceFor(shape: Shape, value: string, issues: FieldIssue[]
   if (isWrappedMarketplace(value)) {
     issues.push({
       path: 'marketplace',
-      message: `${quoted(value)} is the wrapped shape's form; the flat shape needs the upper-case form with a region, e.g. ${upper.replace(/-/g, '_')}_US`,
+      message: `${quoted(value)} is the wrapped shape's form; the flat shape needs the upper-case form with a region, e.g. ${upper.length > 80 ? 'EBAY' : upper.replace(/-/g, '_')}_US`,
     });
   }
   return value;

@@ -1,6 +1,6 @@
 import { isAbsolute, relative, resolve } from 'node:path';
 import { formatLocation, libraryName, type NameSetting } from '../errors.js';
-import { inert } from '../printable.js';
+import { inertShort, printable } from '../printable.js';
 import { redact } from '../secrets.js';
 import { count } from './numbers.js';
 import type { RowError, RowErrorCollector } from './row-errors.js';
@@ -33,8 +33,7 @@ export function workflowCommand(name: string, properties: Record<string, string 
 
 /** Outside text for a log line, an annotation or the summary: secrets masked, made inert, cut to TEXT_MAX. */
 export function inertText(text: string): string {
-  const safe = inert(redact(text));
-  return safe.length > TEXT_MAX ? `${safe.slice(0, TEXT_MAX - 1)}…` : safe;
+  return inertShort(redact(text), TEXT_MAX);
 }
 
 /** A source that is a local file (the runner ties an annotation to a file of the repository, not to a URL). */
@@ -45,13 +44,15 @@ function isLocalFile(source: string): boolean {
 /**
  * The `file` of an annotation: relative to `GITHUB_WORKSPACE` when the file is inside it (as the repository names
  * it, whatever the step's `working-directory`), else absolute. None for a name that holds a CI command marker
- * (`##[`): no escaping of a property hides it from the runner, and the message still says where the row is.
+ * (`##[`) or a control character other than a line break or tab (with colours on, its ESC would reach the log raw): no escaping of a property hides
+ * the one or still names the file with the other, and the message says where the row is.
  */
 export function annotationFile(source: string, cwd: string, workspace?: string): string | undefined {
   const file = isAbsolute(source) ? source : resolve(cwd, source);
   const inside = workspace === undefined || workspace === '' ? undefined : relative(resolve(workspace), file);
   const named = inside !== undefined && inside !== '' && !inside.startsWith('..') && !isAbsolute(inside) ? inside : file;
-  return /##[A-Za-z]*\[/.test(named) ? undefined : named;
+  // A line break is escaped (%0A) and read back by the runner, so it still names the file; an ESC is not.
+  return /##[A-Za-z]*\[/.test(named) || printable(named) !== named ? undefined : named;
 }
 
 /**

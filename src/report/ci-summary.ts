@@ -1,6 +1,8 @@
 import { formatLocation, libraryName, SourceError, type NameSetting } from '../errors.js';
 import type { PublishEnd } from '../publish/engine-types.js';
 import { inertText } from './annotations.js';
+import { inert } from '../printable.js';
+import { redact } from '../secrets.js';
 import { count, duration } from './numbers.js';
 import type { RowErrorCollector } from './row-errors.js';
 import type { RunSummary } from './summary.js';
@@ -116,7 +118,8 @@ export function trafficText(summary: RunSummary): string {
 function codeBlock(text: string): string[] {
   const longest = Math.max(2, ...[...text.matchAll(/`+/g)].map((match) => match[0].length));
   const fence = '`'.repeat(longest + 1);
-  return [`${fence}sh`, inertText(text), fence];
+  // Inert (one line, no runner command) but never cut: a command cut short names no file.
+  return [`${fence}sh`, inert(redact(text)), fence];
 }
 
 /** `**Next step**: send the 28 failed rows again:` and the command in a block to copy; nothing without one. */

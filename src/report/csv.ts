@@ -16,15 +16,29 @@ export function notReadReason(summary: RunSummary, name: NameSetting): string {
 }
 
 /**
- * One CSV cell, RFC 4180: quoted when it holds a quote, comma, CR or LF, quotes doubled. A cell that begins with
- * `=`, `+`, `-`, `@`, tab, CR or LF is first prefixed with a single quote, so a spreadsheet shows it as text instead
- * of running it as a formula (CSV injection). Character checks, no regular expression: this runs for every cell of
- * a million-row report.
+ * Whether a spreadsheet could run `value` as a formula: its first character past white space and quotes (a
+ * spreadsheet may trim either) is `=`, `+`, `-`, `@` or their full-width forms, or the white space holds a tab, CR or
+ * LF. Skipping a leading `'` too makes `'x` judged as `x` is: so the single quote added to the one can be told from
+ * a value that began with one. Character checks, no regular expression: this runs for every cell of a million-row
+ * report.
+ */
+export function formulaLike(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c === 0x09 || c === 0x0d || c === 0x0a) return true;
+    if (c === 0x20 || c === 0x22 || c === 0x27 || c === 0xa0 || c === 0x3000 || c === 0xfeff) continue;
+    return c === 0x3d || c === 0x2b || c === 0x2d || c === 0x40 || c === 0xff1d || c === 0xff0b || c === 0xff0d || c === 0xff20;
+  }
+  return false;
+}
+
+/**
+ * One CSV cell, RFC 4180: quoted when it holds a quote, comma, CR or LF, quotes doubled. A cell a spreadsheet could
+ * run as a formula (`formulaLike`) is first prefixed with a single quote, so it is shown as text (CSV injection).
  */
 export function csvCell(value: string): string {
   if (value === '') return value;
-  const first = value.charCodeAt(0);
-  const text = first === 0x3d || first === 0x2b || first === 0x2d || first === 0x40 || first === 0x09 || first === 0x0d || first === 0x0a ? `'${value}` : value;
+  const text = formulaLike(value) ? `'${value}` : value;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22 || c === 0x2c || c === 0x0a || c === 0x0d) return `"${text.replaceAll('"', '""')}"`;

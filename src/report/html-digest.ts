@@ -2,7 +2,10 @@ import { OUTCOMES, type OutcomeKind, type RowOutcome } from '../publish/outcome.
 import { lineOf, safeText } from './row.js';
 import { ErrorGroups, groupKey } from './error-groups.js';
 import { errorClass } from './summary.js';
-import { printable } from '../printable.js';
+import { printable, shortened } from '../printable.js';
+
+/** The most of a SKU shown (a real one is a few dozen characters). */
+const SKU_CHARS = 100;
 
 /** How much of a run the HTML report keeps: whatever the run's size, the digest never holds more than this. */
 export interface DigestLimits {
@@ -198,7 +201,8 @@ export class RunDigest {
     this.problemCounts[outcome]++;
     const status = errorClass(o);
     const message = this.#messageOf(o, outcome);
-    const sku = o.sku === undefined || o.sku === '' ? undefined : printable(o.sku, { lines: false });
+    // Cut as a message is: a page (and this digest) holds a few dozen of them, whatever their size in the catalog.
+    const sku = o.sku === undefined || o.sku === '' ? undefined : shortened(printable(o.sku.slice(0, SKU_CHARS * 8), { lines: false }), SKU_CHARS);
     const line = lineOf(o.location);
     // The cause (status, else outcome) tells the outcomes apart too: only a failed row has a status but `invalid`.
     if (!this.#errors.add(status ?? outcome, message, { outcome, status, source: o.location.source, line, sku })) this.ungrouped[outcome]++;

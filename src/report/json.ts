@@ -44,14 +44,14 @@ let marketplaceJson = 'null';
 export function reportRowJson(o: RowOutcome): string {
   if (o.location.source !== source) {
     source = o.location.source;
-    sourceJson = JSON.stringify(source);
+    sourceJson = JSON.stringify(printable(source, { lines: false }));
   }
   if (o.marketplace !== marketplace) {
     marketplace = o.marketplace;
     marketplaceJson = marketplace === undefined ? 'null' : JSON.stringify(printable(marketplace, { lines: false }));
   }
   const issues = o.issues !== undefined && o.issues.length > 0 ? `,"issues":${JSON.stringify(o.issues)}` : '';
-  return `{"source":${sourceJson},"line":${number(lineOf(o.location))},"sku":${text(o.sku)},"outcome":${jsonString(o.outcome)},"reason":${text(safeText(o.reason))},"http_status":${number(o.httpStatus)},"listing_status":${text(listingText(o.listingStatus))},"title":${text(listingText(o.title))},"attempts":${number(o.attempts)},"duration_ms":${number(o.durationMs)},"error":${text(safeText(o.error))},"marketplace":${marketplaceJson}${issues}}`;
+  return `{"source":${sourceJson},"line":${number(lineOf(o.location))},"sku":${text(o.sku === undefined ? undefined : printable(o.sku, { lines: false }))},"outcome":${jsonString(o.outcome)},"reason":${text(safeText(o.reason))},"http_status":${number(o.httpStatus)},"listing_status":${text(listingText(o.listingStatus))},"title":${text(listingText(o.title))},"attempts":${number(o.attempts)},"duration_ms":${number(o.durationMs)},"error":${text(safeText(o.error))},"marketplace":${marketplaceJson}${issues}}`;
 }
 
 /** `{"rows":[...],"summary":{...}}`: the rows first, since they are streamed and the summary is known at the end. */

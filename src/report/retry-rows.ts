@@ -6,6 +6,8 @@ import { ConfigError, UsageError, formatLocation, type Location } from '../error
 import { reportFormatOf } from './report-writer.js';
 import { MAX_RECORD_BYTES } from '../catalog/formats/limits.js';
 import type { RecordItem } from '../catalog/types.js';
+import { printable } from '../printable.js';
+import { formulaLike } from './csv.js';
 
 /** What `--retry-failed` learns from a report, per source as the report names it. */
 export interface RetryReport {
@@ -34,7 +36,15 @@ interface ReportedSource {
  * marketplaces is several listings). `marketplace` is '' for a report written before reports named it.
  */
 function identity(line: number | undefined, sku: string | undefined, marketplace: string): string {
-  return `${line ?? ''}\u0000${sku ?? ''}\u0000${marketplace}`;
+  return `${line ?? ''}\u0000${shown(sku) ?? ''}\u0000${shown(marketplace)}`;
+}
+
+/**
+ * A name as every report writes it (a control character as `\uXXXX`): the run's names and the report's (this
+ * version's, or an older JSON report's raw ones) are compared in this form. Escaping twice changes nothing.
+ */
+function shown<T extends string | undefined>(text: T): T {
+  return (text === undefined ? text : printable(text, { lines: false })) as T;
 }
 
 /**
@@ -85,7 +95,7 @@ export class RetrySelection {
   /** The report's entry for a source: by its name, or the report's only source when the run reads only one. */
   #sourceOf(source: string): ReportedSource | undefined {
     const sources = this.#report.sources;
-    const named = sources.get(source);
+    const named = sources.get(shown(source));
     if (named !== undefined || sources.size !== 1 || this.#runSources.length !== 1) return named;
     return sources.values().next().value;
   }
@@ -109,7 +119,7 @@ export async function readRetryRows(path: string): Promise<RetryReport> {
     if (typeof row !== 'object' || row === null) return;
     const { outcome, source, line, sku, marketplace } = row as Record<string, unknown>;
     if (typeof outcome !== 'string' || outcome === 'not_read') return;
-    const name = typeof source === 'string' ? source : '';
+    const name = typeof source === 'string' ? shown(source) : '';
     const lineNumber = typeof line === 'number' ? line : typeof line === 'string' && line !== '' ? Number(line) : undefined;
     let reported = report.sources.get(name);
     if (reported === undefined) report.sources.set(name, (reported = { retry: new Set(), lastLine: 0, atLastLine: new Set(), rowsAtLastLine: new Set() }));
@@ -146,11 +156,9 @@ export async function readRetryRows(path: string): Promise<RetryReport> {
   return report;
 }
 
-/** Undo the CSV report's formula neutralisation: `'=x` was written for `=x`. */
+/** Undo the CSV report's formula neutralisation (`csvCell`): `'=x` was written for `=x`, `''=x` for `'=x`. */
 function unneutralise(value: string): string {
-  if (value.charCodeAt(0) !== 0x27 || value.length < 2) return value;
-  const c = value.charCodeAt(1);
-  return c === 0x3d || c === 0x2b || c === 0x2d || c === 0x40 || c === 0x09 || c === 0x0d || c === 0x0a ? value.slice(1) : value;
+  return value.charCodeAt(0) === 0x27 && formulaLike(value.slice(1)) ? value.slice(1) : value;
 }
 
 async function readCsv(path: string, take: (row: unknown) => void): Promise<void> {

@@ -66,9 +66,9 @@ export function listingText(text: string | undefined): string | undefined {
 
 export function toReportRow(o: RowOutcome): ReportRow {
   const row: ReportRow = {
-    source: o.location.source,
+    source: printable(o.location.source, { lines: false }),
     line: lineOf(o.location) ?? null,
-    sku: o.sku ?? null,
+    sku: o.sku === undefined ? null : printable(o.sku, { lines: false }),
     outcome: o.outcome,
     reason: safeText(o.reason) ?? null,
     http_status: o.httpStatus ?? null,

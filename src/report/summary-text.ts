@@ -4,21 +4,25 @@ import { unreadText } from '../catalog/unread.js';
 import type { PublishEnd } from '../publish/engine-types.js';
 import type { RowOutcome } from '../publish/outcome.js';
 import { serviceCause } from './ci-summary.js';
-import { inert } from '../printable.js';
+import { inert, inertShort } from '../printable.js';
 import { count } from './numbers.js';
 import type { MarketplaceCounts, RunSummary } from './summary.js';
 
 /* The lines of a run's results on a terminal, as plain text (the CLI colours and prints them). */
+
+/** The most of a SKU, a marketplace or a field's path shown in a line (a real one is a few dozen characters). */
+const VALUE_MAX = 100;
 
 /**
  * `catalog.csv:17: sku X: HTTP 400 Bad Request: message`; with `marketplaces` (a run to several), `sku X on EBAY_GB:`.
  */
 export function rowErrorLine(outcome: RowOutcome, marketplaces = false): string {
   // A SKU or a message from outside is shown, never obeyed (a line break in it could start a CI workflow command).
-  const on = marketplaces && outcome.marketplace !== undefined ? ` on ${inert(outcome.marketplace)}` : '';
-  const sku = outcome.sku === undefined ? (on === '' ? '' : `${on}:`) : ` sku ${inert(outcome.sku)}${on}:`;
+  // Each is cut (inertShort): a 300,000-character SKU still makes one line of a terminal.
+  const on = marketplaces && outcome.marketplace !== undefined ? ` on ${inertShort(outcome.marketplace, VALUE_MAX)}` : '';
+  const sku = outcome.sku === undefined ? (on === '' ? '' : `${on}:`) : ` sku ${inertShort(outcome.sku, VALUE_MAX)}${on}:`;
   const what = outcome.outcome === 'invalid' ? `invalid: ${outcome.error ?? ''}` : (outcome.error ?? outcome.reason ?? 'failed');
-  return `${inert(formatLocation(outcome.location))}:${sku} ${inert(what)}`;
+  return `${inert(formatLocation(outcome.location))}:${sku} ${inertShort(what)}`;
 }
 
 /**
@@ -30,10 +34,10 @@ export function errorLine(location: Location, issue: FieldIssue, marketplace?: s
   // The file name, the message (and a marketplace from the catalog) may quote outside text: shown on this one line,
   // never obeyed (see inert).
   const where = inert(formatLocation(location));
-  const message = inert(issue.message);
+  const message = inertShort(issue.message);
   if (issue.path === '(record)') return `${where}: ${message}`;
-  const on = marketplace === undefined ? '' : `[${inert(marketplace)}] `;
-  return `${where}: ${on}${inert(issue.path)}: ${message}`;
+  const on = marketplace === undefined ? '' : `[${inertShort(marketplace, VALUE_MAX)}] `;
+  return `${where}: ${on}${inertShort(issue.path, VALUE_MAX)}: ${message}`;
 }
 
 const KIND_LABELS: readonly [keyof MarketplaceCounts, string][] = [

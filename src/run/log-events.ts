@@ -60,6 +60,18 @@ export const COALESCE_MS = 250;
 // the line separators that break some NDJSON readers.
 const JSON_UNSAFE = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]/g;
 
+/**
+ * A source, location, SKU or message as the log names it: as every report does, with a control character written
+ * `\uXXXX` in the value itself, so a reader that decodes the JSON (`jq -r`) is shown it, not obeyed.
+ */
+export function shown(text: string): string {
+  return printable(text, { lines: false });
+}
+
+function shownSource(source: string): string {
+  return shown(redactSourceName(source));
+}
+
 /** One NDJSON line: `ts`, `event`, then the fields; secrets masked, every control character escaped. */
 export function jsonLine(event: LogEventName, fields: Record<string, unknown>, now: Date = new Date()): string {
   const text = JSON.stringify({ ts: now.toISOString(), event, ...fields });
@@ -150,7 +162,7 @@ export class RunLog {
       this.#emit('run_start', {
         version: VERSION,
         command: start.command,
-        sources: start.sources.map(redactSourceName),
+        sources: start.sources.map(shownSource),
         profile: start.profile,
         target: start.target ?? null,
         sandbox: start.sandbox,
@@ -205,13 +217,13 @@ export class RunLog {
     if (!this.#count('row_failed')) return;
     this.#emit('row_failed', {
       row: outcome.index + 1,
-      location: formatLocation(outcome.location),
-      sku: outcome.sku ?? null,
+      location: shown(formatLocation(outcome.location)),
+      sku: outcome.sku === undefined ? null : shown(outcome.sku),
       outcome: outcome.outcome,
       status: outcome.httpStatus ?? null,
       attempts: outcome.attempts,
-      reason: outcome.reason ?? null,
-      error: outcome.error ?? null,
+      reason: outcome.reason === undefined ? null : shown(outcome.reason),
+      error: outcome.error === undefined ? null : shown(outcome.error),
     });
   }
 

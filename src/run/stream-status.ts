@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { formatLocation } from '../errors.js';
 import { printable } from '../printable.js';
+import { shown } from './log-events.js';
 import { count } from '../report/numbers.js';
 import type { StreamOutcome, StreamStats } from '../stream/stream-types.js';
 import type { StreamSummary } from './stream-run.js';
@@ -63,7 +64,8 @@ export function deadLetterLine(result: StreamOutcome, fanOut: boolean): string {
 
 /** The `dead_letter` event's fields. */
 export function deadLetterFields({ outcome, message }: StreamOutcome): Record<string, unknown> {
-  return { location: formatLocation(outcome.location), partition: message.partition, offset: message.offset, sku: outcome.sku ?? null, marketplace: outcome.marketplace ?? null, outcome: outcome.outcome, reason: outcome.reason ?? null, error: outcome.error ?? null, status: outcome.httpStatus ?? null };
+  const text = (value: string | undefined): string | null => (value === undefined ? null : shown(value));
+  return { location: shown(formatLocation(outcome.location)), partition: message.partition, offset: message.offset, sku: text(outcome.sku), marketplace: text(outcome.marketplace), outcome: outcome.outcome, reason: text(outcome.reason), error: text(outcome.error), status: outcome.httpStatus ?? null };
 }
 
 /** The end of a stream in plain lines: the latency (when any message was published), then the offsets committed. */

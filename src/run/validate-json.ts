@@ -1,3 +1,4 @@
+import { shown } from './log-events.js';
 import type { ValidateResult } from './validate-run.js';
 import type { ValidationError } from './validate-tally.js';
 
@@ -12,14 +13,15 @@ export interface ValidateJsonError {
   message: string;
 }
 
+/** Outside text written `\uXXXX` in the value, as the reports and the log do: `jq -r` shows it, never obeys it. */
 function jsonError({ location, issue, marketplace }: ValidationError): ValidateJsonError {
   return {
-    source: location.source,
+    source: shown(location.source),
     line: location.line ?? null,
     ...(location.line === undefined && location.record !== undefined ? { record: location.record } : {}),
-    marketplace: marketplace ?? null,
-    field: issue.path,
-    message: issue.message,
+    marketplace: marketplace === undefined ? null : shown(marketplace),
+    field: shown(issue.path),
+    message: shown(issue.message),
   };
 }
 

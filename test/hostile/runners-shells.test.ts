@@ -158,6 +158,22 @@ describe('GitHub workflow commands in a webhook body', () => {
   });
 });
 
+describe('an annotation for a file whose name holds an escape sequence, with colours on', () => {
+  // Before: with FORCE_COLOR, the last guard lets colour sequences pass, and the annotation's file= property (escaped
+  // only for %, CR, LF, : and ,) carried the name's ESC [8m (conceal) raw into the log the runner shows.
+  it('publish: no raw ESC on stderr, and no file= for that name (the message still says where)', async () => {
+    const dir = tempDir();
+    const catalog = 'x\u001b[8mhid\u001b[0m.csv';
+    writeFileSync(join(dir, catalog), 'sku,marketplace,merchant_location_key,fulfillment_policy_id,payment_policy_id,return_policy_id\nA-1,BAD,l,f,p,r\n');
+    const result = await runCli(['publish', catalog, '--sandbox', '--no-journal'], { cwd: dir, env: { GITHUB_ACTIONS: 'true', GITHUB_WORKSPACE: dir, FORCE_COLOR: '1', NO_COLOR: undefined } });
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).not.toContain('\u001b[8m');
+    const annotation = result.stderr.split('\n').map(commandOf).find((command) => command?.name === 'error');
+    expect(annotation?.properties.file).toBeUndefined();
+    expect(annotation?.data).toContain('x\\u001b[8mhid\\u001b[0m.csv:2: sku A-1: invalid');
+  });
+});
+
 describe('the command to paste, for names every output escapes', () => {
   // Before: the names were single-quoted, then every output escaped their ESC as the text `\u001b`, so the command
   // pasted named another file; a line break split the command, and the report's name, over two lines.
@@ -174,6 +190,40 @@ describe('the command to paste, for names every output escapes', () => {
     const command = lines.at(-1)!.replace(/^ {2}listings publish /, '');
     const words = wordsOf('bash', command, dir, { PATH: process.env.PATH, LC_ALL: 'C.UTF-8' });
     expect([words[0], words.at(-1)]).toEqual([catalog, report]);
+  });
+
+  // Before: the names were single-quoted ('x##[warning]y.csv'), then every line's guard wrote the `#` opening `##[`
+  // as `\u0023`, so the command pasted from the terminal or the job summary named x\u0023#[warning]y.csv.
+  it('publish: a catalog and a report named with ##[ are read back by bash from the terminal and the job summary', async () => {
+    const dir = tempDir();
+    const catalog = 'x##[warning]y.csv';
+    const report = 'r##vso[task.complete]s.csv';
+    writeFileSync(join(dir, catalog), 'sku,marketplace,merchant_location_key,fulfillment_policy_id,payment_policy_id,return_policy_id\nA-1,BAD,l,f,p,r\n');
+    const summary = join(dir, 'summary.md');
+    const result = await runCli(['publish', catalog, '--sandbox', '--no-journal', '--report', report], { cwd: dir, env: { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary } });
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).not.toMatch(/##[A-Za-z]*\[/);
+    const fromTerminal = result.stderr.trimEnd().split('\n').at(-1)!.replace(/^ {2}listings publish /, '');
+    const fromSummary = /```sh\nlistings publish (.*)\n```/.exec(readFileSync(summary, 'utf8'))?.[1] ?? '';
+    for (const command of [fromTerminal, fromSummary]) {
+      const words = wordsOf('bash', command, dir, { PATH: process.env.PATH, LC_ALL: 'C.UTF-8' });
+      expect([words[0], words.at(-1)]).toEqual([catalog, report]);
+    }
+  });
+
+  // Before: the job summary cut its command to copy at 500 characters, as it cuts outside text, so a catalog
+  // under a deep folder gave a command ending in `…` that named no file.
+  it('publish: the job summary\'s command names a catalog whose path is past 500 characters', async () => {
+    const dir = tempDir();
+    const folder = join('a'.repeat(200), 'b'.repeat(200), 'c'.repeat(200));
+    mkdirSync(join(dir, folder), { recursive: true });
+    const catalog = join(folder, 'catalog.csv');
+    writeFileSync(join(dir, catalog), 'sku,marketplace,merchant_location_key,fulfillment_policy_id,payment_policy_id,return_policy_id\nA-1,BAD,l,f,p,r\n');
+    const summary = join(dir, 'summary.md');
+    const result = await runCli(['publish', catalog, '--sandbox', '--no-journal'], { cwd: dir, env: { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summary } });
+    expect(result.code, result.stderr).toBe(1);
+    const command = /```sh\nlistings publish (.*)\n```/.exec(readFileSync(summary, 'utf8'))?.[1] ?? '';
+    expect(wordsOf('bash', command, dir, { PATH: process.env.PATH, LC_ALL: 'C.UTF-8' })[0]).toBe(catalog);
   });
 
   // Before: `echo '{"sku":"SKU\\ID"}' > mapping.json`: sh (dash) and zsh read the backslashes, so the file held

@@ -67,6 +67,11 @@ function answer(path: string, response: ServerResponse): void {
       response.writeHead(302, { location: `/500.csv?token=${REDIRECT}` });
       response.end();
       return;
+    case '/v1/listings':
+      // A service (or a proxy before it) that echoes, bare, what it was told about the run's source.
+      response.writeHead(422, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ message: `cannot use ${USER}:${PASS}, ${TOKEN}, ${ACCESS}, ${QUERY_KEY}, ${SIG}, ${AMZ_SIGNATURE}, ${PERCENT}, ${FRAGMENT}` }));
+      return;
     case '/reset.csv':
       response.socket?.destroy();
       return;
@@ -152,6 +157,17 @@ describe.concurrent('hostile: a source URL that carries credentials is never sho
     for (const name of REPORTS) expect(readFileSync(join(ws.dir, name), 'utf8').replaceAll('&amp;', '&'), `${name} names the source, redacted`).toMatch(SHOWN);
     expect(result.stderr, 'the json log names the source, redacted').toMatch(/"event":"run_start".*"sources":\["http:\/\/\*\*\*\*@/);
     expectNoCanary(expect, ws, CANARIES);
+  });
+
+  // Before: only the userinfo's Basic form was registered as a secret; a message echoing the password or a
+  // token bare showed it in the terminal, the annotations, the summary and every report.
+  it('publish to a service whose error message echoes the URL\'s password and tokens bare: none is shown', async ({ expect }) => {
+    const ws = workspace({ LISTINGS_API_KEY: KEY, LISTINGS_BASE_URL: catalogs.url, GITHUB_ACTIONS: 'true' });
+    const result = await ws.run(publishArgs(ws, sourceUrl('/cat.csv'), ['--log-format', 'json']), { GITHUB_STEP_SUMMARY: join(ws.dir, 'summary.md') });
+    expect(result.code, result.stderr).toBe(1);
+    expect(readFileSync(join(ws.dir, 'summary.md'), 'utf8')).toMatch(/cannot use/);
+    expect(result.stderr).toMatch(/cannot use userCANARY4e1d:\*\*\*\*, \*\*\*\*, \*\*\*\*/);
+    expectNoCanary(expect, ws, CANARIES.filter((canary) => canary !== USER));
   });
 
   it('the same catalog at a URL signed anew (new signature, date, token) resumes the same journal', async ({ expect }) => {

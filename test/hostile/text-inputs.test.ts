@@ -221,3 +221,43 @@ describe('a source that stops says why and how much of it was not read, in the s
     expect(html).toMatch(said);
   });
 });
+
+describe('a huge value (a 300,000-character SKU, a 600,000-character marketplace) keeps every line of output short', () => {
+  // Before: validate printed `[<the marketplace>] marketplace: ... e.g. <the marketplace in upper case>_US`, a line
+  // of 1.2 MB, and publish printed the SKU whole in its error line; a CI log or a terminal took every byte.
+  const MAX_LINE = 2_000;
+  const longest = (text: string): number => Math.max(...text.split('\n').map((line) => line.length));
+  const catalog = (dir: string): string => write(dir, 'c.csv', `${HEADER}\n${row('A-1', 'T', `e${'x'.repeat(600_000)}`)}\n${row('y'.repeat(300_000), 'T', 'ebay')}\n`);
+
+  it('validate, text and under GitHub Actions: exit 1, no line past 2,000 characters', async () => {
+    const dir = tempDir();
+    const result = await runCli(['validate', catalog(dir), ...SETTINGS], { env: { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: join(dir, 'summary.md') } });
+    expect(result.code, result.stderr.slice(0, 500)).toBe(1);
+    expect(result.stdout).toMatch(/c\.csv:2: \[exxx+…\] marketplace: "exxx+\.\.\." is the wrapped shape's form/);
+    for (const text of [result.stdout, result.stderr, readFileSync(join(dir, 'summary.md'), 'utf8')]) expect(longest(text)).toBeLessThan(MAX_LINE);
+  });
+
+  it('validate --json: the message does not repeat the value whole', async () => {
+    const { code, json } = await validate(catalog(tempDir()));
+    expect(code).toBe(1);
+    for (const error of json.errors) expect(error.message.length).toBeLessThan(MAX_LINE);
+  });
+
+  it('publish: exit 1, no line of the terminal past 2,000 characters', async () => {
+    const dir = tempDir();
+    const result = await runCli(['publish', catalog(dir), '--sandbox', '--no-journal', ...SETTINGS], { cwd: dir, env: { GITHUB_ACTIONS: 'true' } });
+    expect(result.code, result.stderr.slice(0, 500)).toBe(1);
+    expect(result.stderr).toMatch(/c\.csv:3: sku yyy+…: invalid: marketplace: "ebay"/);
+    expect(longest(result.stdout + result.stderr)).toBeLessThan(MAX_LINE);
+  });
+});
+
+describe('validate --json names a source as every report does', () => {
+  // Before: the file name went out as the JSON escape \u001b, so `jq -r '.errors[].source'` printed a raw ESC [8m.
+  it('a control character in the catalog name is written \\u001b in the value', async () => {
+    const path = write(tempDir(), 'x\u001b[8mhid\u202e.csv', `${HEADER}\n${row('A-1', 'T', 'BAD')}\n`);
+    const { code, json } = await validate(path);
+    expect(code).toBe(1);
+    expect((json.errors[0] as unknown as { source: string }).source).toMatch(/x\\u001b\[8mhid\\u202e\.csv$/);
+  });
+});

@@ -1,4 +1,6 @@
 import { UsageError } from '../../errors.js';
+import { registerSecret } from '../../secrets.js';
+import { urlSecrets } from '../../secret-url.js';
 import type { CatalogOptions } from '../types.js';
 import { fileSource } from './file.js';
 import { httpSource } from './http.js';
@@ -14,8 +16,10 @@ import type { OpenedSource } from './types.js';
  */
 export const SOURCE_KINDS: readonly SourceKind[] = [stdinSource, httpSource, s3Source, fileSource, kafkaTopicSource];
 
-/** Opens a source with the first kind that takes its name; a scheme no kind takes is a UsageError listing the forms. */
+/** Opens a source with the first kind that takes its name, its credentials registered as secrets; a scheme no kind takes is a UsageError listing the forms. */
 export async function openSource(source: string, options: CatalogOptions): Promise<OpenedSource> {
+  // Its password and tokens, bare, are masked wherever they are echoed (a service's message, a store's error).
+  for (const secret of urlSecrets(source)) registerSecret(secret);
   const kind = SOURCE_KINDS.find((candidate) => candidate.match(source));
   if (kind !== undefined) return kind.open(source, options);
   const forms = new Intl.ListFormat('en', { type: 'disjunction' }).format(SOURCE_KINDS.map((each) => each.forms));

@@ -98,3 +98,17 @@ describe('jsonLine', () => {
     expect((JSON.parse(line) as { message: string }).message).toBe('key **** \u001b[2J \u009b bidi \u202e end');
   });
 });
+
+describe('the log names a source and a SKU as the reports do: a control character written \\uXXXX in the value', () => {
+  // Before: only the JSON encoding escaped them, so `jq -r .location` of a row_failed event printed a raw ESC ] 52
+  // (a clipboard write) that a file name or a catalog's SKU carried; the reports and the terminal showed it escaped.
+  it('run_start and row_failed', () => {
+    const { log, parsed } = logOf();
+    const source = 'x\u001b]52;c;eA==\u0007\u202e.csv';
+    log.start({ command: 'publish', sources: [source], profile: 'default', target: 'api.example.com', sandbox: false, marketplace: 'EBAY_US', shape: 'flat', dryRun: false, settings: {} });
+    log.outcome({ ...failed(0), location: { source, line: 2 }, sku: 'S\u001b[2J', error: 'said \u001b[8mhidden' });
+    const [start, row] = parsed();
+    expect(start).toMatchObject({ event: 'run_start', sources: ['x\\u001b]52;c;eA==\\u0007\\u202e.csv'] });
+    expect(row).toMatchObject({ event: 'row_failed', location: 'x\\u001b]52;c;eA==\\u0007\\u202e.csv:2', sku: 'S\\u001b[2J', error: 'said \\u001b[8mhidden' });
+  });
+});

@@ -29,6 +29,20 @@ describe('csvCell', () => {
     ['a=b', 'a=b'],
     ["'quoted", "'quoted"],
     ['ünïcode ✓', 'ünïcode ✓'],
+    // A formula after leading white space or quotes, or in full-width form, which spreadsheets also run.
+    [' =1+1', "' =1+1"],
+    ['  -2', "'  -2"],
+    ['\u00a0@SUM(A1)', "'\u00a0@SUM(A1)"],
+    ['\u3000=1', "'\u3000=1"],
+    ['"=1+1', `"'""=1+1"`],
+    ["'=1", "''=1"],
+    ["' =1", "'' =1"],
+    ['\uff1d1+1', "'\uff1d1+1"],
+    ['\uff0b1', "'\uff0b1"],
+    ['\uff0d1', "'\uff0d1"],
+    ['\uff20x', "'\uff20x"],
+    [' plain', ' plain'],
+    ['" quoted"', '""" quoted"""'],
   ])('%j -> %j', (input, output) => {
     expect(csvCell(input)).toBe(output);
   });

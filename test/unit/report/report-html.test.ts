@@ -171,6 +171,15 @@ describe('HTML report', () => {
     for (const char of ['\u0001', '\u001b', '\u202e']) expect(html).not.toContain(char);
   });
 
+  // Before: the SKU was kept and shown whole, in the list of rows and as the first row of its group: 20 rows with a
+  // 300,000-character SKU made a 12 MB page (and held as much in memory through the run).
+  it('cuts a huge SKU as it cuts a message: the page stays small', async () => {
+    const huge = 'S'.repeat(300_000);
+    const { html } = await writeHtml(Array.from({ length: 20 }, (_, i) => ({ ...failed(i), sku: `${huge}${i}` })), META);
+    expect(html.length).toBeLessThan(200_000);
+    expect(html).toMatch(/SSSS…/);
+  });
+
   it('allows, by its Content-Security-Policy, exactly its own style and script and no connection', async () => {
     const { html } = await writeHtml([published(0), failed(1)], META);
     const csp = /<meta http-equiv="Content-Security-Policy" content="([^"]+)">/.exec(html)?.[1] ?? '';

@@ -127,3 +127,34 @@ describe('readRetryRows and RetrySelection', () => {
     expect(selected(report, [{ location: { source: 'c', line: 2 }, sku: 'A' }], ['c']).indexes).toEqual([]);
   });
 });
+
+describe('a source whose name holds a control character (escaped in every report)', () => {
+  const odd = 'cat\u001b[31m\u202e.csv';
+  const rows: RowOutcome[] = [
+    { index: 0, location: { source: odd, line: 2 }, sku: 'OK-1', outcome: 'published', attempts: 1, durationMs: 1 },
+    { index: 1, location: { source: odd, line: 3 }, sku: 'FAIL-1', outcome: 'failed', attempts: 1, durationMs: 1 },
+    { index: 2, location: { source: 'b.csv', line: 2 }, sku: 'OK-2', outcome: 'published', attempts: 1, durationMs: 1 },
+  ];
+  // The report names the source `cat\u001b[31m\u202e.csv`: read back, it was no source of the run, so every row of
+  // it was taken for one the report never reached and sent again, the published ones too.
+  it.each(['r.csv', 'r.json', 'r.ndjson'])('%s: --retry-failed sends its failed row, not its published one', async (name) => {
+    const path = join(dir, name);
+    await writeReport(path, rows);
+    const { indexes, selection } = selected(await readRetryRows(path), rows, [odd, 'b.csv']);
+    expect(indexes).toEqual([1]);
+    expect(selection.beyondReport).toBe(0);
+  });
+});
+
+describe('a SKU a spreadsheet could take for a formula reads back from the CSV report as itself', () => {
+  // Before: `'=1` was written as it was, then read back as `=1`; the row it names was not matched.
+  const skus = ['=1', ' =1', "'=1", "' =1", '"=1', '\uff1d1', "'plain", '-SKU'];
+  it('each failed row is matched again, and no other', async () => {
+    const rows: RowOutcome[] = skus.map((sku, i) => ({ index: i, location: loc(i + 2), sku, outcome: 'failed', attempts: 1, durationMs: 1 }));
+    const path = join(dir, 'r.csv');
+    await writeReport(path, rows);
+    const { indexes, selection } = selected(await readRetryRows(path), rows, ['cat.csv']);
+    expect(indexes).toEqual(skus.map((_, i) => i));
+    expect(selection.matched).toBe(skus.length);
+  });
+});

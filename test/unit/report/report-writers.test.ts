@@ -72,7 +72,7 @@ describe('JSON report', () => {
     const parsed = JSON.parse(text) as { rows: Record<string, unknown>[]; summary: RunSummary };
     expect(Object.keys(parsed)).toEqual(['rows', 'summary']);
     expect(parsed.summary).toEqual(summary);
-    expect(parsed.rows.map((r) => r.sku)).toEqual(['A-1', 'A-2', null, 'A-4', 'A-5', outcomes[5]?.sku]);
+    expect(parsed.rows.map((r) => r.sku)).toEqual(['A-1', 'A-2', null, 'A-4', 'A-5', 'ctl\\u0001\\u0008 \\ud800 é ✓ 😀']);
     expect(parsed.rows[0]).toEqual({
       source: 'cat.csv', line: 2, sku: 'A-1', outcome: 'published', reason: null, http_status: 201, listing_status: 'ready',
       title: 'Tee <b>&</b> "bold"', attempts: 1, duration_ms: 12, error: null, marketplace: null,
@@ -116,7 +116,7 @@ describe('JUnit report', () => {
       '(no sku) (cat.csv:4)',
       'A-4 (cat.csv:5)',
       'A-5 (cat.csv:6)',
-      'ctl\\u0001\\u0008 \ufffd é ✓ 😀 (cat.csv:7)',
+      'ctl\\u0001\\u0008 \\ud800 é ✓ 😀 (cat.csv:7)',
     ]);
     expect(cases.every((c) => c.classname === 'listings.cat.csv')).toBe(true);
     expect(cases[0]?.failure).toBeUndefined();
@@ -156,6 +156,45 @@ describe('xmlEscape', () => {
     ['private \ue000', 'private \ue000'],
   ])('%j -> %j', (input, output) => {
     expect(xmlEscape(input)).toBe(output);
+  });
+});
+
+describe('JSON and NDJSON reports: a source name and a SKU are escaped as in the CSV, JUnit and HTML reports', () => {
+  // A file name may hold ESC or a direction override (a SKU that does makes its row invalid, yet it is reported):
+  // decoded by `jq -r .source`, the JSON value reached the terminal as raw ESC.
+  const hostile: RowOutcome = { index: 0, location: { source: 'x\u001b]52;c;cHduZWQ=\u0007\u202e\u009b.csv', line: 2 }, sku: 'S\u001b[2J', outcome: 'invalid', error: 'sku: holds a control character', attempts: 0, durationMs: 0 };
+  it.each(['r.json', 'r.ndjson'])('%s', async (name) => {
+    const { text } = await writeReport(name, [hostile]);
+    const row = (name === 'r.json' ? (JSON.parse(text) as { rows: Record<string, unknown>[] }).rows[0] : (JSON.parse(text.split('\n')[0]!) as Record<string, unknown>))!;
+    expect(row.source).toBe('x\\u001b]52;c;cHduZWQ=\\u0007\\u202e\\u009b.csv');
+    expect(row.sku).toBe('S\\u001b[2J');
+    expect(text).not.toMatch(/[\u007f-\u009f\u202e]/);
+  });
+});
+
+describe('a line or paragraph separator (U+2028, U+2029) in a listing title from the service', () => {
+  // Before: written raw, so a reader splitting lines as Python's str.splitlines() or a JS regex `^` does saw one
+  // NDJSON row cut in three, and the CSV report held a character many viewers break the line at.
+  const row: RowOutcome = { index: 0, location: { source: 'cat.csv', line: 2 }, sku: 'A-1', outcome: 'published', httpStatus: 201, title: 'one\u2028two\u2029three', attempts: 1, durationMs: 1 };
+  it.each(['r.csv', 'r.json', 'r.ndjson'])('%s: written \\u2028, so every line is a whole row', async (name) => {
+    const { text } = await writeReport(name, [row]);
+    expect(text).not.toMatch(/[\u2028\u2029]/);
+    expect(text).toMatch(/one\\+u2028two\\+u2029three/);
+  });
+});
+
+describe('a lone surrogate in a message from the service', () => {
+  // Before: written as the JSON escape \ud800, which decodes to a string no UTF-8 can hold: a strict reader (Rust's
+  // serde_json) refused the whole report, the CSV showed U+FFFD. Now it is written out as the other escapes are.
+  const row: RowOutcome = { index: 0, location: { source: 'cat.csv', line: 2 }, sku: 'A-1', outcome: 'failed', httpStatus: 422, error: 'lone\ud800x and \udc00y, a pair 😀 kept', attempts: 1, durationMs: 1 };
+  it.each(['r.json', 'r.ndjson'])('%s', async (name) => {
+    const { text } = await writeReport(name, [row]);
+    const parsed = (name === 'r.json' ? (JSON.parse(text) as { rows: Record<string, unknown>[] }).rows[0] : (JSON.parse(text.split('\n')[0]!) as Record<string, unknown>))!;
+    expect(parsed.error).toBe('lone\\ud800x and \\udc00y, a pair 😀 kept');
+  });
+  it('r.csv', async () => {
+    const { text } = await writeReport('r.csv', [row]);
+    expect(text).toContain('lone\\ud800x and \\udc00y, a pair 😀 kept');
   });
 });
 

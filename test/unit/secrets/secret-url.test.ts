@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isSecretParam, redactRequestTarget, redactSourceName, redactUrlsIn, sourceIdentity } from '../../../src/secret-url.js';
+import { isSecretParam, redactRequestTarget, redactSourceName, redactUrlsIn, sourceIdentity, urlSecrets } from '../../../src/secret-url.js';
 import { redact } from '../../../src/secrets.js';
 
 const SIGNED = 'X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIA%2F20250101%2Fus-east-1%2Fs3%2Faws4_request&X-Amz-Date=20250101T000000Z&X-Amz-Expires=900&X-Amz-SignedHeaders=host&X-Amz-Security-Token=FwoG%2Bx&X-Amz-Signature=abc123';
@@ -98,5 +98,15 @@ describe('redactUrlsIn and redact: URLs in free text', () => {
   ])('%s', (_name, text, shown) => {
     expect(redactUrlsIn(text)).toBe(shown);
     expect(redact(text)).toBe(shown);
+  });
+});
+
+describe('urlSecrets: what a URL carries bare, to register as secrets', () => {
+  it('the password and every secret parameter value, as written and decoded; no name, no other value', () => {
+    expect(urlSecrets('https://user:p%40ss@host/c.csv?page=2&token=a%2Bb+c&X-Amz-Signature=f00d;sig=s1gn#access_token=frag')).toEqual([
+      'p%40ss', 'p@ss', 'a%2Bb+c', 'a+b c', 'f00d', 'f00d', 's1gn', 's1gn', 'frag', 'frag',
+    ]);
+    expect(urlSecrets('catalog.csv')).toEqual([]);
+    expect(urlSecrets('https://host/c.csv?page=2')).toEqual([]);
   });
 });

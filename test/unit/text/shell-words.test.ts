@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { shellCommand, shellWord, shellWordsHidingValues } from '../../../src/shell-words.js';
-import { printable } from '../../../src/printable.js';
+import { printable, runnerSafe } from '../../../src/printable.js';
 import { wordsOf } from '../../helpers/shell-words.js';
 
 /** Paths a catalog, a report or a journal may have: each must come back from a shell as the very word it was, running nothing. */
@@ -90,6 +90,21 @@ describe('shellWordsHidingValues: a secret option read from a variable', () => {
       const expected = NAMES.flatMap((name, i) => (i % 2 === 0 ? ['--source-header', `${name}: ${SECRET}`] : [`--source-header=${name}: ${SECRET}`]));
       expect(wordsOf(shell, words.join(' '), dir, env)).toEqual(expected);
       expect(existsSync(join(dir, 'PWNED'))).toBe(false);
+    });
+  }
+});
+
+describe('shellWord: a word holding a CI runner command', () => {
+  // Every line the tool writes passes runnerSafe, which writes the `#` opening `##[` as `\u0023`: inside '...' that
+  // stayed six characters, so the command pasted from the terminal or the job summary named another file.
+  const WORDS = ['x##[warning]y.csv', 'a##vso[task.setvariable]b', '###[error]', "it's ##teamcity[x]"];
+  for (const shell of ['bash', 'zsh']) {
+    it(`${shell}: the line passes the runner guard unchanged, and comes back as the very words`, (context) => {
+      if (spawnSync(shell, ['-c', 'exit 0']).status !== 0) context.skip();
+      const line = shellCommand(WORDS);
+      expect(runnerSafe(line)).toBe(line);
+      const dir = mkdtempSync(join(tmpdir(), 'listings-shell-'));
+      expect(wordsOf(shell, line, dir, { PATH: process.env.PATH, LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8' })).toEqual(WORDS);
     });
   }
 });
