@@ -57,6 +57,14 @@ export async function inspectOutput(path: string, rules: OutputRules = {}): Prom
   return { refused: `it is a ${found.isSocket() ? 'socket' : 'block device'}, not a file` };
 }
 
+/**
+ * Why `-` cannot name an output: most tools read it as standard output, and a file of that name would be made in
+ * its place without a word. `./-` still names such a file.
+ */
+export function dashRefused(path: string): string | undefined {
+  return path === '-' ? '"-" is not standard output here: name a file (./- for a file named "-")' : undefined;
+}
+
 /** The mode of a new file: 0600 for a private one; else what the umask gave, less write by others. */
 export async function setFileMode(handle: FileHandle, rules: OutputRules): Promise<void> {
   if (rules.private === true) {
@@ -111,6 +119,8 @@ export interface OpenOutputOptions extends OutputRules {
  * followed as {@link inspectOutput} says. What cannot be written this way is a ConfigError naming the file.
  */
 export async function openOutput(path: string, options: OpenOutputOptions): Promise<FileHandle> {
+  const dash = dashRefused(path);
+  if (dash !== undefined) throw new ConfigError(`cannot write the ${options.role} ${path}: ${dash}`);
   const target = await inspectOutput(path, options);
   if ('refused' in target) throw new ConfigError(`cannot write the ${options.role} ${path}: ${target.refused}`);
   if (target.kind === 'missing') await makeDirs(dirname(path), options);
