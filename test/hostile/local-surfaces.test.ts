@@ -123,6 +123,21 @@ describe('hostile local surfaces: settings from flags, the environment and the c
     expect((await sandbox.stats()).requests).toBe(0);
   });
 
+  // Before: publish refused it, but doctor passed the key check ("a raw key stored in the profile is used") and then
+  // said its request "got no answer: invalid authorization header", with a fix to check base_url.
+  it.each([['a control character (U+001B)', 'sandbox-key\u001b[2J'], ['a character past Latin-1', 'sandbox-key€']])('doctor: a raw api_key in the profile holding %s fails the key check (exit 2), never shown', async (what, key) => {
+    const sandbox = await startSandboxProcess([]);
+    const dir = tempDir();
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { default: { api_key: key, base_url: sandbox.url } } }));
+    const result = await runCli(['doctor', '--timeout', '2000'], { cwd: tempDir(), env: { LISTINGS_CONFIG_DIR: dir } });
+    expect(result.code, result.stdout).toBe(2);
+    expect(result.stdout).toContain(`✖ API key   the api_key of the profile holds ${what}, which no HTTP header can carry`);
+    expect(result.stdout).not.toMatch(/invalid authorization header|got no answer/);
+    expect(result.stdout + result.stderr).not.toContain('sandbox-key');
+    // eslint-disable-next-line no-control-regex -- the raw ESC is what must not reach the terminal
+    expect(result.stdout + result.stderr).not.toMatch(/\u001b/);
+  });
+
   it('config set refuses an identifier with a control character, and stores nothing', async () => {
     const dir = tempDir();
     // (A NUL cannot pass through argv at all: the system refuses it before the tool runs.)
