@@ -1,3 +1,4 @@
+import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import envPaths from 'env-paths';
 import type Conf from 'conf';
@@ -5,7 +6,7 @@ import { ConfigError } from '../errors.js';
 import { hasControl, printable } from '../printable.js';
 import { makeDirs } from '../fs/output-target.js';
 import { readSmallText } from '../fs/small-text.js';
-import { MAX_JSON_DEPTH, TOO_DEEP, scanJsonText } from '../json-text.js';
+import { JsonDuplicateKeyError, MAX_JSON_DEPTH, TOO_DEEP, parseJsonRecord, scanJsonText } from '../json-text.js';
 import { sectionName, type MarketplaceSettingKey, type SettingKey, type SettingValue } from './options.js';
 import type { MarketplaceSections } from './marketplace-settings.js';
 
@@ -44,6 +45,8 @@ function configDir(env: Record<string, string | undefined>): string {
 export class ProfileStore {
   #data: StoreData;
   #conf: Conf<StoreData> | undefined;
+  /** The file read was empty or began with a byte order mark, which conf cannot parse: written anew before it is opened. */
+  #rewrite = false;
 
   private constructor(readonly path: string, data: StoreData) {
     this.#data = data;
@@ -60,16 +63,22 @@ export class ProfileStore {
     }
     // Refused before it is parsed: what parses it again (conf, at the next `config set`) would run out of stack.
     if (scanJsonText(text).depth > MAX_JSON_DEPTH) throw new ConfigError(`the config file ${path} ${TOO_DEEP}`, { hint: 'fix it by hand, or remove it to start afresh' });
+    // An editor may save it with a byte order mark (RFC 8259 lets a parser ignore one).
+    const json = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
     let data: unknown;
     try {
-      data = text.trim() === '' ? {} : JSON.parse(text);
+      data = json.trim() === '' ? {} : JSON.parse(json);
     } catch (error) {
       throw new ConfigError(`the config file ${path} is not valid JSON`, { cause: error, hint: 'fix it, or remove it to start afresh' });
     }
+    const twice = duplicateKey(json);
+    if (twice !== undefined) throw new ConfigError(`the config file ${path} ${twice}`, { hint: 'fix it by hand: keep the one value meant' });
     const wrong = shapeProblem(data);
     if (wrong !== undefined) throw new ConfigError(`the config file ${path}: ${wrong}`, { hint: 'fix it by hand, or remove it to start afresh' });
     const record = data as Partial<StoreData>;
-    return new ProfileStore(path, { ...record, profiles: record.profiles ?? {} });
+    const store = new ProfileStore(path, { ...record, profiles: record.profiles ?? {} });
+    store.#rewrite = json !== text || json.trim() === '';
+    return store;
   }
 
   /**
@@ -173,6 +182,7 @@ export class ProfileStore {
     try {
       // conf would make the folders with the umask's mode (0777 under umask 000): made here first, the user's alone.
       await makeDirs(dirname(this.path), { private: true });
+      if (this.#rewrite) await writeFile(this.path, `${JSON.stringify(this.#data, undefined, '\t')}\n`);
       this.#conf = new ConfClass<StoreData>({
         projectName: PROJECT,
         cwd: dirname(this.path),
@@ -185,6 +195,16 @@ export class ProfileStore {
     }
     return this.#conf;
   }
+}
+
+/** Why a JSON text holds a key twice in one object (JSON.parse keeps the last value in silence), or undefined. */
+function duplicateKey(json: string): string | undefined {
+  try {
+    if (json.trim() !== '') parseJsonRecord(json);
+  } catch (error) {
+    if (error instanceof JsonDuplicateKeyError) return error.message;
+  }
+  return undefined;
 }
 
 /** A profile asked for by name that the file does not hold: the known ones, and how to make it. */

@@ -58,6 +58,33 @@ describe('hostile local surfaces: the config file, edited by hand', () => {
     expectNoCrash(result);
   });
 
+  // Before: a key written twice kept the last value without a word (list showed USED, the NEW written first lost).
+  it('a key written twice in one object is refused by name (exit 2), not the last one kept', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'config.json'), '{"profiles": {"default": {"condition": "NEW", "condition": "USED"}}}');
+    for (const args of [['config', 'list'], ['config', 'get', 'condition'], ['config', 'set', 'marketplace', 'EBAY_US']]) {
+      const result = await runCli(args, { env: { LISTINGS_CONFIG_DIR: dir } });
+      expect(result.code, result.stdout).toBe(2);
+      expect(result.stderr).toContain('holds the key "condition" twice in one object, so one of its values would be lost');
+      expect(result.stdout).not.toContain('USED');
+    }
+  });
+
+  // Before: an empty file read as no settings, but `config set` failed on it ("Unexpected end of JSON input"), and a
+  // file saved with a byte order mark (Notepad) was "not valid JSON".
+  it.each([['empty', ''], ['white space only', ' \n'], ['with a byte order mark', '\ufeff{"profiles": {"default": {"condition": "NEW"}}}']])('a config file %s is read and written like any other', async (_name, text) => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'config.json'), text);
+    const env = { LISTINGS_CONFIG_DIR: dir };
+    const set = await runCli(['config', 'set', 'marketplace', 'EBAY_US'], { env });
+    expect(set.code, set.stderr).toBe(0);
+    const list = await runCli(['config', 'list', '--json'], { env });
+    expect(list.code, list.stderr).toBe(0);
+    const settings = (JSON.parse(list.stdout) as { settings: Record<string, { value: unknown }> }).settings;
+    expect(settings.marketplace?.value).toBe('EBAY_US');
+    expect(settings.condition?.value).toBe(text.includes('NEW') ? 'NEW' : null);
+  });
+
   it('a LISTINGS_CONFIG_DIR with a line break is refused (exit 2), never printed as two lines by config path', async () => {
     const dir = join(tempDir(), 'cfg\n\u2714 fake');
     const result = await runCli(['config', 'path'], { env: { LISTINGS_CONFIG_DIR: dir } });
