@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, type CliResult } from '../helpers/cli.js';
@@ -163,6 +163,16 @@ describe('hostile local surfaces: settings from flags, the environment and the c
     expect(result.stdout + result.stderr).not.toContain('sandbox-key');
     // eslint-disable-next-line no-control-regex -- the raw ESC is what must not reach the terminal
     expect(result.stdout + result.stderr).not.toMatch(/\u001b/);
+  });
+
+  // Before: stored without a word (only the warning about raw keys), and every later run refused it.
+  it.each([['a control character (U+001B)', 'sandbox-key\u001b[2J'], ['a character past Latin-1', 'sandbox-key€']])('config set api_key refuses a key holding %s (exit 2), stores nothing, never shows it', async (what, key) => {
+    const dir = tempDir();
+    const result = await runCli(['config', 'set', 'api_key', key], { env: { LISTINGS_CONFIG_DIR: dir } });
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toContain(`api_key: holds ${what}, which no HTTP header can carry`);
+    expect(result.stdout + result.stderr).not.toContain('sandbox-key');
+    expect(existsSync(join(dir, 'config.json'))).toBe(false);
   });
 
   it('config set refuses an identifier with a control character, and stores nothing', async () => {
