@@ -90,7 +90,7 @@ export class ProfileStore {
     if (env.LISTINGS_PROFILE) return checkProfileName(env.LISTINGS_PROFILE, 'LISTINGS_PROFILE');
     const current = this.#data.current_profile;
     if (current === undefined) return DEFAULT_PROFILE;
-    return checkProfileName(String(current), `current_profile in ${this.path}`, 'name a valid profile as current_profile (letters, digits, - _ .), or remove it');
+    return checkProfileName(String(current), `current_profile in ${this.path}`, `name a valid profile as current_profile (${NAME_RULE}), or remove it`);
   }
 
   /** The profiles of the file with a valid name, and the default one. */
@@ -214,10 +214,18 @@ export function noSuchProfile(profile: string, known: readonly string[]): Config
   });
 }
 
+/** What makes a profile name, for the messages that refuse one. */
+const NAME_RULE = 'letters, digits, - _ ., at most 64 characters, starting with a letter or digit';
+
+/** A name that is not a valid profile name, quoted and, past the longest valid one, cut short (it came from outside). */
+export function shownProfileName(name: string): string {
+  return name.length <= 64 ? JSON.stringify(name) : `${JSON.stringify(name.slice(0, 64)).slice(0, -1)}..." (${name.length} characters)`;
+}
+
 /** The name, when it is a valid profile name; else a ConfigError that says where it came from (`from`). */
-export function checkProfileName(name: string, from?: string, hint = 'use letters, digits, - _ .'): string {
+export function checkProfileName(name: string, from?: string, hint = `use ${NAME_RULE}`): string {
   if (PROFILE_NAME.test(name)) return name;
-  throw new ConfigError(`not a valid profile name${from === undefined ? '' : ` (${from})`}: ${JSON.stringify(name)}`, { hint });
+  throw new ConfigError(`not a valid profile name${from === undefined ? '' : ` (${from})`}: ${shownProfileName(name)}`, { hint });
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -85,6 +85,22 @@ describe('hostile local surfaces: the config file, edited by hand', () => {
     expect(settings.condition?.value).toBe(text.includes('NEW') ? 'NEW' : null);
   });
 
+  // Before: the whole name was echoed, 100,000 characters on one line.
+  it('a profile name of 100,000 characters is refused (exit 2) or skipped with its name cut short, saying why', async () => {
+    const long = 'p'.repeat(100_000);
+    const dir = tempDir();
+    const fromEnv = await runCli(['config', 'list'], { env: { LISTINGS_CONFIG_DIR: dir, LISTINGS_PROFILE: long } });
+    expect(fromEnv.code, fromEnv.stderr).toBe(2);
+    expect(fromEnv.stderr).toContain(`not a valid profile name (LISTINGS_PROFILE): "${'p'.repeat(64)}..." (100000 characters)`);
+    expect(fromEnv.stderr).toContain('at most 64 characters');
+    expect(fromEnv.stderr.length).toBeLessThan(600);
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { [long]: {}, default: {} } }));
+    const listed = await runCli(['config', 'profiles'], { env: { LISTINGS_CONFIG_DIR: dir } });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stderr).toContain(`holds a profile named "${'p'.repeat(64)}..." (100000 characters), not a valid profile name`);
+    expect(listed.stdout + listed.stderr).not.toContain('p'.repeat(65));
+  });
+
   it('a LISTINGS_CONFIG_DIR with a line break is refused (exit 2), never printed as two lines by config path', async () => {
     const dir = join(tempDir(), 'cfg\n\u2714 fake');
     const result = await runCli(['config', 'path'], { env: { LISTINGS_CONFIG_DIR: dir } });
