@@ -1,7 +1,8 @@
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { BIN, cliEnv, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 import { FLAGS } from '../../src/options/index.js';
 
@@ -99,6 +100,16 @@ describe('an output named "-"', () => {
     const named = await runCli(['validate', 'c.csv', '--out', './-', '--saved-defaults', '--marketplace', 'EBAY_US'], { cwd });
     expect(named.code, named.stderr).toBe(0);
     expect(existsSync(join(cwd, '-'))).toBe(true);
+  });
+
+  // Before: "it is a symbolic link to a file that does not exist" (/dev/stdout -> /proc/self/fd/1 -> pipe:[N]).
+  it('validate --out /dev/stdout --quiet writes the bodies on standard output when it is a pipe (| cat)', () => {
+    const cwd = catalog();
+    // A shell's pipe: a FIFO (Node's own stdio pipes are sockets, which /dev/stdout cannot open).
+    const script = `set -o pipefail; "${process.execPath}" "${BIN}" validate c.csv --out /dev/stdout --quiet --saved-defaults --marketplace EBAY_US | cat`;
+    const piped = spawnSync('bash', ['-c', script], { cwd, env: cliEnv(), encoding: 'utf8' });
+    expect(piped.status, piped.stderr).toBe(0);
+    expect(JSON.parse(piped.stdout.trim())).toMatchObject({ sku: 'A', marketplace: 'EBAY_US' });
   });
 
   it('listen --record - is refused (exit 2), said once, and writes no file named "-"', async () => {
