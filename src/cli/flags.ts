@@ -1,3 +1,4 @@
+import type { EventEmitter } from 'node:events';
 import { Option, type Command } from 'commander';
 import { FORMATS } from '../catalog/types.js';
 import { PRESET_NAMES, PRESETS } from '../catalog/presets/index.js';
@@ -105,6 +106,23 @@ function refuseTwice(command: Command, option: Option, spec: FlagSpec): void {
 }
 
 /**
+ * An option given both ways (`--journal x --no-journal`, `--no-saved-defaults --saved-defaults`) is refused:
+ * commander keeps the last without a word, and which one was meant cannot be told.
+ */
+function refuseBothWays(command: Command, spec: FlagSpec): void {
+  let given: string | undefined;
+  for (const name of [spec.name, `no-${spec.name}`]) {
+    // A Command is an EventEmitter (its types leave that out). Ahead of commander's own listener, whose value check (refuseTwice) would otherwise speak first, and wrongly.
+    (command as unknown as EventEmitter).prependListener(`option:${name}`, () => {
+      if (given !== undefined && given !== name) {
+        throw new UsageError(`${flagOf(given)} and ${flagOf(name)} are both given, and they contradict each other: give one of them`);
+      }
+      given = name;
+    });
+  }
+}
+
+/**
  * Declares the options the table gives `command` (by its path: `publish`, `config set`), each in its help group,
  * with the `no-` form of those that have one and the old names that still work (hidden).
  */
@@ -113,7 +131,10 @@ export function declareFlags(command: Command, path: string): Command {
     const option = optionOf(spec);
     if (spec.value !== undefined && spec.repeatable !== true) refuseTwice(command, option, spec);
     command.addOption(option);
-    if (spec.negation !== undefined) command.addOption(new Option(flagOf(`no-${spec.name}`), worded(spec.negation)).helpGroup(headingOf(spec)));
+    if (spec.negation !== undefined) {
+      command.addOption(new Option(flagOf(`no-${spec.name}`), worded(spec.negation)).helpGroup(headingOf(spec)));
+      refuseBothWays(command, spec);
+    }
     for (const alias of spec.aliases ?? []) {
       const old = optionOf(spec, alias).hideHelp();
       // The old name sets what the new one does: the action reads one value.

@@ -5,6 +5,7 @@ import type { Endpoint, ProxyRoute } from './endpoint.js';
 import { errorMessage, MAX_LOCATION, parseErrorBody, shortText } from './error-message.js';
 import { proxyError, proxyHopError } from './proxy.js';
 import { openDispatcher, post } from './transport.js';
+import { isNotHttp, notHttpHint } from './transport-errors.js';
 import { ListingsError } from '../errors.js';
 import { redact, redactCut, registerSecret } from '../secrets.js';
 import { VERSION } from '../version.js';
@@ -47,6 +48,11 @@ function judgeAnswer(answer: Answer, endpoint: Endpoint, options: DiagnoseOption
   }
   if (status === 404 || status === 405 || status === 501) {
     return { name: 'request', status: 'fail', kind: 'service', message: `${what}: there is no listing operation at ${endpoint.origin}${endpoint.path}`, fix: 'check base_url: the base address of the service, without /v1/listings' };
+  }
+  if (status === 304) {
+    // Not a redirect (it names no address): the answer to a conditional request, which this POST was not.
+    const answered = `POST ${endpoint.path} with an empty listing (${PROBE_BODY}) answered 304 Not Modified in ${answer.ms} ms`;
+    return { name: 'request', status: 'fail', kind: 'service', message: `${answered}, which is no answer to this request: a POST is not a conditional request`, fix: 'check base_url: a cache or proxy in front of the service may be answering for it' };
   }
   if (status >= 300 && status < 400) {
     const location = header(answer.headers, 'location');
@@ -102,6 +108,10 @@ export async function checkRequest(endpoint: Endpoint, proxy: ProxyRoute | undef
       const failure = proxyError(endpoint.origin, proxy, hop, timeoutMs);
       const message = failure instanceof Error ? failure.message : String(failure);
       return { check: { name: 'request', status: 'fail', kind: 'service', message, ...(failure instanceof ListingsError && failure.hint !== undefined ? { fix: failure.hint } : {}) } };
+    }
+    if (isNotHttp(error)) {
+      const message = `POST ${endpoint.path}: ${endpoint.origin} answered something that is not HTTP/1.1: ${describe(error)}`;
+      return { check: { name: 'request', status: 'fail', kind: 'service', message: redact(message), fix: notHttpHint(endpoint.origin, error) } };
     }
     const timedOut = error instanceof undiciErrors.HeadersTimeoutError || error instanceof undiciErrors.BodyTimeoutError || error instanceof undiciErrors.ConnectTimeoutError;
     const message = timedOut ? `POST ${endpoint.path}: no answer within ${timeoutMs} ms` : `POST ${endpoint.path} got no answer: ${describe(error)}`;

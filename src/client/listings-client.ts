@@ -2,7 +2,7 @@ import type { Dispatcher, Pool } from 'undici';
 import { parseHeaders, undiciErrors } from './undici.js';
 import { proxyError, proxyHopError } from './proxy.js';
 import { MAX_LISTING_BODY, openDispatcher, post, type RawAnswer } from './transport.js';
-import { describeCode, errorCode, transportHint } from './transport-errors.js';
+import { describeCode, errorCode, isNotHttp, notHttpHint, transportHint } from './transport-errors.js';
 import { ApiError, NetworkError, TimeoutError } from '../errors.js';
 import { contractSchemas, type ListingRequest, type ListingResponse } from '../contract/schemas.js';
 import { listingsEndpoint, proxyRoute, type Endpoint, type ProxyRoute } from './endpoint.js';
@@ -163,6 +163,9 @@ export class ListingsClient {
     const code = errorCode(error);
     const detail = error instanceof Error ? error.message : String(error);
     const via = this.proxy === undefined ? '' : ` through the proxy ${this.proxy.shown}`;
+    if (isNotHttp(error)) {
+      return new NetworkError(redact(`${this.endpoint.origin}${via} answered something that is not HTTP/1.1: ${describeCode(code) ?? detail}`), { cause: error, code, hint: notHttpHint(this.endpoint.origin, error) });
+    }
     return new NetworkError(redact(`cannot reach ${this.endpoint.origin}${via}: ${describeCode(code) ?? detail}`), { cause: error, code, hint: transportHint(code) });
   }
 }

@@ -40,6 +40,21 @@ export function describeCode(code: string | undefined): string | undefined {
   return text === undefined ? undefined : `${text} (${code})`;
 }
 
+/**
+ * The server answered, but not in HTTP/1.1: another protocol at the port (SSH, TLS to a plain http base_url, a
+ * database), or an answer that breaks HTTP's rules (undici asserts them). Not "cannot reach": it was reached.
+ */
+export function isNotHttp(error: unknown): boolean {
+  return (error instanceof Error && error.name === 'HTTPParserError') || errorCode(error) === 'ERR_ASSERTION';
+}
+
+/** What to do about an answer that is not HTTP/1.1 from `origin`. */
+export function notHttpHint(origin: string, error: unknown): string {
+  if (errorCode(error) === 'ERR_ASSERTION') return 'check base_url: the server there (or a proxy in front of it) breaks HTTP/1.1';
+  const tls = origin.startsWith('http:') ? '; if the service speaks https, base_url starts with https://' : '';
+  return `another kind of server listens at this address: check the port of base_url${tls}`;
+}
+
 export function transportHint(code: string | undefined): string | undefined {
   if (code === undefined) return undefined;
   if (code === 'ECONNREFUSED') return 'check base_url (host and port) and that the service is up';

@@ -1,3 +1,4 @@
+import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import envPaths from 'env-paths';
 import type Conf from 'conf';
@@ -5,7 +6,7 @@ import { ConfigError } from '../errors.js';
 import { hasControl, printable } from '../printable.js';
 import { makeDirs } from '../fs/output-target.js';
 import { readSmallText } from '../fs/small-text.js';
-import { MAX_JSON_DEPTH, TOO_DEEP, scanJsonText } from '../json-text.js';
+import { JsonDuplicateKeyError, MAX_JSON_DEPTH, TOO_DEEP, parseJsonRecord, scanJsonText } from '../json-text.js';
 import { sectionName, type MarketplaceSettingKey, type SettingKey, type SettingValue } from './options.js';
 import type { MarketplaceSections } from './marketplace-settings.js';
 
@@ -44,6 +45,8 @@ function configDir(env: Record<string, string | undefined>): string {
 export class ProfileStore {
   #data: StoreData;
   #conf: Conf<StoreData> | undefined;
+  /** The file read was empty or began with a byte order mark, which conf cannot parse: written anew before it is opened. */
+  #rewrite = false;
 
   private constructor(readonly path: string, data: StoreData) {
     this.#data = data;
@@ -60,16 +63,22 @@ export class ProfileStore {
     }
     // Refused before it is parsed: what parses it again (conf, at the next `config set`) would run out of stack.
     if (scanJsonText(text).depth > MAX_JSON_DEPTH) throw new ConfigError(`the config file ${path} ${TOO_DEEP}`, { hint: 'fix it by hand, or remove it to start afresh' });
+    // An editor may save it with a byte order mark (RFC 8259 lets a parser ignore one).
+    const json = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
     let data: unknown;
     try {
-      data = text.trim() === '' ? {} : JSON.parse(text);
+      data = json.trim() === '' ? {} : JSON.parse(json);
     } catch (error) {
       throw new ConfigError(`the config file ${path} is not valid JSON`, { cause: error, hint: 'fix it, or remove it to start afresh' });
     }
+    const twice = duplicateKey(json);
+    if (twice !== undefined) throw new ConfigError(`the config file ${path} ${twice}`, { hint: 'fix it by hand: keep the one value meant' });
     const wrong = shapeProblem(data);
     if (wrong !== undefined) throw new ConfigError(`the config file ${path}: ${wrong}`, { hint: 'fix it by hand, or remove it to start afresh' });
     const record = data as Partial<StoreData>;
-    return new ProfileStore(path, { ...record, profiles: record.profiles ?? {} });
+    const store = new ProfileStore(path, { ...record, profiles: record.profiles ?? {} });
+    store.#rewrite = json !== text || json.trim() === '';
+    return store;
   }
 
   /**
@@ -81,7 +90,7 @@ export class ProfileStore {
     if (env.LISTINGS_PROFILE) return checkProfileName(env.LISTINGS_PROFILE, 'LISTINGS_PROFILE');
     const current = this.#data.current_profile;
     if (current === undefined) return DEFAULT_PROFILE;
-    return checkProfileName(String(current), `current_profile in ${this.path}`, 'name a valid profile as current_profile (letters, digits, - _ .), or remove it');
+    return checkProfileName(String(current), `current_profile in ${this.path}`, `name a valid profile as current_profile (${NAME_RULE}), or remove it`);
   }
 
   /** The profiles of the file with a valid name, and the default one. */
@@ -173,6 +182,7 @@ export class ProfileStore {
     try {
       // conf would make the folders with the umask's mode (0777 under umask 000): made here first, the user's alone.
       await makeDirs(dirname(this.path), { private: true });
+      if (this.#rewrite) await writeFile(this.path, `${JSON.stringify(this.#data, undefined, '\t')}\n`);
       this.#conf = new ConfClass<StoreData>({
         projectName: PROJECT,
         cwd: dirname(this.path),
@@ -187,6 +197,16 @@ export class ProfileStore {
   }
 }
 
+/** Why a JSON text holds a key twice in one object (JSON.parse keeps the last value in silence), or undefined. */
+function duplicateKey(json: string): string | undefined {
+  try {
+    if (json.trim() !== '') parseJsonRecord(json);
+  } catch (error) {
+    if (error instanceof JsonDuplicateKeyError) return error.message;
+  }
+  return undefined;
+}
+
 /** A profile asked for by name that the file does not hold: the known ones, and how to make it. */
 export function noSuchProfile(profile: string, known: readonly string[]): ConfigError {
   return new ConfigError(`no profile named ${JSON.stringify(profile)}`, {
@@ -194,10 +214,18 @@ export function noSuchProfile(profile: string, known: readonly string[]): Config
   });
 }
 
+/** What makes a profile name, for the messages that refuse one. */
+const NAME_RULE = 'letters, digits, - _ ., at most 64 characters, starting with a letter or digit';
+
+/** A name that is not a valid profile name, quoted and, past the longest valid one, cut short (it came from outside). */
+export function shownProfileName(name: string): string {
+  return name.length <= 64 ? JSON.stringify(name) : `${JSON.stringify(name.slice(0, 64)).slice(0, -1)}..." (${name.length} characters)`;
+}
+
 /** The name, when it is a valid profile name; else a ConfigError that says where it came from (`from`). */
-export function checkProfileName(name: string, from?: string, hint = 'use letters, digits, - _ .'): string {
+export function checkProfileName(name: string, from?: string, hint = `use ${NAME_RULE}`): string {
   if (PROFILE_NAME.test(name)) return name;
-  throw new ConfigError(`not a valid profile name${from === undefined ? '' : ` (${from})`}: ${JSON.stringify(name)}`, { hint });
+  throw new ConfigError(`not a valid profile name${from === undefined ? '' : ` (${from})`}: ${shownProfileName(name)}`, { hint });
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -3,7 +3,7 @@ import { constants } from 'node:fs';
 import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { ConfigError } from '../errors.js';
-import { inspectOutput, makeDirs, NOFOLLOW, setFileMode, type OutputRules } from './output-target.js';
+import { inspectOutput, makeDirs, NOFOLLOW, openLinkedPipe, setFileMode, type OutputRules } from './output-target.js';
 import { Utf8Chunks } from './utf8-chunks.js';
 
 
@@ -61,7 +61,10 @@ export class AtomicFile {
   static async open(path: string, rules: OutputRules = {}): Promise<AtomicFile> {
     const target = await inspectOutput(path, rules);
     if ('refused' in target) throw new ConfigError(`cannot write ${path}: ${target.refused}`);
-    if (target.kind === 'stream') return new AtomicFile(path, target.path, await openInPlace(path, target.path), undefined);
+    if (target.kind === 'stream') {
+      const handle = target.linked === true ? await openLinkedPipe(path, constants.O_WRONLY, 'file') : await openInPlace(path, target.path);
+      return new AtomicFile(path, target.path, handle, undefined);
+    }
     await makeDirs(dirname(target.path), rules);
     for (let attempt = 1; ; attempt++) {
       const tempPath = temporaryName(target.path, randomBytes(6).toString('hex'));

@@ -2,7 +2,7 @@ import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
-import { inspectOutput, makeDirs, type OutputRules } from './output-target.js';
+import { dashRefused, inspectOutput, makeDirs, type OutputRules } from './output-target.js';
 
 /** A file a run will write, named the way the person who asked for it knows it (e.g. `report r.csv`). */
 export interface PlannedOutput {
@@ -37,6 +37,8 @@ async function checkOne(full: string, output: PlannedOutput): Promise<void> {
   const fail = (why: string): never => {
     throw new ConfigError(`cannot write the ${output.role} ${output.path}: ${why}`, { hint: 'choose another path; nothing was sent' });
   };
+  const dash = dashRefused(output.path);
+  if (dash !== undefined) fail(dash);
   const target = await inspectOutput(full, output.rules);
   if ('refused' in target) return fail(target.refused);
   if (target.kind !== 'missing') {

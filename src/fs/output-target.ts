@@ -22,7 +22,13 @@ export interface OutputRules {
  * - `file`: a regular file, at `path` (a symbolic link followed to it);
  * - `stream`: a named pipe or a character device, written in place: never removed, replaced or made anew.
  */
-export type OutputTarget = { kind: 'missing' | 'file'; path: string } | { kind: 'stream'; path: string };
+export type OutputTarget =
+  | { kind: 'missing' | 'file'; path: string }
+  /**
+   * `linked`: `path` is the link itself, to a pipe with no name to resolve (/dev/stdout piped to another program is
+   * /proc/self/fd/1 -> `pipe:[N]`), so it is opened through the link, and what was opened is checked to be a pipe.
+   */
+  | { kind: 'stream'; path: string; linked?: true };
 
 /** The file flags no output is opened without: never through a symbolic link at the last step. */
 export const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
@@ -46,6 +52,8 @@ export async function inspectOutput(path: string, rules: OutputRules = {}): Prom
     try {
       real = await realpath(path);
     } catch {
+      const end = await stat(path).catch(() => undefined);
+      if (end?.isFIFO() === true && rules.pipe !== false) return { kind: 'stream', path, linked: true };
       return { refused: 'it is a symbolic link to a file that does not exist' };
     }
   }
@@ -57,6 +65,14 @@ export async function inspectOutput(path: string, rules: OutputRules = {}): Prom
   return { refused: `it is a ${found.isSocket() ? 'socket' : 'block device'}, not a file` };
 }
 
+/**
+ * Why `-` cannot name an output: most tools read it as standard output, and a file of that name would be made in
+ * its place without a word. `./-` still names such a file.
+ */
+export function dashRefused(path: string): string | undefined {
+  return path === '-' ? '"-" is not standard output here: name a file (./- for a file named "-")' : undefined;
+}
+
 /** The mode of a new file: 0600 for a private one; else what the umask gave, less write by others. */
 export async function setFileMode(handle: FileHandle, rules: OutputRules): Promise<void> {
   if (rules.private === true) {
@@ -65,6 +81,17 @@ export async function setFileMode(handle: FileHandle, rules: OutputRules): Promi
   }
   const { mode } = await handle.stat();
   if ((mode & 0o002) !== 0) await handle.chmod(mode & 0o775);
+}
+
+/**
+ * Open a pipe through the link that names it (see OutputTarget `linked`): without creating or truncating anything,
+ * and refused unless what was opened is a pipe (the link may have been changed since it was looked at).
+ */
+export async function openLinkedPipe(path: string, access: number, role: string): Promise<FileHandle> {
+  const handle = await open(path, access);
+  if ((await handle.stat()).isFIFO()) return handle;
+  await handle.close();
+  throw new ConfigError(`cannot write the ${role} ${path}: it changed while it was being opened`);
 }
 
 /**
@@ -111,10 +138,13 @@ export interface OpenOutputOptions extends OutputRules {
  * followed as {@link inspectOutput} says. What cannot be written this way is a ConfigError naming the file.
  */
 export async function openOutput(path: string, options: OpenOutputOptions): Promise<FileHandle> {
+  const dash = dashRefused(path);
+  if (dash !== undefined) throw new ConfigError(`cannot write the ${options.role} ${path}: ${dash}`);
   const target = await inspectOutput(path, options);
   if ('refused' in target) throw new ConfigError(`cannot write the ${options.role} ${path}: ${target.refused}`);
   if (target.kind === 'missing') await makeDirs(dirname(path), options);
   const access = options.read === true ? constants.O_RDWR : constants.O_WRONLY;
+  if (target.kind === 'stream' && target.linked === true) return openLinkedPipe(path, access, options.role);
   const flags = access | constants.O_CREAT | NOFOLLOW | (options.truncate === true ? constants.O_TRUNC : constants.O_APPEND);
   const handle = await open(target.path, flags, options.private === true ? 0o600 : 0o666);
   try {

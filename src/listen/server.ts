@@ -142,6 +142,8 @@ export async function startListener(options: ListenOptions = {}): Promise<Listen
     try {
       handler.recorder = await Recorder.open(config.recordFile, (error) => emit({ type: 'record_error', message: error.message }));
     } catch (error) {
+      // openOutput's own refusals already name the recording.
+      if (error instanceof ConfigError) throw error;
       throw new ConfigError(`cannot write the recording ${config.recordFile}: ${(error as Error).message}`, { cause: error });
     }
   }

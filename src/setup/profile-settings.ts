@@ -3,7 +3,7 @@ import { didYouMean } from '../config/did-you-mean.js';
 import type { MarketplaceSetting } from '../config/marketplace-settings.js';
 import { OPTIONS, OPTION_BY_KEY, PER_MARKETPLACE_KEYS, isMarketplaceSettingKey, marketplaceEnv, parseMarketplaceId, sectionName, type MarketplaceSettingKey, type OptionSpec, type SettingValue } from '../config/options.js';
 import { ConfigError, UsageError } from '../errors.js';
-import { maskSecret } from '../secrets.js';
+import { headerValueFault, maskSecret } from '../secrets.js';
 import type { LoadedSettings } from './settings.js';
 
 /** One setting of a profile read, written or removed, as `listings config` does: by key, or a marketplace's own. */
@@ -62,6 +62,9 @@ export function storedValue(option: OptionSpec, text: string, allowInsecureHttp:
     throw new ConfigError(`${option.key}: ${(error as Error).message}`);
   }
   if (option.key === 'base_url') listingsEndpoint(String(parsed), { allowInsecureHttp });
+  // Refused now rather than by every run after it; the fault names the character only, never the key.
+  const fault = option.secret === true ? headerValueFault(String(parsed)) : undefined;
+  if (fault !== undefined) throw new ConfigError(`${option.key}: ${fault}`, { hint: 'store the key alone (was a line break copied with it?)' });
   return parsed;
 }
 

@@ -82,6 +82,10 @@ export function keyCheck(loaded: LoadedSettings, env: Env, name: NameSetting): {
   const stored = loaded.settings.api_key;
   if (stored !== undefined) {
     registerSecret(stored);
+    const fault = headerValueFault(stored);
+    if (fault !== undefined) {
+      return { check: { name: 'API key', status: 'fail', kind: 'config', message: `the api_key of the profile ${fault}`, fix: `export ${variable}=<key>, then listings config unset api_key` }, key: undefined };
+    }
     return {
       check: { name: 'API key', status: 'warn', message: `${variable} is not set; a raw key stored in the profile is used`, fix: `keep the key out of files: export ${variable}=<key>, then listings config unset api_key` },
       key: stored,

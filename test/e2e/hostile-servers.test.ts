@@ -128,7 +128,7 @@ const CASES: Record<string, Case> = {
     answer: (response) => response.socket?.end('HTTP/1.1 101 Switching Protocols\r\n\r\n'),
     outcome: 'failed',
     status: '',
-    shows: /^cannot reach http:\/\/127\.0\.0\.1:\d+: the answer breaks the HTTP\/1\.1 protocol \(ERR_ASSERTION\)$/,
+    shows: /^http:\/\/127\.0\.0\.1:\d+ answered something that is not HTTP\/1\.1: the answer breaks the HTTP\/1\.1 protocol \(ERR_ASSERTION\)$/,
   },
   'SPECS-201': {
     name: 'a 201 whose item_specifics holds 400,000 numbers: the fields at fault named a few at a time',

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli, type CliResult } from '../helpers/cli.js';
@@ -56,6 +56,49 @@ describe('hostile local surfaces: the config file, edited by hand', () => {
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toMatch(message);
     expectNoCrash(result);
+  });
+
+  // Before: a key written twice kept the last value without a word (list showed USED, the NEW written first lost).
+  it('a key written twice in one object is refused by name (exit 2), not the last one kept', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'config.json'), '{"profiles": {"default": {"condition": "NEW", "condition": "USED"}}}');
+    for (const args of [['config', 'list'], ['config', 'get', 'condition'], ['config', 'set', 'marketplace', 'EBAY_US']]) {
+      const result = await runCli(args, { env: { LISTINGS_CONFIG_DIR: dir } });
+      expect(result.code, result.stdout).toBe(2);
+      expect(result.stderr).toContain('holds the key "condition" twice in one object, so one of its values would be lost');
+      expect(result.stdout).not.toContain('USED');
+    }
+  });
+
+  // Before: an empty file read as no settings, but `config set` failed on it ("Unexpected end of JSON input"), and a
+  // file saved with a byte order mark (Notepad) was "not valid JSON".
+  it.each([['empty', ''], ['white space only', ' \n'], ['with a byte order mark', '\ufeff{"profiles": {"default": {"condition": "NEW"}}}']])('a config file %s is read and written like any other', async (_name, text) => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'config.json'), text);
+    const env = { LISTINGS_CONFIG_DIR: dir };
+    const set = await runCli(['config', 'set', 'marketplace', 'EBAY_US'], { env });
+    expect(set.code, set.stderr).toBe(0);
+    const list = await runCli(['config', 'list', '--json'], { env });
+    expect(list.code, list.stderr).toBe(0);
+    const settings = (JSON.parse(list.stdout) as { settings: Record<string, { value: unknown }> }).settings;
+    expect(settings.marketplace?.value).toBe('EBAY_US');
+    expect(settings.condition?.value).toBe(text.includes('NEW') ? 'NEW' : null);
+  });
+
+  // Before: the whole name was echoed, 100,000 characters on one line.
+  it('a profile name of 100,000 characters is refused (exit 2) or skipped with its name cut short, saying why', async () => {
+    const long = 'p'.repeat(100_000);
+    const dir = tempDir();
+    const fromEnv = await runCli(['config', 'list'], { env: { LISTINGS_CONFIG_DIR: dir, LISTINGS_PROFILE: long } });
+    expect(fromEnv.code, fromEnv.stderr).toBe(2);
+    expect(fromEnv.stderr).toContain(`not a valid profile name (LISTINGS_PROFILE): "${'p'.repeat(64)}..." (100000 characters)`);
+    expect(fromEnv.stderr).toContain('at most 64 characters');
+    expect(fromEnv.stderr.length).toBeLessThan(600);
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { [long]: {}, default: {} } }));
+    const listed = await runCli(['config', 'profiles'], { env: { LISTINGS_CONFIG_DIR: dir } });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.stderr).toContain(`holds a profile named "${'p'.repeat(64)}..." (100000 characters), not a valid profile name`);
+    expect(listed.stdout + listed.stderr).not.toContain('p'.repeat(65));
   });
 
   it('a LISTINGS_CONFIG_DIR with a line break is refused (exit 2), never printed as two lines by config path', async () => {
@@ -121,6 +164,31 @@ describe('hostile local surfaces: settings from flags, the environment and the c
     expect(result.stderr).toContain(`the API key in LISTINGS_API_KEY holds ${what === 'a line break' ? 'a control character (U+000D)' : what}, which no HTTP header can carry`);
     expect(result.stderr).not.toContain('sandbox-key');
     expect((await sandbox.stats()).requests).toBe(0);
+  });
+
+  // Before: publish refused it, but doctor passed the key check ("a raw key stored in the profile is used") and then
+  // said its request "got no answer: invalid authorization header", with a fix to check base_url.
+  it.each([['a control character (U+001B)', 'sandbox-key\u001b[2J'], ['a character past Latin-1', 'sandbox-key€']])('doctor: a raw api_key in the profile holding %s fails the key check (exit 2), never shown', async (what, key) => {
+    const sandbox = await startSandboxProcess([]);
+    const dir = tempDir();
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ profiles: { default: { api_key: key, base_url: sandbox.url } } }));
+    const result = await runCli(['doctor', '--timeout', '2000'], { cwd: tempDir(), env: { LISTINGS_CONFIG_DIR: dir } });
+    expect(result.code, result.stdout).toBe(2);
+    expect(result.stdout).toContain(`✖ API key   the api_key of the profile holds ${what}, which no HTTP header can carry`);
+    expect(result.stdout).not.toMatch(/invalid authorization header|got no answer/);
+    expect(result.stdout + result.stderr).not.toContain('sandbox-key');
+    // eslint-disable-next-line no-control-regex -- the raw ESC is what must not reach the terminal
+    expect(result.stdout + result.stderr).not.toMatch(/\u001b/);
+  });
+
+  // Before: stored without a word (only the warning about raw keys), and every later run refused it.
+  it.each([['a control character (U+001B)', 'sandbox-key\u001b[2J'], ['a character past Latin-1', 'sandbox-key€']])('config set api_key refuses a key holding %s (exit 2), stores nothing, never shows it', async (what, key) => {
+    const dir = tempDir();
+    const result = await runCli(['config', 'set', 'api_key', key], { env: { LISTINGS_CONFIG_DIR: dir } });
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toContain(`api_key: holds ${what}, which no HTTP header can carry`);
+    expect(result.stdout + result.stderr).not.toContain('sandbox-key');
+    expect(existsSync(join(dir, 'config.json'))).toBe(false);
   });
 
   it('config set refuses an identifier with a control character, and stores nothing', async () => {

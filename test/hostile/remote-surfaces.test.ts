@@ -1,7 +1,9 @@
+import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
+import { createServer, type AddressInfo, type Server } from 'node:net';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { describe, it, type ExpectStatic } from 'vitest';
+import { afterAll, describe, it, type ExpectStatic } from 'vitest';
 import { runCli, spawnCli } from '../helpers/cli.js';
 import { startScriptedService, type SeenRequest } from '../helpers/fake-services.js';
 import { hasKcat, NO_KCAT, produce, startKafkaMock, waitForCommitted } from '../helpers/kafka-mock.js';
@@ -60,10 +62,57 @@ describe.concurrent('doctor against an answer that breaks HTTP/1.1', () => {
     });
     const result = await run(['doctor', '--timeout', '2000'], publishEnv(service.url, KEY));
     expect(result.code, result.stderr).toBe(3);
-    expect(result.stdout).toMatch(/^✖ request +POST \/v1\/listings got no answer: the answer breaks the HTTP\/1\.1 protocol \(ERR_ASSERTION\)$/m);
-    expect(result.stdout).not.toMatch(/assert/);
+    expect(result.stdout).toMatch(/^✖ request +POST \/v1\/listings: http:\/\/127\.0\.0\.1:\d+ answered something that is not HTTP\/1\.1: the answer breaks the HTTP\/1\.1 protocol \(ERR_ASSERTION\)$/m);
+    expect(result.stdout).not.toMatch(/assert|got no answer/);
+  });
+
+  it('a server that speaks another protocol (an SSH banner, then a line with ESC): it answered, with something that is not HTTP', async ({ expect }) => {
+    const port = await notHttpServer();
+    const result = await run(['doctor', '--timeout', '2000'], publishEnv(`http://127.0.0.1:${port}`, KEY));
+    expect(result.code, result.stderr).toBe(3);
+    expect(result.stdout).toMatch(/^✖ request +POST \/v1\/listings: http:\/\/127\.0\.0\.1:\d+ answered something that is not HTTP\/1\.1: Response does not match the HTTP\/1\.1 protocol/m);
+    expect(result.stdout).toMatch(/^ +fix: another kind of server listens at this address: check the port of base_url; if the service speaks https, base_url starts with https:\/\/$/m);
+    expect(result.stdout).not.toMatch(/got no answer|cannot reach/);
+    expect(result.stdout).not.toContain('\u001b');
+    expect(result.stdout + result.stderr).not.toContain(KEY_PART);
+  });
+
+  it('create against that server: not "cannot reach" (it was reached), and the same hint', async ({ expect }) => {
+    const port = await notHttpServer();
+    const result = await run(CREATE, publishEnv(`http://127.0.0.1:${port}`, KEY));
+    expect(result.code, result.stderr).not.toBe(0);
+    expect(result.stderr).toMatch(/^error http:\/\/127\.0\.0\.1:\d+ answered something that is not HTTP\/1\.1: Response does not match the HTTP\/1\.1 protocol/m);
+    expect(result.stderr).toMatch(/^hint +another kind of server listens at this address/m);
+    expect(result.stderr).not.toMatch(/cannot reach/);
+    expect(result.stderr).not.toContain('\u001b');
+  });
+
+  it('a 304 Not Modified is called what it is, not a redirect (it names no address to go to)', async ({ expect }) => {
+    const service = await startScriptedService((_request, response) => {
+      response.writeHead(304, { location: 'https://elsewhere.example/' }).end();
+    });
+    const result = await run(['doctor', '--timeout', '2000'], publishEnv(service.url, KEY));
+    expect(result.code, result.stderr).toBe(3);
+    expect(result.stdout).toMatch(/^✖ request +POST \/v1\/listings with an empty listing \(\{\}\) answered 304 Not Modified in \d+ ms, which is no answer to this request: a POST is not a conditional request$/m);
+    expect(result.stdout).toMatch(/^ +fix: check base_url: a cache or proxy in front of the service may be answering for it$/m);
+    expect(result.stdout).not.toMatch(/redirect|elsewhere/);
   });
 });
+
+const OTHER_PROTOCOLS: Server[] = [];
+afterAll(() => Promise.all(OTHER_PROTOCOLS.map((server) => new Promise<void>((resolve) => server.close(() => resolve())))));
+
+/** A tiny server of another protocol on 127.0.0.1: an SSH banner and a line holding ESC, to whatever connects. */
+async function notHttpServer(): Promise<number> {
+  const server = createServer((socket) => {
+    socket.on('error', () => undefined);
+    socket.once('data', () => socket.end('SSH-2.0-OpenSSH_9.6\r\n\u001b[2Jprotocol mismatch\r\n'));
+  });
+  OTHER_PROTOCOLS.push(server);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return (server.address() as AddressInfo).port;
+}
 
 describe.concurrent('create shows the listing the service sent on one line per field', () => {
   it('a line break (and a runner command after it) in status, title, item_specifics or a key is written \\u000a', async ({ expect }) => {

@@ -84,10 +84,10 @@ export function registerConfig(program: Command): void {
     .command('profiles')
     .description('list the profiles; * marks the active one')
     .action(async () => {
-      const { names, active, activeError, invalid, path } = await profileListing();
+      const [{ names, active, activeError, invalid, path }, { shownProfileName }] = await Promise.all([profileListing(), import('../../config/store.js')]);
       if (activeError !== undefined) err(`${paint.yellow('warning')} ${activeError.message}: no profile is marked active`);
       // A name edited into the file by hand that `config set` would refuse is never listed, so never completed.
-      for (const name of invalid) err(`${paint.yellow('warning')} ${path} holds a profile named ${JSON.stringify(name)}, not a valid profile name (letters, digits, - _ .): ignored`);
+      for (const name of invalid) err(`${paint.yellow('warning')} ${path} holds a profile named ${shownProfileName(name)}, not a valid profile name (letters, digits, - _ ., at most 64 characters): ignored`);
       for (const name of names) out(`${name === active ? '*' : ' '} ${name}`);
     });
 }
