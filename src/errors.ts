@@ -1,5 +1,3 @@
-import { printable } from './printable.js';
-
 /**
  * A setting a library caller passes, that an error is about: its option name (a CatalogOptions key such as `map`,
  * `jsonPath`, `sourceHeaders`; `mapping` for a mapping file) and the value given, as text.
@@ -114,15 +112,10 @@ export interface Location {
   record?: number;
 }
 
-/**
- * `source:line`, `source#record` or the source alone. The source's control and line-break characters are escaped
- * (`printable`), so a file name cannot forge a line of its own wherever a location is shown.
- */
 export function formatLocation(location: Location): string {
-  const source = printable(location.source, { lines: false });
-  if (location.line !== undefined) return `${source}:${location.line}`;
-  if (location.record !== undefined) return `${source}#${location.record}`;
-  return source;
+  if (location.line !== undefined) return `${location.source}:${location.line}`;
+  if (location.record !== undefined) return `${location.source}#${location.record}`;
+  return location.source;
 }
 
 /** The source could not be read at all (missing file, 404 URL, unreadable S3 object). */

@@ -1,4 +1,4 @@
-import { ListingsError } from '../errors.js';
+import { formatLocation, ListingsError, SourceError } from '../errors.js';
 import { CommanderError } from 'commander';
 import { EXIT, ExitError } from './exit-codes.js';
 import { err, paint } from './output.js';
@@ -23,8 +23,11 @@ export function reportError(error: unknown): number {
   if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : EXIT.usage;
   if (error instanceof ListingsError) {
     const { message, hint } = wordError(error);
-    // A message may quote a server or a catalog: shown, never obeyed (a source's name in it is escaped by formatLocation).
-    err(`${paint.red('error')} ${printable(message)}`);
+    // A message may quote a server or a catalog: shown, never obeyed. A source's name, which starts a source
+    // error, has its line breaks escaped too, so a file name cannot forge a line of its own.
+    const where = error instanceof SourceError ? formatLocation(error.location) : '';
+    const shown = where !== '' && message.startsWith(where) ? `${printable(where, { lines: false })}${message.slice(where.length)}` : message;
+    err(`${paint.red('error')} ${printable(shown)}`);
     if (hint) err(`${paint.dim('hint')}  ${printable(hint)}`);
     if (debugging()) printDebugDetail(error);
     return exitCodeOfError(error);

@@ -191,10 +191,12 @@ describe.concurrent('hostile answers: the terminal and every report get escaped,
       expect(shown).toMatch(hostile.shows);
       expect(shown.length).toBeLessThan(MAX_MESSAGE);
       const json = JSON.parse(run.files.get('report.json')!.toString('utf8')) as { rows: Record<string, unknown>[] };
-      const jsonRow = json.rows.find((candidate) => candidate.sku === sku);
+      // Every report shows a SKU escaped as the terminal does, the JSON ones too.
+      const jsonRow = json.rows.find((candidate) => candidate.sku === printable(sku, { lines: false }));
       expect(hostile.outcome === 'published' ? jsonRow?.title : jsonRow?.error).toBe(shown);
       const ndjson = run.files.get('report.ndjson')!.toString('utf8').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
-      expect(ndjson.find((candidate) => candidate.sku === sku)).toEqual(jsonRow);
+      expect(jsonRow, `the JSON report has the row of ${sku}`).toBeDefined();
+      expect(ndjson.find((candidate) => candidate.sku === printable(sku, { lines: false }))).toEqual(jsonRow);
       if (hostile.outcome === 'failed') expect(run.files.get('report.xml')!.toString('utf8')).toContain(xmlEscape(shown));
       else if (hostile.outcome === 'published') expect(row?.listing_status).toBe(`ready${ESCAPED}`);
     });

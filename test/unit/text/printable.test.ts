@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { printable } from '../../../src/printable.js';
-import { formatLocation } from '../../../src/errors.js';
 
 describe('printable', () => {
   it.each([
@@ -22,13 +21,5 @@ describe('printable', () => {
     expect(printable('\u001b')).toBe('\\u001b');
     expect(printable('\u001b')).toBe('\\u001b');
     expect(printable('ok')).toBe('ok');
-  });
-});
-
-describe('formatLocation', () => {
-  it("escapes a source name's line breaks and controls, so a location is always one printable line", () => {
-    expect(formatLocation({ source: 'a\nb.csv', line: 3 })).toBe('a\\u000ab.csv:3');
-    expect(formatLocation({ source: 'x\u001b[2J.json', record: 7 })).toBe('x\\u001b[2J.json#7');
-    expect(formatLocation({ source: 'plain.csv' })).toBe('plain.csv');
   });
 });
