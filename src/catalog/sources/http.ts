@@ -8,6 +8,7 @@ import { parseSourceHeaders } from './headers.js';
 import { endHoldingAgent } from './held-end.js';
 import { metered } from './meter-stream.js';
 import { refusedRedirect } from './redirect-target.js';
+import { failSlowBody } from './slow-body.js';
 import { schemeOf, type SourceKind } from './source-kind.js';
 import { Meter, type OpenedSource } from './types.js';
 
@@ -17,7 +18,7 @@ export const MAX_REDIRECTS = 5;
 /** The connections catalog sources are read on (see held-end.ts), made at the first URL read. */
 let dispatcher: Dispatcher | undefined;
 
-/** How long a server may keep us waiting for its headers, or between two pieces of the body. */
+/** How long a server may keep us waiting for its headers, or between two pieces of the body; a body's window of at least 1 KiB. */
 const IDLE_TIMEOUT_MS = 60_000;
 
 function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
@@ -130,7 +131,7 @@ export async function openHttp(url: string, extraHeaders: Record<string, string>
       first: {
         name: shown,
         path: current.pathname,
-        stream: metered(answer.body, meter, signal),
+        stream: metered(failSlowBody(answer.body, idleTimeoutMs), meter, signal),
         ...(contentType === undefined ? {} : { contentType }),
         ...(contentEncoding === undefined ? {} : { contentEncoding }),
       },

@@ -269,6 +269,47 @@ describe('answers from a hostile catalog server', () => {
     }
   }, 10_000);
 
+  // Before: a body trickled a byte every 50 ms was never idle for the idle timeout: read for ever, the run held.
+  it('a body trickled slower than 1 KiB a window while the reader waits fails, naming the server as slow; a reader that is behind is not taken for one', async () => {
+    const server = await startRaw((socket) => {
+      socket.write('HTTP/1.1 200 OK\r\ncontent-type: text/csv\r\n\r\nsku,title\nA,Alpha\n');
+      trickle(socket);
+    });
+    try {
+      const started = Date.now();
+      const opened = await openHttp(`${server.base}/c.csv`, {}, undefined, 400);
+      let read = 0;
+      const failure = await (async () => {
+        try {
+          for await (const chunk of opened.first.stream as AsyncIterable<Buffer>) read += chunk.length;
+        } catch (error) {
+          return error as Error;
+        }
+        return undefined;
+      })();
+      expect(failure?.message).toBe('the server sent less than 1024 bytes in 0.4 s');
+      expect(read).toBeGreaterThan(10);
+      expect(Date.now() - started).toBeLessThan(3000);
+    } finally {
+      server.close();
+    }
+    // A reader that is behind (the service is slow) leaves bytes waiting, and is not taken for a slow server.
+    const csv = `sku,title\n${Array.from({ length: 20_000 }, (_, i) => `SKU-${i},Title ${i}\n`).join('')}`;
+    const fast = await startRaw((socket) => socket.end(`HTTP/1.1 200 OK\r\ncontent-length: ${Buffer.byteLength(csv)}\r\n\r\n${csv}`));
+    try {
+      const opened = await openHttp(`${fast.base}/c.csv`, {}, undefined, 400);
+      let read = 0;
+      for await (const chunk of opened.first.stream as AsyncIterable<Buffer>) {
+        read += chunk.length;
+        // Four windows without reading, the body's bytes waiting.
+        if (read === chunk.length) await new Promise((resolve) => setTimeout(resolve, 1600));
+      }
+      expect(read).toBe(Buffer.byteLength(csv));
+    } finally {
+      fast.close();
+    }
+  }, 15_000);
+
   it('a 200 that is an HTML page (a login or error page) is refused as one, not read as a CSV header', async () => {
     const page = '\n<!DOCTYPE html>\n<html lang="en"><head><title>Sign in</title></head><body>…</body></html>\n';
     const server = await startRaw((socket) => socket.end(`HTTP/1.1 200 OK\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(page)}\r\n\r\n${page}`));
