@@ -4,6 +4,7 @@ import { csvRecords } from './formats/csv.js';
 import { normalizeDelimiter, sniffDelimiter } from './formats/delimiter.js';
 import { formatFromContentType, formatFromName, sniffFormat } from './formats/detect.js';
 import { MAX_RECORD_BYTES, SNIFF_BYTES } from './formats/limits.js';
+import { isHtmlPage } from './formats/markup.js';
 import { peek, type Peeked } from './formats/peek.js';
 import { Utf16Decoder, utf16Of } from './formats/utf16.js';
 import { decompressed } from './sources/decompress.js';
@@ -82,10 +83,19 @@ async function peekText(part: ByteSource): Promise<Peeked> {
   return peek(pipeline(peeked.stream, new Utf16Decoder(utf16), noop), SNIFF_BYTES);
 }
 
+function htmlPage(part: ByteSource): SourceError {
+  // A header's text is the server's: only its printable ASCII is shown.
+  const said = part.contentType === undefined ? '' : ` (Content-Type: ${part.contentType.slice(0, 100).replace(/[^\x20-\x7e]/g, '?')})`;
+  return new SourceError({ source: part.name }, `is an HTML page${said}, not a catalog`, {
+    hint: 'a server may answer a login or error page with 200: check the URL, and the credentials or source headers it needs',
+  });
+}
+
 /** One part of a source, decompressed, its format told (option > extension > Content-Type > content), ready to read. */
 async function readPart(part: ByteSource, options: ReadOptions, delimiter: string | undefined): Promise<Part> {
   try {
     let peeked = await peekText(part);
+    if (isHtmlPage(peeked.head)) throw htmlPage(part);
     let format = options.format ?? formatFromName(part.path) ?? formatFromContentType(part.contentType);
     if (format === undefined) ({ format, peeked } = await sniff(peeked, part.name));
     return { format, records: await recordsOf(format, peeked.stream, peeked.head, part.name, options, delimiter) };

@@ -28,7 +28,14 @@ const REFUSED: Record<RejectReason, { status: number; code: string; message: str
   too_large: { status: 413, code: 'payload_too_large', message: 'the body is too large' },
   too_deep: { status: 400, code: 'too_deep', message: `the JSON body is nested deeper than ${MAX_JSON_DEPTH} levels` },
   wrong_path: { status: 404, code: 'not_found', message: 'no callbacks are received at this path' },
+  wrong_method: { status: 405, code: 'method_not_allowed', message: 'callbacks are received by POST or PUT' },
 };
+
+/**
+ * The methods a callback comes with, and the only ones a replay sends: anything else (DELETE, TRACE, GET...) is
+ * never received, recorded or forwarded, or anyone reaching the port could send the app behind it any method.
+ */
+const RECEIVED_METHODS = new Set(['POST', 'PUT']);
 
 function pathOf(url: string): string {
   const query = url.search(/[?#]/);
@@ -71,6 +78,7 @@ class ListenHandler {
     const receivedAt = new Date();
     const path = req.url ?? '/';
     const callback: ReceivedCallback = { receivedAt, method: req.method ?? 'POST', path, headers: req.headers, body: Buffer.alloc(0) };
+    if (!RECEIVED_METHODS.has(callback.method)) return this.refuse(res, callback, 'wrong_method');
     if (!pathMatches(this.config.path, pathOf(path))) return this.refuse(res, callback, 'wrong_path');
     if (Number(req.headers['content-length']) > this.config.maxBodyBytes) return this.refuse(res, callback, 'too_large');
     readBoundedBody(req, this.config.maxBodyBytes, (body) => {
@@ -114,7 +122,8 @@ class ListenHandler {
   private refuse(res: ServerResponse, callback: ReceivedCallback, reason: RejectReason, summary: CallbackSummary = summarize(callback)): void {
     this.counts.rejected++;
     const { status, code, message } = REFUSED[reason];
-    this.answer(res, status, json({ error: { code, message } }), status === 413);
+    // A body too large, or sent with a method not received, is not read: the connection cannot carry another request.
+    this.answer(res, status, json({ error: { code, message } }), status === 413 || status === 405);
     const event: CallbackEvent = { type: 'callback', seq: ++this.seq, callback, summary, outcome: 'rejected', reason, status, forwarding: false };
     this.emit(event);
   }
@@ -122,8 +131,8 @@ class ListenHandler {
   private answer(res: ServerResponse, status: number, body: string, close = false): void {
     if (res.headersSent || res.destroyed) return;
     const headers: Record<string, string> = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) };
-    // A body too large is not read to its end: the connection cannot carry another request.
     if (close) headers.connection = 'close';
+    if (status === 405) headers.allow = 'POST, PUT';
     res.writeHead(status, headers);
     res.end(body);
   }

@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -133,6 +134,34 @@ describe('listings listen: slow and many connections', () => {
     const done = await listen.stop();
     expect(done.stderr).toContain('5 connections');
     expect(done.stderr).toContain('listen stopped: 1 received');
+  });
+});
+
+describe('listings listen: methods other than a callback\'s', () => {
+  // Before: any method was received, recorded and forwarded as it came: a DELETE, TRACE, PATCH or GET sent to the
+  // listener's port reached the app behind --forward-to with that method (a replay sends only POST and PUT).
+  it('DELETE, TRACE, PATCH, GET, OPTIONS get 405 (Allow: POST, PUT), are printed as rejected and never forwarded or recorded; POST and PUT are', async () => {
+    const dir = tempDir();
+    const recording = join(dir, 'rec.ndjson');
+    const target = await startScriptedService((_request, response) => response.end('ok'));
+    const listen = await startListen(['--forward-to', target.url, '--record', recording]);
+    const send = (method: string): Promise<{ status: number; allow: string | undefined }> =>
+      new Promise((resolve, reject) => {
+        const req = request(listen.url, { method, headers: { 'content-type': 'application/json' } }, (res) => {
+          res.resume();
+          resolve({ status: res.statusCode ?? 0, allow: res.headers.allow });
+        });
+        req.on('error', reject);
+        req.end(`{"id":"evt_${method}"}`);
+      });
+    for (const method of ['DELETE', 'TRACE', 'PATCH', 'GET', 'OPTIONS']) expect(await send(method), method).toEqual({ status: 405, allow: 'POST, PUT' });
+    for (const method of ['POST', 'PUT']) expect((await send(method)).status, method).toBe(200);
+    await until('two forwards', () => target.requests.length >= 2);
+    const done = await listen.stop();
+    expect(done.stderr).toContain('listen stopped: 2 received, 5 rejected, 0 duplicates, 2 forwarded');
+    expect(target.requests.map((seen) => seen.method)).toEqual(['POST', 'PUT']);
+    expect(ndjsonLines(recording).map((line) => line.method)).toEqual(['POST', 'PUT']);
+    expect(done.stdout.match(/rejected 405 {2}not POST or PUT/g)).toHaveLength(5);
   });
 });
 

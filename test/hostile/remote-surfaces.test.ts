@@ -2,6 +2,8 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { afterAll, describe, it, type ExpectStatic } from 'vitest';
 import { runCli, spawnCli } from '../helpers/cli.js';
@@ -9,7 +11,7 @@ import { startScriptedService, type SeenRequest } from '../helpers/fake-services
 import { hasKcat, NO_KCAT, produce, startKafkaMock, waitForCommitted } from '../helpers/kafka-mock.js';
 import { startSandboxProcess } from '../helpers/sandbox-process.js';
 import { tempDir } from '../helpers/tmp.js';
-import { csvRow, filesBelow, publishEnv, writeCatalog } from '../helpers/publish.js';
+import { csvRow, filesBelow, HEADER, publishEnv, writeCatalog } from '../helpers/publish.js';
 
 /*
  * The remote surfaces as an attacker's (issue 21, "inputs of this kind that are not in your corpus will be tried
@@ -358,6 +360,57 @@ describe.concurrent('reports of a hostile listing', () => {
       expect(html.match(/<\/script/gi)?.length ?? 0, 'only the report\'s own </script>').toBeLessThanOrEqual(html.match(/<script/gi)?.length ?? 0);
       expect(html).not.toMatch(/<script>alert|<img src=x/);
       expect(readFileSync(join(dir, 'r.csv'), 'utf8')).not.toMatch(/(^|,)"?=HYPERLINK/m);
+    }
+  });
+});
+
+/** A catalog server on 127.0.0.1 that writes `answer` (status line, headers and body) on each connection, then closes it. */
+async function rawCatalogServer(answer: Buffer): Promise<{ url: string; close: () => void }> {
+  const sockets: Socket[] = [];
+  const server = createTcpServer((socket) => {
+    sockets.push(socket);
+    socket.on('error', () => undefined);
+    socket.once('data', () => socket.end(answer));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/catalog.csv`,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    },
+  };
+}
+
+describe.concurrent('an http(s) catalog source', () => {
+  // Before: the whole gzip body and the server's FIN came while the reader was behind; undici's paused parser
+  // asserted `!this.paused` on the FIN (nodejs/undici#5360) and the process died: exit 1 and a stack trace.
+  it('a gzip catalog sent whole by a server that then closes the connection: every row validated, no crash', async ({ expect }) => {
+    const rows = 40_000;
+    const body = gzipSync(`${HEADER}\n${Array.from({ length: rows }, (_, i) => csvRow(i)).join('\n')}\n`);
+    const server = await rawCatalogServer(Buffer.concat([Buffer.from(`HTTP/1.1 200 OK\r\ncontent-encoding: gzip\r\ncontent-length: ${body.length}\r\nconnection: close\r\n\r\n`), body]));
+    try {
+      const result = await run(['validate', server.url], {});
+      expect(result.stderr).not.toMatch(/AssertionError|\n\s+at /);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr + result.stdout).toMatch(/^40,000 rows: 40,000 valid, 0 invalid$/m);
+    } finally {
+      server.close();
+    }
+  });
+
+  // Before: the page's markup was read as a CSV header, validate proposed `--map 'title=<!DOCTYPE html>…'` and
+  // ended in "has no sku column" (exit 2, a usage error), as if the user had named the wrong column.
+  it('a 200 that is an HTML error page: "is an HTML page, not a catalog", exit 4', async ({ expect }) => {
+    const page = '<!DOCTYPE html><html><head><title>Error</title></head><body><h1>Session expired</h1></body></html>';
+    const server = await rawCatalogServer(Buffer.from(`HTTP/1.1 200 OK\r\ncontent-type: text/html\r\ncontent-length: ${page.length}\r\n\r\n${page}`));
+    try {
+      const result = await run(['validate', server.url], {});
+      expect(result.code, result.stderr).toBe(4);
+      expect(result.stderr).toContain(`error ${server.url}: is an HTML page (Content-Type: text/html), not a catalog`);
+      expect(result.stderr).not.toMatch(/--map|sku column/);
+    } finally {
+      server.close();
     }
   });
 });

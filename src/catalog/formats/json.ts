@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import Parser from 'stream-json/Parser.js';
-import { MAX_RECORD_BYTES } from './limits.js';
+import { MAX_RECORD_BYTES, MAX_SKIPPED_LINE_BYTES } from './limits.js';
 import type { RecordItem } from '../types.js';
 import { failureReason, isAbort, readFailure } from '../sources/read-failure.js';
 import { JsonSelector, ONLY_WHITE_SPACE, type JsonToken } from './json-select.js';
@@ -24,6 +24,8 @@ interface ParserInternals {
   _done: boolean;
   /** The string, key or number being packed: it grows with the value, however long. */
   _accumulator: string;
+  /** Where each input chunk (bytes) comes in, once the first one was seen to be bytes. */
+  _transformBuffer(this: Parser, chunk: Buffer, encoding: BufferEncoding, callback: Callback): void;
 }
 const internals = Parser.prototype as unknown as ParserInternals;
 
@@ -34,6 +36,8 @@ const internals = Parser.prototype as unknown as ParserInternals;
  */
 class JsonRecordParser extends Parser {
   readonly selector: JsonSelector;
+  /** Bytes taken in since the last token: white space with no end (a stream of spaces) is not read for ever. */
+  #sinceToken = 0;
 
   constructor(options: JsonReadOptions, watch: Utf8Watch) {
     super({ packKeys: true, packStrings: true, packNumbers: true, streamKeys: false, streamStrings: false, streamNumbers: false });
@@ -49,8 +53,15 @@ class JsonRecordParser extends Parser {
 
   override push(chunk: unknown, encoding?: BufferEncoding): boolean {
     if (chunk === null) return super.push(null, encoding);
+    this.#sinceToken = 0;
     this.selector.token(chunk as JsonToken);
     return true;
+  }
+
+  _transformBuffer(chunk: Buffer, encoding: BufferEncoding, callback: Callback): void {
+    this.#sinceToken += chunk.length;
+    if (this.#sinceToken > MAX_SKIPPED_LINE_BYTES) this.selector.broken(`over ${MAX_SKIPPED_LINE_BYTES / 1024 / 1024} MiB of white space hold no JSON value; reading stopped here`);
+    internals._transformBuffer.call(this, chunk, encoding, callback);
   }
 
   _processBuffer(callback: Callback): void {

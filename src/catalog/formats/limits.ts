@@ -3,3 +3,10 @@ export const MAX_RECORD_BYTES = 1024 * 1024;
 
 /** How many leading bytes are looked at to tell the format and the CSV delimiter. */
 export const SNIFF_BYTES = 64 * 1024;
+
+/**
+ * How far past the record limit an NDJSON line is skipped, looking for its end, and how much JSON white space is read
+ * between two values, before the source is given up: a line with no end (/dev/zero, a binary file named .ndjson) or
+ * spaces without end would otherwise be read for ever, bounded in memory, not time.
+ */
+export const MAX_SKIPPED_LINE_BYTES = 64 * MAX_RECORD_BYTES;

@@ -4,7 +4,7 @@ import type { RecordItem } from '../types.js';
 import { batchedRecords, type BatchedRecords } from './batches.js';
 import { failureReason, isAbort, notReadToEnd, readFailure } from '../sources/read-failure.js';
 import { describeJson, isJsonObject } from './json-values.js';
-import { MAX_RECORD_BYTES } from './limits.js';
+import { MAX_RECORD_BYTES, MAX_SKIPPED_LINE_BYTES } from './limits.js';
 import { INVALID_UTF8 } from './utf8-watch.js';
 import { JsonDepthError, JsonDuplicateKeyError, parseJsonRecord } from '../../json-text.js';
 
@@ -14,6 +14,8 @@ export interface NdjsonReadOptions {
   source: string;
   /** The longest line held in memory; a longer one is an error item. Default MAX_RECORD_BYTES (1 MiB). */
   maxLineBytes?: number;
+  /** How far a line over the limit is skipped looking for its end before reading stops. Default MAX_SKIPPED_LINE_BYTES. */
+  maxSkippedBytes?: number;
 }
 
 function isBlank(text: string): boolean {
@@ -78,12 +80,13 @@ export function ndjsonRecords(input: Readable, options: NdjsonReadOptions): Batc
 }
 
 async function* ndjsonBatches(input: Readable, options: NdjsonReadOptions): AsyncGenerator<RecordItem[]> {
-  const { source, maxLineBytes = MAX_RECORD_BYTES } = options;
+  const { source, maxLineBytes = MAX_RECORD_BYTES, maxSkippedBytes = MAX_SKIPPED_LINE_BYTES } = options;
   const tooLong = (line: number): RecordItem => ({ location: { source, line }, error: `the line is longer than ${maxLineBytes / 1024 / 1024} MiB` });
   let line = 0;
   let parts: Buffer[] = [];
   let partLength = 0;
   let oversized = false;
+  let skipped = 0;
   // The last line ended at a CR that closed its chunk: an LF opening the next chunk belongs to that line end.
   let crClosedChunk = false;
   try {
@@ -103,9 +106,16 @@ async function* ndjsonBatches(input: Readable, options: NdjsonReadOptions): Asyn
         if (!oversized && partLength + (stop - start) > maxLineBytes) {
           // Told now, not at the line's end: a line with no end (/dev/zero) is told, and a reader may stop on it.
           oversized = true;
+          skipped = partLength;
           parts = [];
           partLength = 0;
           items.push(tooLong(line + 1));
+        }
+        if (oversized && (skipped += stop - start) > maxSkippedBytes) {
+          if (items.length > 0) yield items;
+          throw notReadToEnd({ source, line: line + 1 }, `the line runs on for over ${maxSkippedBytes / 1024 / 1024} MiB without a line break`, {
+            hint: 'an NDJSON catalog has one object a line: check that the source is a text export, not a binary file or a device',
+          }, { reason: 'row_too_large' });
         }
         if (newline < 0) {
           if (!oversized && stop > start) {
@@ -118,6 +128,7 @@ async function* ndjsonBatches(input: Readable, options: NdjsonReadOptions): Asyn
         let item: RecordItem | null = null;
         if (oversized) {
           oversized = false;
+          skipped = 0;
         } else {
           const piece = chunk.subarray(start, newline);
           const bytes = parts.length === 0 ? piece : Buffer.concat([...parts, piece]);

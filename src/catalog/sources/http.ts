@@ -1,16 +1,24 @@
+import type { Readable } from 'node:stream';
+import type { Dispatcher } from 'undici';
 import { SourceError, UsageError } from '../../errors.js';
 import { VERSION } from '../../version.js';
 import { registerSecret } from '../../secrets.js';
 import { redactSourceName, redactUrlsIn } from '../../secret-url.js';
 import { parseSourceHeaders } from './headers.js';
+import { endHoldingAgent } from './held-end.js';
 import { metered } from './meter-stream.js';
+import { refusedRedirect } from './redirect-target.js';
+import { failSlowBody } from './slow-body.js';
 import { schemeOf, type SourceKind } from './source-kind.js';
 import { Meter, type OpenedSource } from './types.js';
 
 /** Redirects followed before giving up. */
 export const MAX_REDIRECTS = 5;
 
-/** How long a server may keep us waiting for its headers, or between two pieces of the body. */
+/** The connections catalog sources are read on (see held-end.ts), made at the first URL read. */
+let dispatcher: Dispatcher | undefined;
+
+/** How long a server may keep us waiting for its headers, or between two pieces of the body; a body's window of at least 1 KiB. */
 const IDLE_TIMEOUT_MS = 60_000;
 
 function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
@@ -23,6 +31,15 @@ function networkReason(error: unknown): string {
   const code = (error as { code?: unknown }).code;
   const message = redactUrlsIn(error instanceof Error ? error.message : String(error));
   return typeof code === 'string' && !message.includes(code) ? `${message} (${code})` : message;
+}
+
+/**
+ * The body of an answer that is not the catalog (a redirect, an error), left unread: its connection is closed rather
+ * than read to its end, which a server could trickle for ever, or never send.
+ */
+function discard(body: Readable): void {
+  body.on('error', () => undefined);
+  body.destroy();
 }
 
 function decoded(text: string): string {
@@ -53,7 +70,9 @@ function userinfoAuthorization(url: URL): string | undefined {
  */
 export async function openHttp(url: string, extraHeaders: Record<string, string>, signal?: AbortSignal, idleTimeoutMs = IDLE_TIMEOUT_MS): Promise<OpenedSource> {
   // undici adds some 20 MB to the process: loaded only when a URL is read.
-  const { request } = await import('undici');
+  const undici = await import('undici');
+  const { request } = undici;
+  dispatcher ??= endHoldingAgent(undici);
   // A URL may carry credentials (userinfo, a token, a pre-signed URL's signature): the source is named with them
   // masked (`https://****@host/c.csv?X-Amz-Signature=****`), so no message, report or location shows them.
   const shown = redactSourceName(url);
@@ -74,6 +93,7 @@ export async function openHttp(url: string, extraHeaders: Record<string, string>
     try {
       answer = await request(current, {
         method: 'GET',
+        dispatcher,
         headers,
         headersTimeout: idleTimeoutMs,
         bodyTimeout: idleTimeoutMs,
@@ -91,17 +111,16 @@ export async function openHttp(url: string, extraHeaders: Record<string, string>
     const status = answer.statusCode;
     const location = header(answer.headers, 'location');
     if (status >= 300 && status < 400 && location !== undefined) {
-      await answer.body.dump();
+      discard(answer.body);
       if (redirects === MAX_REDIRECTS) throw new SourceError({ source: shown }, `more than ${MAX_REDIRECTS} redirects`);
       const next = new URL(location, current);
-      if (next.protocol !== 'http:' && next.protocol !== 'https:') {
-        throw new SourceError({ source: shown }, `redirected to ${next.protocol} URL, which cannot be read`);
-      }
+      const refused = refusedRedirect(next);
+      if (refused !== undefined) throw new SourceError({ source: shown }, refused);
       current = next;
       continue;
     }
     if (status < 200 || status >= 300) {
-      await answer.body.dump();
+      discard(answer.body);
       throw new SourceError({ source: shown }, `the server answered HTTP ${status}${redirects === 0 ? '' : ` (at ${redactSourceName(current.href)})`}`);
     }
     const length = Number(header(answer.headers, 'content-length'));
@@ -112,7 +131,7 @@ export async function openHttp(url: string, extraHeaders: Record<string, string>
       first: {
         name: shown,
         path: current.pathname,
-        stream: metered(answer.body, meter, signal),
+        stream: metered(failSlowBody(answer.body, idleTimeoutMs), meter, signal),
         ...(contentType === undefined ? {} : { contentType }),
         ...(contentEncoding === undefined ? {} : { contentEncoding }),
       },

@@ -176,6 +176,30 @@ describe('json', () => {
     expect(pulled).toBeLessThan(64);
   });
 
+  // Before: white space between two values was never counted, so a document followed by spaces without end (a
+  // generator, a device) was read for ever: bounded memory, unbounded time, nothing said.
+  it.each([
+    ['between two records', '[{"sku":"A"},', undefined, 'c.json#2: not read to its end: the JSON breaks after record 1 (over 64 MiB of white space hold no JSON value; reading stopped here)'],
+    ['before the records array', '{"products":', 'products', 'c.json: not read to its end: the JSON breaks outside the records (over 64 MiB of white space hold no JSON value; reading stopped here)'],
+  ])('white space without end %s: given up after 64 MiB, located', async (_where, start, jsonPath, message) => {
+    const spaces = Buffer.alloc(64 * 1024, ' ');
+    let pulled = 0;
+    const endless = Readable.from(
+      (function* () {
+        yield Buffer.from(start);
+        for (;;) {
+          pulled++;
+          yield spaces;
+        }
+      })(),
+      { objectMode: false },
+    );
+    const { error } = await collectUntilError(jsonRecords(endless, { source: 'c.json', ...(jsonPath === undefined ? {} : { jsonPath }) }));
+    expect(error).toBeInstanceOf(SourceError);
+    expect(error?.message).toBe(message);
+    expect(pulled).toBeLessThan(1100);
+  });
+
   it('yields records while the document is still arriving', async () => {
     const input = new Readable({ read() {} });
     const records = jsonRecords(input, { source: 'c.json' })[Symbol.asyncIterator]();

@@ -4,6 +4,7 @@ import { createServer as createTcpServer, type AddressInfo, type Socket } from '
 import { gzipSync } from 'node:zlib';
 import { openRecords } from '../../../src/catalog/read-records.js';
 import { openHttp } from '../../../src/catalog/sources/http.js';
+import { refusedRedirect } from '../../../src/catalog/sources/redirect-target.js';
 import { SourceError, UsageError } from '../../../src/errors.js';
 import { redact } from '../../../src/secrets.js';
 import { parseSourceHeaders } from '../../../src/catalog/sources/headers.js';
@@ -189,5 +190,161 @@ describe('a source header value no HTTP header can carry', () => {
     }
     expect(thrown).toBeInstanceOf(UsageError);
     expect((thrown as Error).message).toBe(`sourceHeaders X-A: the value holds ${said}, which no HTTP header can carry`);
+  });
+});
+
+/** A raw TCP server on 127.0.0.1:0 whose every connection is handed to `answer` once the request's headers are in. */
+async function startRaw(answer: (socket: Socket, path: string) => void) {
+  const sockets: Socket[] = [];
+  const server = createTcpServer((socket) => {
+    sockets.push(socket);
+    socket.on('error', () => undefined);
+    let request = '';
+    socket.on('data', (chunk: Buffer) => {
+      if (request.includes('\r\n\r\n')) return;
+      request += chunk.toString('latin1');
+      if (request.includes('\r\n\r\n')) answer(socket, request.split(' ')[1] ?? '/');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+    },
+  };
+}
+
+/** Writes a byte every 50 ms until the client hangs up. */
+function trickle(socket: Socket): void {
+  const tick = setInterval(() => socket.write('x'), 50);
+  socket.on('close', () => clearInterval(tick));
+}
+
+describe('answers from a hostile catalog server', () => {
+  // Before: undici's parser, paused because the reader was behind, met the server's FIN and asserted
+  // `!this.paused` from the socket's end handler (nodejs/undici#5360): an uncatchable AssertionError, the process
+  // gone with a stack trace. Any server closing its connection after a catalog of a few hundred KiB could do it.
+  it('a server that sends the whole catalog and closes the connection while the reader is behind: every row is read', async () => {
+    const rows = 60_000;
+    const csv = `sku,title\n${Array.from({ length: rows }, (_, i) => `SKU-${i},Title ${i}\n`).join('')}`;
+    const server = await startRaw((socket) => {
+      socket.write(`HTTP/1.1 200 OK\r\ncontent-type: text/csv\r\ncontent-length: ${Buffer.byteLength(csv)}\r\nconnection: close\r\n\r\n`);
+      socket.end(csv);
+    });
+    try {
+      const stream = await openRecords(`${server.base}/c.csv`, {});
+      // The whole body and the FIN arrive while nothing is read.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      let read = 0;
+      for await (const item of stream.records) {
+        if (read++ % 5000 === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+        expect(item.location.line).toBe(read + 1);
+      }
+      expect(read).toBe(rows);
+    } finally {
+      server.close();
+    }
+  });
+
+  // Before: the body of a redirect or an error answer was read to its end before going on, so a server trickling
+  // it (a byte every 50 ms: never idle for the 60 s timeout) held the run for ever.
+  it('the body of a redirect or an error answer is not read: a trickling one holds nothing up', async () => {
+    const server = await startRaw((socket, path) => {
+      if (path === '/c.csv') {
+        socket.end(`HTTP/1.1 200 OK\r\ncontent-length: ${CSV.length}\r\n\r\n${CSV}`);
+        return;
+      }
+      socket.write(path === '/moved' ? 'HTTP/1.1 302 Found\r\nlocation: /c.csv\r\n\r\n' : 'HTTP/1.1 503 Busy\r\n\r\n');
+      trickle(socket);
+    });
+    try {
+      const started = Date.now();
+      expect(brief(await collect((await openRecords(`${server.base}/moved`, {})).records))).toEqual(ROWS);
+      await expect(openRecords(`${server.base}/busy.csv`, {})).rejects.toThrow(new SourceError({ source: `${server.base}/busy.csv` }, 'the server answered HTTP 503'));
+      expect(Date.now() - started).toBeLessThan(3000);
+    } finally {
+      server.close();
+    }
+  }, 10_000);
+
+  // Before: a body trickled a byte every 50 ms was never idle for the idle timeout: read for ever, the run held.
+  it('a body trickled slower than 1 KiB a window while the reader waits fails, naming the server as slow; a reader that is behind is not taken for one', async () => {
+    const server = await startRaw((socket) => {
+      socket.write('HTTP/1.1 200 OK\r\ncontent-type: text/csv\r\n\r\nsku,title\nA,Alpha\n');
+      trickle(socket);
+    });
+    try {
+      const started = Date.now();
+      const opened = await openHttp(`${server.base}/c.csv`, {}, undefined, 400);
+      let read = 0;
+      const failure = await (async () => {
+        try {
+          for await (const chunk of opened.first.stream as AsyncIterable<Buffer>) read += chunk.length;
+        } catch (error) {
+          return error as Error;
+        }
+        return undefined;
+      })();
+      expect(failure?.message).toBe('the server sent less than 1024 bytes in 0.4 s');
+      expect(read).toBeGreaterThan(10);
+      expect(Date.now() - started).toBeLessThan(3000);
+    } finally {
+      server.close();
+    }
+    // A reader that is behind (the service is slow) leaves bytes waiting, and is not taken for a slow server.
+    const csv = `sku,title\n${Array.from({ length: 20_000 }, (_, i) => `SKU-${i},Title ${i}\n`).join('')}`;
+    const fast = await startRaw((socket) => socket.end(`HTTP/1.1 200 OK\r\ncontent-length: ${Buffer.byteLength(csv)}\r\n\r\n${csv}`));
+    try {
+      const opened = await openHttp(`${fast.base}/c.csv`, {}, undefined, 400);
+      let read = 0;
+      for await (const chunk of opened.first.stream as AsyncIterable<Buffer>) {
+        read += chunk.length;
+        // Four windows without reading, the body's bytes waiting.
+        if (read === chunk.length) await new Promise((resolve) => setTimeout(resolve, 1600));
+      }
+      expect(read).toBe(Buffer.byteLength(csv));
+    } finally {
+      fast.close();
+    }
+  }, 15_000);
+
+  it('a 200 that is an HTML page (a login or error page) is refused as one, not read as a CSV header', async () => {
+    const page = '\n<!DOCTYPE html>\n<html lang="en"><head><title>Sign in</title></head><body>…</body></html>\n';
+    const server = await startRaw((socket) => socket.end(`HTTP/1.1 200 OK\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(page)}\r\n\r\n${page}`));
+    try {
+      const url = `${server.base}/catalog.csv`;
+      const refused = openRecords(url, {});
+      await expect(refused).rejects.toBeInstanceOf(SourceError);
+      await expect(refused).rejects.toThrow(`${url}: is an HTML page (Content-Type: text/html; charset=utf-8), not a catalog`);
+    } finally {
+      server.close();
+    }
+  });
+});
+
+describe('where a redirect may lead', () => {
+  // Before: a catalog server could redirect to the cloud metadata service (169.254.169.254, in any of its
+  // spellings) and the tool read the instance's credentials as a catalog. Only the decision is tested here: no
+  // test may send a request to that address.
+  it.each([
+    'http://169.254.169.254/latest/meta-data/iam/security-credentials/',
+    'http://2852039166/',
+    'http://0xa9.0xfe.0xa9.0xfe/',
+    'http://[::ffff:169.254.169.254]/',
+    'http://[fe80::1]/',
+    'http://[fd00:ec2::254]/',
+    'http://metadata.google.internal./computeMetadata/v1/',
+  ])('%s is not followed', (target) => {
+    expect(refusedRedirect(new URL(target))).toMatch(/^redirected to .*, a link-local address where cloud metadata services answer: not followed$/);
+  });
+
+  it.each(['http://127.0.0.1:8080/c.csv', 'https://cdn.example.com/c.csv', 'http://10.1.2.3/c.csv', 'http://[::1]/c.csv'])('%s is followed', (target) => {
+    expect(refusedRedirect(new URL(target))).toBeUndefined();
+  });
+
+  it('file: and other schemes are not followed', () => {
+    expect(refusedRedirect(new URL('file:///etc/passwd'))).toBe('redirected to file: URL, which cannot be read');
   });
 });
