@@ -1,8 +1,7 @@
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { createServer, type AddressInfo, type Server } from 'node:net';
+import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { afterAll, describe, it, type ExpectStatic } from 'vitest';
@@ -367,7 +366,7 @@ describe.concurrent('reports of a hostile listing', () => {
 /** A catalog server on 127.0.0.1 that writes `answer` (status line, headers and body) on each connection, then closes it. */
 async function rawCatalogServer(answer: Buffer): Promise<{ url: string; close: () => void }> {
   const sockets: Socket[] = [];
-  const server = createTcpServer((socket) => {
+  const server = createServer((socket) => {
     sockets.push(socket);
     socket.on('error', () => undefined);
     socket.once('data', () => socket.end(answer));
