@@ -7,7 +7,7 @@ import { hasControl, printable } from '../printable.js';
 import { makeDirs } from '../fs/output-target.js';
 import { readSmallText } from '../fs/small-text.js';
 import { JsonDuplicateKeyError, MAX_JSON_DEPTH, TOO_DEEP, parseJsonRecord, scanJsonText } from '../json-text.js';
-import { sectionName, type MarketplaceSettingKey, type SettingKey, type SettingValue } from './options.js';
+import { OPTIONS, sectionName, type MarketplaceSettingKey, type SettingKey, type SettingValue } from './options.js';
 import type { MarketplaceSections } from './marketplace-settings.js';
 
 /** One profile: its settings, and the defaults of each marketplace that has its own (`marketplaces.EBAY_GB`). */
@@ -236,6 +236,28 @@ function isScalar(value: unknown): boolean {
   return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
 }
 
+/**
+ * Why a number or true/false given for a setting would not be kept as written, or undefined. A text setting (an id,
+ * a key, a URL) must be a JSON string: a number was already rounded by the JSON reader past 2^53, and `1e3` or
+ * `6196.0` would be sent as `1000` or `6196`; `true` for an API key would be sent as the text "true". A whole-number
+ * setting takes a safe whole number, an on/off setting true or false.
+ */
+function keptAsWritten(key: string, value: unknown): string | undefined {
+  if (typeof value !== 'number' && typeof value !== 'boolean') return undefined;
+  const option = OPTIONS.find((candidate) => candidate.key === key);
+  if (option === undefined) return undefined;
+  let parsed: SettingValue;
+  try {
+    parsed = option.parse(String(value));
+  } catch {
+    // The setting's own check names what is wrong with the value when it is read.
+    return undefined;
+  }
+  if (typeof parsed === typeof value && (typeof value !== 'number' || Number.isSafeInteger(value))) return undefined;
+  if (typeof parsed === 'string') return `is ${describe(value)}, not text: write it in quotes as it reads in the dashboard (it was read as "${String(value)}"), so that it is sent exactly as written`;
+  return `is ${describe(value)}: write ${typeof parsed === 'boolean' ? 'true or false' : 'a whole number'}`;
+}
+
 function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
@@ -263,11 +285,17 @@ function shapeProblem(data: unknown): string | undefined {
         for (const [section, values] of Object.entries(value)) {
           if (!isObject(values)) return `${at}.marketplaces[${JSON.stringify(section)}] is ${describe(values)}, not an object of settings`;
           for (const [setting, scalar] of Object.entries(values)) {
-            if (!isScalar(scalar)) return `${at}.marketplaces[${JSON.stringify(section)}].${setting} is ${describe(scalar)}, not a string, number or boolean`;
+            const where = `${at}.marketplaces[${JSON.stringify(section)}].${setting}`;
+            if (!isScalar(scalar)) return `${where} is ${describe(scalar)}, not a string, number or boolean`;
+            const kept = keptAsWritten(setting, scalar);
+            if (kept !== undefined) return `${where} ${kept}`;
           }
         }
       } else if (!isScalar(value)) {
         return `${at}.${key} is ${describe(value)}, not a string, number or boolean`;
+      } else {
+        const kept = keptAsWritten(key, value);
+        if (kept !== undefined) return `${at}.${key} ${kept}`;
       }
     }
   }

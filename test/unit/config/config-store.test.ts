@@ -36,12 +36,24 @@ describe('ProfileStore', () => {
     ['{"profiles": {"default": {"marketplaces": "EBAY_GB"}}}', /marketplaces is a string, not an object of marketplace sections/],
     ['{"profiles": {"default": {"marketplaces": {"EBAY_GB": {"condition": {}}}}}}', /marketplaces\["EBAY_GB"\]\.condition is an object, not a string, number or boolean/],
     ['{"current_profile": null}', /current_profile is null, not a profile name/],
+    // A number or true/false for a text setting was sent as its String(): 12345678901234567890 rounded by JSON.parse
+    // to 12345678901234567000, 1e3 as 1000, true as the API key "true".
+    ['{"profiles": {"default": {"fulfillment_policy_id": 12345678901234567890}}}', /profiles\["default"\]\.fulfillment_policy_id is a number, not text: write it in quotes/],
+    ['{"profiles": {"default": {"marketplaces": {"EBAY_GB": {"payment_policy_id": 1e3}}}}}', /marketplaces\["EBAY_GB"\]\.payment_policy_id is a number, not text.*read as "1000"/],
+    ['{"profiles": {"default": {"api_key": true}}}', /profiles\["default"\]\.api_key is a boolean, not text/],
+    ['{"profiles": {"default": {"saved_defaults": 1}}}', /saved_defaults is a number: write true or false/],
     [`{"profiles": {"default": {"x": ${'['.repeat(70)}${']'.repeat(70)}}}}`, /nests objects and arrays deeper than 64 levels/],
   ])('a damaged file (%s) is a ConfigError, not a silent empty config', async (text, message) => {
     const dir = tempDir();
     writeFileSync(join(dir, 'config.json'), text);
     await expect(ProfileStore.open({ LISTINGS_CONFIG_DIR: dir })).rejects.toThrow(ConfigError);
     await expect(ProfileStore.open({ LISTINGS_CONFIG_DIR: dir })).rejects.toThrow(message);
+  });
+
+  it('keeps a whole number for a number setting and true/false for a switch, as written', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'config.json'), '{"profiles": {"default": {"concurrency": 8, "saved_defaults": true, "payment_policy_id": "6196932000"}}}');
+    await expect(ProfileStore.open({ LISTINGS_CONFIG_DIR: dir })).resolves.toBeDefined();
   });
 
   it('refuses a bad profile name', async () => {
