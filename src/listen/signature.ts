@@ -26,7 +26,10 @@ export function signPayload(secret: string, body: Uint8Array | string, timestamp
   return `t=${timestamp},v1=${signatureOf(secret, timestamp, body)}`;
 }
 
-/** `t=...,v1=...,v1=...` -> its timestamp and signatures; undefined when it is not of that form. */
+/**
+ * `t=...,v1=...,v1=...` -> its timestamp and signatures; undefined when it is not of that form, or names two
+ * timestamps (which one was signed is not for the header's sender to leave open).
+ */
 export function parseSignatureHeader(header: string): { timestamp: number; signatures: string[] } | undefined {
   let timestamp: number | undefined;
   const signatures: string[] = [];
@@ -35,6 +38,7 @@ export function parseSignatureHeader(header: string): { timestamp: number; signa
     if (at < 0) continue;
     const name = part.slice(0, at).trim();
     const value = part.slice(at + 1).trim();
+    if (name === 't' && timestamp !== undefined) return undefined;
     if (name === 't' && /^\d{1,12}$/.test(value)) timestamp = Number(value);
     else if (name === 'v1' && /^[0-9a-f]{64}$/i.test(value)) signatures.push(value.toLowerCase());
   }

@@ -41,7 +41,9 @@ describe('webhook signature', () => {
   it('refuses a missing or malformed header, and accepts one matching v1 among several (a secret being rotated)', () => {
     expect(verifySignature(undefined, BODY, SECRET)).toEqual({ ok: false, reason: 'missing' });
     expect(verifySignature(' ', BODY, SECRET)).toEqual({ ok: false, reason: 'missing' });
-    for (const header of ['v1=abc', `t=${NOW}`, `t=x,v1=${'0'.repeat(64)}`, `t=${NOW},v1=${'0'.repeat(63)}`, 'sha256=abc']) {
+    // Two timestamps: the last one won, so a header could name one the body was never signed with beside one it was.
+    const twice = `t=${NOW - 100_000},${signPayload(SECRET, BODY, NOW)}`;
+    for (const header of ['v1=abc', `t=${NOW}`, `t=x,v1=${'0'.repeat(64)}`, `t=${NOW},v1=${'0'.repeat(63)}`, 'sha256=abc', twice, `${signPayload(SECRET, BODY, NOW)},t=${NOW}`]) {
       expect(verifySignature(header, BODY, SECRET, { now: NOW }), header).toEqual({ ok: false, reason: 'malformed' });
     }
     const rotated = `t=${NOW},v1=${signatureOf('whsec_old_secret', NOW, BODY)},v1=${signatureOf(SECRET, NOW, BODY)}`;
