@@ -56,7 +56,10 @@ function judgeAnswer(answer: Answer, endpoint: Endpoint, options: DiagnoseOption
   }
   if (status >= 300 && status < 400) {
     const location = header(answer.headers, 'location');
-    return { name: 'request', status: 'fail', kind: 'service', message: `${what}: redirected${location === undefined ? '' : ` to ${shortText(redact(location), MAX_LOCATION)}`} (never followed: the key would go there)`, fix: 'set base_url to the final address' };
+    if (location === undefined) {
+      return { name: 'request', status: 'fail', kind: 'service', message: `${what}: a redirect that names no address (no Location header)`, fix: 'check base_url: something in front of the service answers for it' };
+    }
+    return { name: 'request', status: 'fail', kind: 'service', message: `${what}: redirected to ${shortText(redact(location), MAX_LOCATION)} (never followed: the key would go there)`, fix: 'set base_url to the final address' };
   }
   if (status === 408 || status === 429 || status === 502 || status === 503 || status === 504) {
     return { name: 'request', status: 'warn', message: `${what}: the service (or a proxy in front of it) is busy; runs slow down for it`, fix: 'try again later: nothing is wrong with the setup as far as this shows' };

@@ -129,8 +129,10 @@ export class ListingsClient {
     } else if (statusCode >= 300 && statusCode < 400) {
       // The Location is the server's text like any other: shown escaped and cut short, never obeyed.
       const location = headerValue(responseHeaders.location);
-      message = redact(`HTTP ${statusCode}: the service redirected${location ? ` to ${shortText(redact(location), MAX_LOCATION)}` : ''}; not followed, so the API key is not sent elsewhere`);
-      hint = 'set base_url to the final address';
+      message = location
+        ? redact(`HTTP ${statusCode}: the service redirected to ${shortText(redact(location), MAX_LOCATION)}; not followed, so the API key is not sent elsewhere`)
+        : `HTTP ${statusCode}: a redirect that names no address (no Location header); not a listing`;
+      hint = location ? 'set base_url to the final address' : 'check base_url: something in front of the service answers for it';
     } else if (statusCode === 401 || statusCode === 403) {
       hint = 'the API key was rejected: check the environment variable named by api_key_env (default LISTINGS_API_KEY)';
     } else if (statusCode === 404 || statusCode === 405 || statusCode === 501) {

@@ -98,6 +98,20 @@ describe.concurrent('doctor against an answer that breaks HTTP/1.1', () => {
     expect(result.stdout).toMatch(/^ +fix: check base_url: a cache or proxy in front of the service may be answering for it$/m);
     expect(result.stdout).not.toMatch(/redirect|elsewhere/);
   });
+
+  it('a 302 without a Location is a redirect that names no address, in doctor and in create (it said "redirected")', async ({ expect }) => {
+    const service = await startScriptedService((_request, response) => {
+      response.writeHead(302).end();
+    });
+    const env = publishEnv(service.url, KEY);
+    const doctor = await run(['doctor', '--timeout', '2000'], env);
+    expect(doctor.code, doctor.stderr).toBe(3);
+    expect(doctor.stdout).toMatch(/^✖ request +POST \/v1\/listings .* 302 .*: a redirect that names no address \(no Location header\)$/m);
+    expect(doctor.stdout).not.toMatch(/redirected/);
+    const create = await run(['create', 'SKU-1', '--marketplace', 'EBAY_US', '--image', 'https://img.example/1.jpg', '--merchant-location-key', 'L1', '--fulfillment-policy-id', 'F', '--payment-policy-id', 'P', '--return-policy-id', 'R', '--condition', 'NEW'], env);
+    expect(create.stderr).toMatch(/HTTP 302: a redirect that names no address \(no Location header\); not a listing/);
+    expect(create.stderr).not.toMatch(/redirected|internal error/);
+  });
 });
 
 const OTHER_PROTOCOLS: Server[] = [];
