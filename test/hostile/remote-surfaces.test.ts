@@ -282,6 +282,32 @@ describe.concurrent('an S3-compatible store that is hostile', () => {
     expect(store.count()).toBeLessThanOrEqual(3);
   });
 
+  /** An answer of `status` whose body never ends (1 MiB every 2 ms) until the client hangs up; counts what it sent. */
+  function endlessXml(status: number, sent: { bytes: number }) {
+    return (_request: SeenRequest, response: ServerResponse): void => {
+      response.writeHead(status, { 'content-type': 'application/xml' });
+      response.write('<?xml version="1.0" encoding="UTF-8"?><ListBucketResult><IsTruncated>false</IsTruncated><Prefix>');
+      const chunk = Buffer.alloc(1024 * 1024, 'a');
+      const timer = setInterval(() => {
+        sent.bytes += chunk.length;
+        response.write(chunk);
+      }, 2);
+      response.once('close', () => clearInterval(timer));
+    };
+  }
+
+  for (const [what, status, source] of [['a listing page', 200, 's3://bucket/p/'], ['an error answer', 500, 's3://bucket/cat.csv']] as const) {
+    it(`${what} that never ends: cut at 16 MiB (exit 4), not held whole in memory`, async ({ expect }) => {
+      const sent = { bytes: 0 };
+      const store = await startScriptedService(endlessXml(status, sent));
+      const result = await run(['validate', source], s3Env(store.url), 30_000);
+      expect(result.code, result.stderr).toBe(4);
+      expect(result.stderr).toContain(`error ${source}: the store's answer is larger than 16 MiB`);
+      expect(result.stderr).not.toMatch(/internal error|\n\s+at |Deserialization/);
+      expect(sent.bytes).toBeLessThan(256 * 1024 * 1024);
+    });
+  }
+
   it('an error whose message holds the AWS secret key where it is cut (300 characters): not shown in part', async ({ expect }) => {
     const secret = AWS_SECRET;
     const store = await startScriptedService((_request, response) => {

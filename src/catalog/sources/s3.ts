@@ -6,6 +6,7 @@ import { redact, registerSecret } from '../../secrets.js';
 import { redactSourceName } from '../../secret-url.js';
 import { createS3Client, loadS3Sdk, s3Endpoint, type S3Sdk } from './s3-client.js';
 import { metered } from './meter-stream.js';
+import { answerLimitOf } from './s3-answer-limit.js';
 import { parseS3Url, s3Name, type S3Location } from './s3-url.js';
 import { schemeOf, type SourceKind } from './source-kind.js';
 import { Meter, type ByteSource, type OpenedSource } from './types.js';
@@ -57,6 +58,8 @@ async function s3FailureOf(client: S3Client, name: string, error: unknown): Prom
 
 function s3Failure(name: string, error: unknown): Error {
   if (error instanceof Error && error.name === 'AbortError') return error;
+  const cut = answerLimitOf(error);
+  if (cut !== undefined) return new SourceError({ source: name }, cut.reason, { cause: error });
   const err = error as { name?: string; message?: string; $metadata?: { httpStatusCode?: number } };
   const status = err.$metadata?.httpStatusCode;
   const known = REASONS[err.name ?? ''];
