@@ -6,6 +6,7 @@ import { redact, registerSecret } from '../../secrets.js';
 import { redactSourceName } from '../../secret-url.js';
 import { createS3Client, loadS3Sdk, s3Endpoint, type S3Sdk } from './s3-client.js';
 import { metered } from './meter-stream.js';
+import { failSlowBody } from './slow-body.js';
 import { answerLimitOf } from './s3-answer-limit.js';
 import { parseS3Url, s3Name, type S3Location } from './s3-url.js';
 import { schemeOf, type SourceKind } from './source-kind.js';
@@ -15,7 +16,11 @@ import { Meter, type ByteSource, type OpenedSource } from './types.js';
 export interface S3SourceOptions {
   s3Endpoint?: string;
   signal?: AbortSignal;
+  /** The window in which an object's body must bring 1 KiB while the reader waits (60 s; shorter in tests). */
+  idleTimeoutMs?: number;
 }
+
+const IDLE_TIMEOUT_MS = 60_000;
 
 const REASONS: Readonly<Record<string, string>> = {
   NoSuchKey: 'no such object',
@@ -116,7 +121,7 @@ async function listPrefix(client: S3Client, sdk: S3Sdk, where: S3Location, name:
   return objects.sort((a, b) => Buffer.compare(Buffer.from(a.key), Buffer.from(b.key)));
 }
 
-async function getObject(client: S3Client, sdk: S3Sdk, bucket: string, key: string, meter: Meter, signal?: AbortSignal): Promise<{ part: ByteSource; length: number | undefined }> {
+async function getObject(client: S3Client, sdk: S3Sdk, bucket: string, key: string, meter: Meter, idleTimeoutMs: number, signal?: AbortSignal): Promise<{ part: ByteSource; length: number | undefined }> {
   const name = s3Name(bucket, key);
   let answer;
   try {
@@ -130,7 +135,7 @@ async function getObject(client: S3Client, sdk: S3Sdk, bucket: string, key: stri
     part: {
       name,
       path: key,
-      stream: metered(body, meter, signal),
+      stream: metered(failSlowBody(body, idleTimeoutMs), meter, signal),
       ...(answer.ContentType === undefined ? {} : { contentType: answer.ContentType }),
       ...(answer.ContentEncoding === undefined ? {} : { contentEncoding: answer.ContentEncoding }),
     },
@@ -148,10 +153,11 @@ export async function openS3(source: string, options: S3SourceOptions): Promise<
   const sdk = await loadS3Sdk();
   const client = await createS3Client(sdk, s3Endpoint(options.s3Endpoint));
   const signal = options.signal;
+  const idle = options.idleTimeoutMs ?? IDLE_TIMEOUT_MS;
   const meter = new Meter();
   try {
     if (!where.prefix) {
-      const { part, length } = await getObject(client, sdk, where.bucket, where.key, meter, signal);
+      const { part, length } = await getObject(client, sdk, where.bucket, where.key, meter, idle, signal);
       meter.totalBytes = length;
       part.stream.once('close', () => client.destroy());
       return { first: part, meter };
@@ -160,12 +166,12 @@ export async function openS3(source: string, options: S3SourceOptions): Promise<
     if (objects.length === 0) throw new SourceError({ source: redactSourceName(source) }, 'no objects under this prefix');
     meter.totalBytes = objects.reduce((sum, object) => sum + object.size, 0);
     let index = 0;
-    const first = (await getObject(client, sdk, where.bucket, objects[0]!.key, meter, signal)).part;
+    const first = (await getObject(client, sdk, where.bucket, objects[0]!.key, meter, idle, signal)).part;
     const next = async (): Promise<ByteSource | undefined> => {
       index++;
       const object = objects[index];
       if (object === undefined) return undefined;
-      return (await getObject(client, sdk, where.bucket, object.key, meter, signal)).part;
+      return (await getObject(client, sdk, where.bucket, object.key, meter, idle, signal)).part;
     };
     return { first, next, close: () => client.destroy(), meter };
   } catch (error) {
