@@ -308,6 +308,37 @@ describe.concurrent('an S3-compatible store that is hostile', () => {
     });
   }
 
+  it('a listing 100,000 elements deep: the store answered something unreadable (exit 4), not the SDK\'s note about hidden fields', async ({ expect }) => {
+    const store = await startScriptedService((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/xml' });
+      response.end(`<?xml version="1.0"?><ListBucketResult>${'<a>'.repeat(100_000)}${'</a>'.repeat(100_000)}<IsTruncated>false</IsTruncated></ListBucketResult>`);
+    });
+    const result = await run(['validate', 's3://bucket/p/'], s3Env(store.url));
+    expect(result.code, result.stderr).toBe(4);
+    expect(result.stderr).toMatch(/^error s3:\/\/bucket\/p\/: the store's answer \(HTTP 200\) is not one the AWS SDK can read: RangeError: Maximum call stack size exceeded$/m);
+    expect(result.stderr).not.toMatch(/hidden field|\$response|\n\s+at /);
+  });
+
+  it('a 307 redirect (to another host) with no body: named as a redirect that is not followed, not "Unknown: UnknownError"', async ({ expect }) => {
+    const store = await startScriptedService((_request, response) => {
+      response.writeHead(307, { location: 'http://127.0.0.2:9/elsewhere' }).end();
+    });
+    const result = await run(['validate', 's3://bucket/cat.csv'], s3Env(store.url));
+    expect(result.code, result.stderr).toBe(4);
+    expect(result.stderr).toMatch(/^error s3:\/\/bucket\/cat\.csv: the store answered a redirect \(HTTP 307\), which is not followed$/m);
+    expect(result.stderr).toMatch(/^hint +check the endpoint and the region/m);
+    expect(result.stderr).not.toMatch(/Unknown|127\.0\.0\.2/);
+  });
+
+  it('a session token holding a line break: the credential is named at fault, not "cannot reach the store"', async ({ expect }) => {
+    const store = await startScriptedService((_request, response) => response.writeHead(200).end('sku\nA\n'));
+    const result = await run(['validate', 's3://bucket/cat.csv'], { ...s3Env(store.url), AWS_SESSION_TOKEN: 'SESSIONcanary\n##[error]x' });
+    expect(result.code, result.stderr).toBe(4);
+    expect(result.stderr).toMatch(/^error s3:\/\/bucket\/cat\.csv: the AWS session token holds a character that cannot be sent in a header \(a line break\?\)$/m);
+    expect(result.stderr).not.toMatch(/cannot reach|SESSIONcanary|##\[error\]/);
+    expect(store.count()).toBe(0);
+  });
+
   it('an error whose message holds the AWS secret key where it is cut (300 characters): not shown in part', async ({ expect }) => {
     const secret = AWS_SECRET;
     const store = await startScriptedService((_request, response) => {

@@ -8,6 +8,7 @@ import { createS3Client, loadS3Sdk, s3Endpoint, type S3Sdk } from './s3-client.j
 import { metered } from './meter-stream.js';
 import { failSlowBody } from './slow-body.js';
 import { answerLimitOf } from './s3-answer-limit.js';
+import { unsendableCredential } from './s3-credentials.js';
 import { parseS3Url, s3Name, type S3Location } from './s3-url.js';
 import { schemeOf, type SourceKind } from './source-kind.js';
 import { Meter, type ByteSource, type OpenedSource } from './types.js';
@@ -69,6 +70,18 @@ function s3Failure(name: string, error: unknown): Error {
   const status = err.$metadata?.httpStatusCode;
   const known = REASONS[err.name ?? ''];
   const hint = err.name === 'CredentialsProviderError' ? 'set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY' : undefined;
+  if (status !== undefined && status >= 300 && status < 400) {
+    return new SourceError({ source: name }, `the store answered a redirect (HTTP ${status}), which is not followed`, {
+      cause: error,
+      hint: 'check the endpoint and the region of the bucket (AWS_REGION)',
+    });
+  }
+  // The SDK could not parse the answer; its message then ends in a note for developers about a hidden field.
+  const unreadable = (err.message ?? '').indexOf(' Deserialization error');
+  if (status !== undefined && unreadable >= 0) {
+    const what = storeMessage(`${err.name ?? 'Error'}: ${(err.message ?? '').slice(0, unreadable)}`);
+    return new SourceError({ source: name }, `the store's answer (HTTP ${status}) is not one the AWS SDK can read: ${what}`, { cause: error });
+  }
   let reason: string;
   if (known !== undefined) reason = status === undefined ? known : `${known} (HTTP ${status})`;
   else if (status === undefined) reason = `cannot reach the store: ${storeMessage(err.message ?? String(error))}`;
@@ -156,6 +169,10 @@ export async function openS3(source: string, options: S3SourceOptions): Promise<
   const idle = options.idleTimeoutMs ?? IDLE_TIMEOUT_MS;
   const meter = new Meter();
   try {
+    const unsendable = await unsendableCredential(client);
+    if (unsendable !== undefined) {
+      throw new SourceError({ source: redactSourceName(source) }, `${unsendable} holds a character that cannot be sent in a header (a line break?)`);
+    }
     if (!where.prefix) {
       const { part, length } = await getObject(client, sdk, where.bucket, where.key, meter, idle, signal);
       meter.totalBytes = length;
