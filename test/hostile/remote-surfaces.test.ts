@@ -339,6 +339,29 @@ describe.concurrent('an S3-compatible store that is hostile', () => {
     expect(store.count()).toBe(0);
   });
 
+  it('a listing of keys longer than S3 allows (1,024 bytes): refused at the first, not kept (10,000 pages of one 16 MiB key would be 160 GB)', async ({ expect }) => {
+    const store = await startScriptedService((request, response) => {
+      response.writeHead(200, { 'content-type': 'application/xml' });
+      response.end(listPage(request, 1).replace(/<Key>p\//, `<Key>p/${'k'.repeat(2000)}`));
+    });
+    const result = await run(['validate', 's3://bucket/p/'], s3Env(store.url));
+    expect(result.code, result.stderr).toBe(4);
+    expect(result.stderr).toMatch(/^error s3:\/\/bucket\/p\/: the store listed a key longer than 1,024 bytes, which S3 does not allow$/m);
+    expect(store.count()).toBe(1);
+  });
+
+  it('a listing whose continuation tokens go round (A, B, A, ...): stopped when one comes back', async ({ expect }) => {
+    const store = await startScriptedService((request, response) => {
+      response.writeHead(200, { 'content-type': 'application/xml' });
+      const asked = new URL(request.url ?? '/', 'http://x').searchParams.get('continuation-token');
+      response.end(listPage({ url: '/?continuation-token=7' } as SeenRequest, 1).replace('<NextContinuationToken>8<', `<NextContinuationToken>${asked === 'A' ? 'B' : 'A'}<`));
+    });
+    const result = await run(['validate', 's3://bucket/p/'], s3Env(store.url));
+    expect(result.code, result.stderr).toBe(4);
+    expect(result.stderr).toMatch(/pages without end/);
+    expect(store.count()).toBeLessThanOrEqual(4);
+  });
+
   it('an error whose message holds the AWS secret key where it is cut (300 characters): not shown in part', async ({ expect }) => {
     const secret = AWS_SECRET;
     const store = await startScriptedService((_request, response) => {

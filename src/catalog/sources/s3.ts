@@ -96,6 +96,10 @@ function s3Failure(name: string, error: unknown): Error {
 export const MAX_PREFIX_OBJECTS = 100_000;
 /** The most pages of a listing read (S3 gives up to 1,000 keys a page): a store paging empty pages must stop too. */
 const MAX_PREFIX_PAGES = 10_000;
+/** S3's own limit on a key: a store listing longer ones would have every one kept, up to 16 MiB each. */
+const MAX_KEY_BYTES = 1024;
+/** A continuation token is a few hundred bytes; each is kept, to see one come back. */
+const MAX_TOKEN_BYTES = 4096;
 
 interface Listed {
   key: string;
@@ -108,6 +112,7 @@ async function listPrefix(client: S3Client, sdk: S3Sdk, where: S3Location, name:
   let token: string | undefined;
   let listed = 0;
   let pages = 0;
+  const tokens = new Set<string>();
   do {
     let page;
     try {
@@ -121,15 +126,23 @@ async function listPrefix(client: S3Client, sdk: S3Sdk, where: S3Location, name:
     const contents = page.Contents ?? [];
     listed += contents.length;
     pages++;
-    if (listed > MAX_PREFIX_OBJECTS || pages > MAX_PREFIX_PAGES || (token !== undefined && page.NextContinuationToken === token)) {
+    const nextToken = page.IsTruncated === true ? page.NextContinuationToken : undefined;
+    if (nextToken !== undefined && Buffer.byteLength(nextToken) > MAX_TOKEN_BYTES) {
+      throw new SourceError({ source: name }, `the store's continuation token is longer than ${MAX_TOKEN_BYTES.toLocaleString('en-US')} bytes`);
+    }
+    if (listed > MAX_PREFIX_OBJECTS || pages > MAX_PREFIX_PAGES || (nextToken !== undefined && tokens.has(nextToken))) {
       throw new SourceError({ source: name }, `the store lists more than ${MAX_PREFIX_OBJECTS.toLocaleString('en-US')} objects under this prefix (or pages without end): name a longer prefix`);
     }
     for (const object of contents) {
       const key = object.Key;
+      if (key !== undefined && Buffer.byteLength(key) > MAX_KEY_BYTES) {
+        throw new SourceError({ source: name }, `the store listed a key longer than ${MAX_KEY_BYTES.toLocaleString('en-US')} bytes, which S3 does not allow`);
+      }
       if (key === undefined || key.endsWith('/') || object.Size === 0) continue;
       objects.push({ key, size: object.Size ?? 0 });
     }
-    token = page.IsTruncated === true ? page.NextContinuationToken : undefined;
+    token = nextToken;
+    if (token !== undefined) tokens.add(token);
   } while (token !== undefined);
   return objects.sort((a, b) => Buffer.compare(Buffer.from(a.key), Buffer.from(b.key)));
 }
