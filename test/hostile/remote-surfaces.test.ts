@@ -362,6 +362,28 @@ describe.concurrent('an S3-compatible store that is hostile', () => {
     expect(store.count()).toBeLessThanOrEqual(4);
   });
 
+  for (const size of ['abc', '1e308']) {
+    it(`a listed object size of ${size}, then an object cut part-way: what is not read is "its size unknown", not NaN or a 300-digit count`, async ({ expect }) => {
+      const store = await startScriptedService((request, response) => {
+        const url = new URL(request.url ?? '/', 'http://x');
+        if (url.searchParams.get('list-type') === '2') {
+          response.writeHead(200, { 'content-type': 'application/xml' });
+          response.end(`<?xml version="1.0"?><ListBucketResult><IsTruncated>false</IsTruncated><Contents><Key>p/a.csv</Key><Size>${size}</Size></Contents><Contents><Key>p/b.csv</Key><Size>10</Size></Contents></ListBucketResult>`);
+        } else if (url.pathname.endsWith('b.csv')) {
+          response.writeHead(200, { 'content-type': 'text/csv', 'content-length': '500' });
+          response.write('sku,title\nB-1,Th');
+          setTimeout(() => response.destroy(), 100);
+        } else {
+          response.writeHead(200, { 'content-type': 'text/csv' }).end('sku,title\nA-1,Thing\n');
+        }
+      });
+      const result = await run(['validate', 's3://bucket/p/', ...LISTING], s3Env(store.url));
+      expect(result.code, result.stderr).toBe(4);
+      expect(result.stderr).toMatch(/^stopped: the rest of the source \(its size unknown\) not read/m);
+      expect(result.stderr).not.toMatch(/NaN|\d{1,3}(,\d{3}){6}/);
+    });
+  }
+
   it('an error whose message holds the AWS secret key where it is cut (300 characters): not shown in part', async ({ expect }) => {
     const secret = AWS_SECRET;
     const store = await startScriptedService((_request, response) => {

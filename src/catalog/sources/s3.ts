@@ -96,6 +96,8 @@ function s3Failure(name: string, error: unknown): Error {
 export const MAX_PREFIX_OBJECTS = 100_000;
 /** The most pages of a listing read (S3 gives up to 1,000 keys a page): a store paging empty pages must stop too. */
 const MAX_PREFIX_PAGES = 10_000;
+/** S3's own limit on an object's size. */
+const MAX_OBJECT_BYTES = 5 * 1024 ** 4;
 /** S3's own limit on a key: a store listing longer ones would have every one kept, up to 16 MiB each. */
 const MAX_KEY_BYTES = 1024;
 /** A continuation token is a few hundred bytes; each is kept, to see one come back. */
@@ -139,7 +141,7 @@ async function listPrefix(client: S3Client, sdk: S3Sdk, where: S3Location, name:
         throw new SourceError({ source: name }, `the store listed a key longer than ${MAX_KEY_BYTES.toLocaleString('en-US')} bytes, which S3 does not allow`);
       }
       if (key === undefined || key.endsWith('/') || object.Size === 0) continue;
-      objects.push({ key, size: object.Size ?? 0 });
+      objects.push({ key, size: object.Size ?? Number.NaN });
     }
     token = nextToken;
     if (token !== undefined) tokens.add(token);
@@ -194,7 +196,9 @@ export async function openS3(source: string, options: S3SourceOptions): Promise<
     }
     const objects = await listPrefix(client, sdk, where, redactSourceName(source), signal);
     if (objects.length === 0) throw new SourceError({ source: redactSourceName(source) }, 'no objects under this prefix');
-    meter.totalBytes = objects.reduce((sum, object) => sum + object.size, 0);
+    // A store's size that is no whole number of bytes up to S3's 5 TiB leaves the total unknown, not NaN or 1e308.
+    const total = objects.reduce((sum, object) => sum + object.size, 0);
+    meter.totalBytes = objects.every((object) => Number.isSafeInteger(object.size) && object.size > 0 && object.size <= MAX_OBJECT_BYTES) ? total : undefined;
     let index = 0;
     const first = (await getObject(client, sdk, where.bucket, objects[0]!.key, meter, idle, signal)).part;
     const next = async (): Promise<ByteSource | undefined> => {
