@@ -296,6 +296,108 @@ describe.concurrent('an S3-compatible store that is hostile', () => {
     expect(store.count()).toBeLessThanOrEqual(3);
   });
 
+  /** An answer of `status` whose body never ends (1 MiB every 2 ms) until the client hangs up; counts what it sent. */
+  function endlessXml(status: number, sent: { bytes: number }) {
+    return (_request: SeenRequest, response: ServerResponse): void => {
+      response.writeHead(status, { 'content-type': 'application/xml' });
+      response.write('<?xml version="1.0" encoding="UTF-8"?><ListBucketResult><IsTruncated>false</IsTruncated><Prefix>');
+      const chunk = Buffer.alloc(1024 * 1024, 'a');
+      const timer = setInterval(() => {
+        sent.bytes += chunk.length;
+        response.write(chunk);
+      }, 2);
+      response.once('close', () => clearInterval(timer));
+    };
+  }
+
+  for (const [what, status, source] of [['a listing page', 200, 's3://bucket/p/'], ['an error answer', 500, 's3://bucket/cat.csv']] as const) {
+    it(`${what} that never ends: cut at 16 MiB (exit 4), not held whole in memory`, async ({ expect }) => {
+      const sent = { bytes: 0 };
+      const store = await startScriptedService(endlessXml(status, sent));
+      const result = await run(['validate', source], s3Env(store.url), 30_000);
+      expect(result.code, result.stderr).toBe(4);
+      expect(result.stderr).toContain(`error ${source}: the store's answer is larger than 16 MiB`);
+      expect(result.stderr).not.toMatch(/internal error|\n\s+at |Deserialization/);
+      expect(sent.bytes).toBeLessThan(256 * 1024 * 1024);
+    });
+  }
+
+  it('a listing 100,000 elements deep: the store answered something unreadable (exit 4), not the SDK\'s note about hidden fields', async ({ expect }) => {
+    const store = await startScriptedService((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/xml' });
+      response.end(`<?xml version="1.0"?><ListBucketResult>${'<a>'.repeat(100_000)}${'</a>'.repeat(100_000)}<IsTruncated>false</IsTruncated></ListBucketResult>`);
+    });
+    const result = await run(['validate', 's3://bucket/p/'], s3Env(store.url));
+    expect(result.code, result.stderr).toBe(4);
+    expect(result.stderr).toMatch(/^error s3:\/\/bucket\/p\/: the store's answer \(HTTP 200\) is not one the AWS SDK can read: RangeError: Maximum call stack size exceeded$/m);
+    expect(result.stderr).not.toMatch(/hidden field|\$response|\n\s+at /);
+  });
+
+  it('a 307 redirect (to another host) with no body: named as a redirect that is not followed, not "Unknown: UnknownError"', async ({ expect }) => {
+    const store = await startScriptedService((_request, response) => {
+      response.writeHead(307, { location: 'http://127.0.0.2:9/elsewhere' }).end();
+    });
+    const result = await run(['validate', 's3://bucket/cat.csv'], s3Env(store.url));
+    expect(result.code, result.stderr).toBe(4);
+    expect(result.stderr).toMatch(/^error s3:\/\/bucket\/cat\.csv: the store answered a redirect \(HTTP 307\), which is not followed$/m);
+    expect(result.stderr).toMatch(/^hint +check the endpoint and the region/m);
+    expect(result.stderr).not.toMatch(/Unknown|127\.0\.0\.2/);
+  });
+
+  it('a session token holding a line break: the credential is named at fault, not "cannot reach the store"', async ({ expect }) => {
+    const store = await startScriptedService((_request, response) => response.writeHead(200).end('sku\nA\n'));
+    const result = await run(['validate', 's3://bucket/cat.csv'], { ...s3Env(store.url), AWS_SESSION_TOKEN: 'SESSIONcanary\n##[error]x' });
+    expect(result.code, result.stderr).toBe(4);
+    expect(result.stderr).toMatch(/^error s3:\/\/bucket\/cat\.csv: the AWS session token holds a character that cannot be sent in a header \(a line break\?\)$/m);
+    expect(result.stderr).not.toMatch(/cannot reach|SESSIONcanary|##\[error\]/);
+    expect(store.count()).toBe(0);
+  });
+
+  it('a listing of keys longer than S3 allows (1,024 bytes): refused at the first, not kept (10,000 pages of one 16 MiB key would be 160 GB)', async ({ expect }) => {
+    const store = await startScriptedService((request, response) => {
+      response.writeHead(200, { 'content-type': 'application/xml' });
+      response.end(listPage(request, 1).replace(/<Key>p\//, `<Key>p/${'k'.repeat(2000)}`));
+    });
+    const result = await run(['validate', 's3://bucket/p/'], s3Env(store.url));
+    expect(result.code, result.stderr).toBe(4);
+    expect(result.stderr).toMatch(/^error s3:\/\/bucket\/p\/: the store listed a key longer than 1,024 bytes, which S3 does not allow$/m);
+    expect(store.count()).toBe(1);
+  });
+
+  it('a listing whose continuation tokens go round (A, B, A, ...): stopped when one comes back', async ({ expect }) => {
+    const store = await startScriptedService((request, response) => {
+      response.writeHead(200, { 'content-type': 'application/xml' });
+      const asked = new URL(request.url ?? '/', 'http://x').searchParams.get('continuation-token');
+      response.end(listPage({ url: '/?continuation-token=7' } as SeenRequest, 1).replace('<NextContinuationToken>8<', `<NextContinuationToken>${asked === 'A' ? 'B' : 'A'}<`));
+    });
+    const result = await run(['validate', 's3://bucket/p/'], s3Env(store.url));
+    expect(result.code, result.stderr).toBe(4);
+    expect(result.stderr).toMatch(/pages without end/);
+    expect(store.count()).toBeLessThanOrEqual(4);
+  });
+
+  for (const size of ['abc', '1e308']) {
+    it(`a listed object size of ${size}, then an object cut part-way: what is not read is "its size unknown", not NaN or a 300-digit count`, async ({ expect }) => {
+      const store = await startScriptedService((request, response) => {
+        const url = new URL(request.url ?? '/', 'http://x');
+        if (url.searchParams.get('list-type') === '2') {
+          response.writeHead(200, { 'content-type': 'application/xml' });
+          response.end(`<?xml version="1.0"?><ListBucketResult><IsTruncated>false</IsTruncated><Contents><Key>p/a.csv</Key><Size>${size}</Size></Contents><Contents><Key>p/b.csv</Key><Size>10</Size></Contents></ListBucketResult>`);
+        } else if (url.pathname.endsWith('b.csv')) {
+          response.writeHead(200, { 'content-type': 'text/csv', 'content-length': '500' });
+          response.write('sku,title\nB-1,Th');
+          setTimeout(() => response.destroy(), 100);
+        } else {
+          response.writeHead(200, { 'content-type': 'text/csv' }).end('sku,title\nA-1,Thing\n');
+        }
+      });
+      const result = await run(['validate', 's3://bucket/p/', ...LISTING], s3Env(store.url));
+      expect(result.code, result.stderr).toBe(4);
+      expect(result.stderr).toMatch(/^stopped: the rest of the source \(its size unknown\) not read/m);
+      expect(result.stderr).not.toMatch(/NaN|\d{1,3}(,\d{3}){6}/);
+    });
+  }
+
   it('an error whose message holds the AWS secret key where it is cut (300 characters): not shown in part', async ({ expect }) => {
     const secret = AWS_SECRET;
     const store = await startScriptedService((_request, response) => {

@@ -1,5 +1,6 @@
 import type * as S3 from '@aws-sdk/client-s3';
 import type { S3Client } from '@aws-sdk/client-s3';
+import { limitHeldAnswers } from './s3-answer-limit.js';
 
 /** The endpoint of an S3-compatible store: the option, else AWS_ENDPOINT_URL_S3, else AWS_ENDPOINT_URL. */
 export function s3Endpoint(option: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
@@ -28,12 +29,13 @@ export async function createS3Client(sdk: S3Sdk, endpoint: string | undefined): 
     requestHandler: { connectionTimeout: 10_000, requestTimeout: 60_000 },
     ...(endpoint === undefined ? {} : { endpoint, forcePathStyle: true }),
   };
-  const client = new sdk.S3Client(base);
+  let client = new sdk.S3Client(base);
   try {
     await client.config.region();
-    return client;
   } catch {
     client.destroy();
-    return new sdk.S3Client({ ...base, region: 'us-east-1' });
+    client = new sdk.S3Client({ ...base, region: 'us-east-1' });
   }
+  limitHeldAnswers(client);
+  return client;
 }

@@ -1,7 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gzipSync } from 'node:zlib';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { once } from 'node:events';
 import { openRecords } from '../../../src/catalog/read-records.js';
+import { openS3 } from '../../../src/catalog/sources/s3.js';
 import { SourceError } from '../../../src/errors.js';
 import { startS3Server, type S3TestServer } from '../../helpers/s3-server.js';
 import { brief, collect } from '../../helpers/sources-collect.js';
@@ -112,6 +116,37 @@ describe('s3 sources', () => {
       );
     } finally {
       process.env.AWS_ACCESS_KEY_ID = server.accessKeyId;
+    }
+  });
+
+  // Before: an object whose body trickled a byte every 50 ms was never idle for the SDK's 60 s socket timeout: read for ever.
+  it('an object whose body trickles slower than 1 KiB a window while the reader waits fails, naming the store as slow', async () => {
+    const trickler = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'text/csv' });
+      response.write('sku,title\nA,Alpha\n');
+      const timer = setInterval(() => response.write('B'), 50);
+      response.once('close', () => clearInterval(timer));
+    });
+    trickler.listen(0, '127.0.0.1');
+    await once(trickler, 'listening');
+    try {
+      const started = Date.now();
+      const opened = await openS3('s3://catalogs/slow.csv', { s3Endpoint: `http://127.0.0.1:${(trickler.address() as AddressInfo).port}`, idleTimeoutMs: 400 });
+      let read = 0;
+      const failure = await (async () => {
+        try {
+          for await (const chunk of opened.first.stream as AsyncIterable<Buffer>) read += chunk.length;
+        } catch (error) {
+          return error as Error;
+        }
+        return undefined;
+      })();
+      expect(failure?.message).toBe('the server sent less than 1024 bytes in 0.4 s');
+      expect(read).toBeGreaterThan(10);
+      expect(Date.now() - started).toBeLessThan(3000);
+    } finally {
+      trickler.closeAllConnections();
+      trickler.close();
     }
   });
 });
