@@ -1,3 +1,4 @@
+import { checkPublishOptions } from './check-publish-options.js';
 import type { PreparedRow } from '../prepare/types.js';
 import type { RowOutcome } from './outcome.js';
 import { contentHash, idempotencyKeyForHash } from './idempotency.js';
@@ -82,7 +83,7 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
     this.#rows = rows;
     this.#prepare = prepare;
     this.#options = options;
-    if (!options.dryRun && options.sender === undefined) throw new TypeError('publishRows: a sender is required unless dryRun');
+    checkPublishOptions(options);
     const clock = options.clock ?? SYSTEM_CLOCK;
     this.#monotonic = clock.monotonic ?? clock.now;
     this.#sending = options.dryRun

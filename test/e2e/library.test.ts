@@ -174,4 +174,34 @@ describe('validate on the run layer: the library and the CLI', () => {
       await sandbox.close();
     }
   });
+  it('refuses a publishCatalog option of the wrong type, naming it, before a request is sent', async () => {
+    const sandbox = await lib.startSandbox({ port: 0, apiKey: 'pub-key' });
+    const client = new lib.ListingsClient({ baseUrl: sandbox.url, apiKey: 'pub-key' });
+    const catalog = join(REPO_ROOT, 'fixtures', 'catalog.csv');
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ sender: null }, 'sender'],
+      [{ sender: {} }, 'sender'],
+      [{ sender: client, concurrency: Number.NaN }, 'concurrency'],
+      [{ sender: client, concurrency: '8' }, 'concurrency'],
+      [{ sender: client, maxConcurrency: Infinity }, 'maxConcurrency'],
+      [{ sender: client, rate: '5' }, 'rate'],
+      [{ sender: client, giveUpAfterMs: Number.NaN }, 'giveUpAfterMs'],
+      [{ sender: client, giveUpAfterMs: -1 }, 'giveUpAfterMs'],
+      [{ sender: client, maxErrors: 0 }, 'maxErrors'],
+      [{ sender: client, onSettled: 5 }, 'onSettled'],
+      [{ sender: client, stop: true }, 'stop'],
+    ];
+    try {
+      for (const [options, key] of cases) {
+        const error: unknown = await lib.publishCatalog(catalog, options as never).catch((e: unknown) => e);
+        expect(error, key).toBeInstanceOf(lib.ConfigError);
+        expect((error as InstanceType<typeof lib.ConfigError>).setting?.key, key).toBe(key);
+      }
+      expect(await lib.publishCatalog(catalog, null as never).catch((e: unknown) => e)).toBeInstanceOf(lib.ConfigError);
+      expect(sandbox.stats().requests).toBe(0);
+    } finally {
+      await client.close();
+      await sandbox.close();
+    }
+  });
 });
