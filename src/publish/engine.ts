@@ -1,4 +1,5 @@
 import { checkPublishOptions } from './check-publish-options.js';
+import { guardCallbacks } from './guard-callbacks.js';
 import type { PreparedRow } from '../prepare/types.js';
 import type { RowOutcome } from './outcome.js';
 import { contentHash, idempotencyKeyForHash } from './idempotency.js';
@@ -79,11 +80,15 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
     this.#options.sender?.destroy?.().catch(() => undefined);
   };
 
-  constructor(rows: AsyncIterable<unknown>, options: PublishOptions, prepare: ((item: unknown) => PreparedRow) | undefined) {
+  constructor(rows: AsyncIterable<unknown>, given: PublishOptions, prepare: ((item: unknown) => PreparedRow) | undefined) {
+    checkPublishOptions(given);
+    const options = guardCallbacks(given, (error) => {
+      this.#fatal ??= error;
+      this.#stop({ kind: 'interrupted' });
+    });
     this.#rows = rows;
     this.#prepare = prepare;
     this.#options = options;
-    checkPublishOptions(options);
     const clock = options.clock ?? SYSTEM_CLOCK;
     this.#monotonic = clock.monotonic ?? clock.now;
     this.#sending = options.dryRun

@@ -204,4 +204,34 @@ describe('validate on the run layer: the library and the CLI', () => {
       await sandbox.close();
     }
   });
+  it('ends a run whose onSettled or onEvent throws with a UsageError naming it, without a hang or an unhandled rejection', async () => {
+    const sandbox = await lib.startSandbox({ port: 0, apiKey: 'cb-key' });
+    const client = new lib.ListingsClient({ baseUrl: sandbox.url, apiKey: 'cb-key' });
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      for (const key of ['onSettled', 'onEvent'] as const) {
+        const run = await lib.publishCatalog(join(REPO_ROOT, 'fixtures', 'catalog.csv'), {
+          sender: client,
+          [key]: () => {
+            throw new Error(`${key} boom`);
+          },
+        });
+        const ending = (async () => {
+          for await (const outcome of run) void outcome;
+        })().catch((e: unknown) => e);
+        const error = await Promise.race([ending, new Promise((resolve) => setTimeout(() => resolve('hang'), 5000))]);
+        expect(error, key).toBeInstanceOf(lib.UsageError);
+        expect((error as InstanceType<typeof lib.UsageError>).setting?.key).toBe(key);
+        expect((error as Error).message).toContain(`${key} boom`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+      await client.close();
+      await sandbox.close();
+    }
+  });
 });
