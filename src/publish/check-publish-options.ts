@@ -43,3 +43,10 @@ export function checkPublishOptions(options: unknown): asserts options is Publis
   for (const key of ['stop', 'abandon']) ofKind(o, key, 'an AbortSignal', (v) => v instanceof AbortSignal);
   for (const key of ['onSettled', 'onEvent', 'retryOnly']) ofKind(o, key, 'a function', (v) => typeof v === 'function');
 }
+
+/** What publishRows reads: an async iterable (a sync one, such as an array, would be read as nothing by for await). */
+export function checkRows(rows: unknown): void {
+  if (typeof (rows as { [Symbol.asyncIterator]?: unknown } | null | undefined)?.[Symbol.asyncIterator] !== 'function') {
+    throw new ConfigError((name) => `${name('rows')} must be an async iterable, not ${shown(rows)}`, { hint: 'e.g. an async generator; wrap an array as (async function* () { yield* rows; })()', setting: { key: 'rows' } });
+  }
+}

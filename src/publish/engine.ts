@@ -1,4 +1,4 @@
-import { checkPublishOptions } from './check-publish-options.js';
+import { checkPublishOptions, checkRows } from './check-publish-options.js';
 import { guardCallbacks } from './guard-callbacks.js';
 import type { PreparedRow } from '../prepare/types.js';
 import type { RowOutcome } from './outcome.js';
@@ -81,6 +81,7 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
   };
 
   constructor(rows: AsyncIterable<unknown>, given: PublishOptions, prepare: ((item: unknown) => PreparedRow) | undefined) {
+    checkRows(rows);
     checkPublishOptions(given);
     const options = guardCallbacks(given, (error) => {
       this.#fatal ??= error;

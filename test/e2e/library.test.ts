@@ -198,6 +198,17 @@ describe('validate on the run layer: the library and the CLI', () => {
         expect((error as InstanceType<typeof lib.ConfigError>).setting?.key, key).toBe(key);
       }
       expect(await lib.publishCatalog(catalog, null as never).catch((e: unknown) => e)).toBeInstanceOf(lib.ConfigError);
+      for (const rows of [null, 5, [{ sku: 'A' }]]) {
+        const error = ((): unknown => {
+          try {
+            return lib.publishRows(rows as never, { sender: client });
+          } catch (e) {
+            return e;
+          }
+        })();
+        expect(error, JSON.stringify(rows)).toBeInstanceOf(lib.ConfigError);
+        expect((error as InstanceType<typeof lib.ConfigError>).setting?.key).toBe('rows');
+      }
       expect(sandbox.stats().requests).toBe(0);
     } finally {
       await client.close();
