@@ -31,6 +31,8 @@ export function listingsEndpoint(baseUrl: string, options: { allowInsecureHttp?:
     throw new ConfigError(`base_url must be http(s), not ${url.protocol}`);
   }
   if (url.username || url.password) throw new ConfigError('base_url must not carry credentials');
+  // Dropped silently otherwise: the listing path is appended to the base URL's path alone.
+  if (url.search !== '' || url.hash !== '') throw new ConfigError(`base_url must not have a ${url.search === '' ? 'fragment (#...)' : 'query (?...)'}`, { hint: 'e.g. https://api.example.com or https://gateway.example.com/listings-api' });
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !options.allowInsecureHttp) {
     throw new ConfigError(`refusing to send the API key over plain http to ${url.host}`, {
       hint: (name) => `use https, or pass ${name('allowInsecureHttp')} if you really mean it`,

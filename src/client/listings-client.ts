@@ -5,6 +5,7 @@ import { MAX_LISTING_BODY, openDispatcher, post, type RawAnswer } from './transp
 import { describeCode, errorCode, isNotHttp, notHttpHint, transportHint } from './transport-errors.js';
 import { ApiError, NetworkError, TimeoutError } from '../errors.js';
 import { contractSchemas, type ListingRequest, type ListingResponse } from '../contract/schemas.js';
+import { checkClientOptions, checkRequestOptions } from './client-options.js';
 import { listingsEndpoint, proxyRoute, type Endpoint, type ProxyRoute } from './endpoint.js';
 import { errorMessage, MAX_LOCATION, parseErrorBody, shortText } from './error-message.js';
 import { registerSecret, redact, redactCut } from '../secrets.js';
@@ -61,7 +62,8 @@ export class ListingsClient {
   private readonly timeoutMs: number;
   private readonly connectTimeoutMs: number;
 
-  constructor(options: ListingsClientOptions) {
+  constructor(given: ListingsClientOptions) {
+    const options = checkClientOptions(given);
     registerSecret(options.apiKey);
     this.endpoint = listingsEndpoint(options.baseUrl, { allowInsecureHttp: options.allowInsecureHttp ?? false });
     this.timeoutMs = options.timeoutMs ?? 30_000;
@@ -90,7 +92,14 @@ export class ListingsClient {
 
   /** POST one listing. Resolves on any 2xx; throws ApiError, NetworkError or TimeoutError otherwise. */
   createListing(request: ListingRequest, options: RequestOptions = {}): Promise<CreateListingResult> {
-    return this.postListingJson(stringifyJson(request), options);
+    // Rejected rather than thrown: a caller chaining .catch() hears a wrong option too.
+    let checked: RequestOptions;
+    try {
+      checked = checkRequestOptions(options);
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+    return this.postListingJson(stringifyJson(request), checked);
   }
 
   /** As createListing, for a body already serialised (the batch engine hashes it before sending). */

@@ -1,3 +1,5 @@
+import { checkPublishOptions, checkRows } from './check-publish-options.js';
+import { guardCallbacks } from './guard-callbacks.js';
 import type { PreparedRow } from '../prepare/types.js';
 import type { RowOutcome } from './outcome.js';
 import { contentHash, idempotencyKeyForHash } from './idempotency.js';
@@ -78,11 +80,16 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
     this.#options.sender?.destroy?.().catch(() => undefined);
   };
 
-  constructor(rows: AsyncIterable<unknown>, options: PublishOptions, prepare: ((item: unknown) => PreparedRow) | undefined) {
+  constructor(rows: AsyncIterable<unknown>, given: PublishOptions, prepare: ((item: unknown) => PreparedRow) | undefined) {
+    checkRows(rows);
+    checkPublishOptions(given);
+    const options = guardCallbacks(given, (error) => {
+      this.#fatal ??= error;
+      this.#stop({ kind: 'interrupted' });
+    });
     this.#rows = rows;
     this.#prepare = prepare;
     this.#options = options;
-    if (!options.dryRun && options.sender === undefined) throw new TypeError('publishRows: a sender is required unless dryRun');
     const clock = options.clock ?? SYSTEM_CLOCK;
     this.#monotonic = clock.monotonic ?? clock.now;
     this.#sending = options.dryRun

@@ -3,6 +3,8 @@ import type { ListingDefaults } from '../prepare/types.js';
 import type { PublishRun } from '../publish/engine.js';
 import type { PublishOptions } from '../publish/engine-types.js';
 import { openPipeline } from './pipeline.js';
+import { ConfigError } from '../errors.js';
+import { checkPublishOptions } from '../publish/check-publish-options.js';
 
 /** Options of {@link publishCatalog}: what to read, the listing defaults, and how to publish. */
 export interface PublishCatalogOptions extends PublishOptions {
@@ -30,7 +32,10 @@ export interface PublishCatalogOptions extends PublishOptions {
  * `runPublishSpec` (publish-run.ts).
  */
 export async function publishCatalog(sources: string | readonly string[], options: PublishCatalogOptions = {}): Promise<PublishRun> {
+  if (typeof options !== 'object' || options === null) throw new ConfigError(`publishCatalog takes an options object, not ${String(options)}`);
   const { defaults, catalog, ...publishOptions } = options;
+  // Checked again by the engine; here too so that a wrong option is told before a source is opened.
+  checkPublishOptions(publishOptions);
   const fullDefaults: ListingDefaults = { shape: 'flat', saved_defaults: false, ...defaults };
   const pipeline = await openPipeline(typeof sources === 'string' ? [sources] : sources, { defaults: fullDefaults, catalog: catalog ?? {} });
   return pipeline.publish(publishOptions);

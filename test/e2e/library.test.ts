@@ -121,4 +121,128 @@ describe('validate on the run layer: the library and the CLI', () => {
     expect(cli.code).toBe(result.verdict.exitCode);
     expect((JSON.parse(cli.stdout) as { verdict: unknown }).verdict).toEqual({ exit_code: result.verdict.exitCode, why: result.verdict.why });
   });
+  it('refuses a ListingsClient option of the wrong type from an untyped caller, naming it, before any connection', async () => {
+    const sandbox = await lib.startSandbox({ port: 0, apiKey: 'opt-key' });
+    const baseUrl = sandbox.url;
+    const make = (options: unknown): unknown => {
+      try {
+        return new lib.ListingsClient(options as ConstructorParameters<typeof lib.ListingsClient>[0]);
+      } catch (error) {
+        return error;
+      }
+    };
+    const cases: Array<[unknown, string]> = [
+      [{ baseUrl, apiKey: 12345 }, 'apiKey'],
+      [{ baseUrl }, 'apiKey'],
+      [{ baseUrl, apiKey: 'secret-key-77\nX-Injected: 1' }, 'apiKey'],
+      [{ baseUrl: 5, apiKey: 'k' }, 'baseUrl'],
+      [{ baseUrl, apiKey: 'k', timeoutMs: Number.NaN }, 'timeoutMs'],
+      [{ baseUrl, apiKey: 'k', timeoutMs: '100' }, 'timeoutMs'],
+      [{ baseUrl, apiKey: 'k', timeoutMs: 1e300 }, 'timeoutMs'],
+      [{ baseUrl, apiKey: 'k', connectTimeoutMs: -1 }, 'connectTimeoutMs'],
+      [{ baseUrl, apiKey: 'k', connections: '8' }, 'connections'],
+      [{ baseUrl, apiKey: 'k', connections: 0 }, 'connections'],
+      [{ baseUrl, apiKey: 'k', userAgent: 'a\r\nb' }, 'userAgent'],
+      [{ baseUrl, apiKey: 'k', proxy: true }, 'proxy'],
+      [{ baseUrl, apiKey: 'k', allowInsecureHttp: 'no' }, 'allowInsecureHttp'],
+      [{ baseUrl, apiKey: 'k', timeout: 100 }, 'timeout'],
+      [JSON.parse(`{"baseUrl":${JSON.stringify(baseUrl)},"apiKey":"k","__proto__":{"timeoutMs":1}}`), '__proto__'],
+      [{ baseUrl, get apiKey(): string { throw new Error('getter'); } }, 'apiKey'],
+    ];
+    try {
+      for (const [options, key] of cases) {
+        const error = make(options);
+        expect(error, key).toBeInstanceOf(lib.ConfigError);
+        expect((error as InstanceType<typeof lib.ConfigError>).setting?.key, key).toBe(key);
+        expect((error as Error).message).not.toContain('secret-key-77');
+      }
+      for (const options of [null, `${baseUrl}`, { baseUrl: `${baseUrl}/#frag`, apiKey: 'k' }, { baseUrl: `${baseUrl}/?tenant=1`, apiKey: 'k' }]) {
+        expect(make(options)).toBeInstanceOf(lib.ConfigError);
+      }
+      const client = new lib.ListingsClient({ baseUrl, apiKey: 'opt-key' });
+      try {
+        for (const [options, key] of [[{ signal: 'x' }, 'signal'], [{ idempotencyKey: 'a\nb' }, 'idempotencyKey'], [{ idempotencyKey: 5 }, 'idempotencyKey']] as const) {
+          const error: unknown = await client.createListing({ marketplace: 'ebay', payload: { sku: 'X', title: 'Y' } }, options as never).catch((e: unknown) => e);
+          expect(error, key).toBeInstanceOf(lib.UsageError);
+          expect((error as InstanceType<typeof lib.UsageError>).setting?.key).toBe(key);
+        }
+      } finally {
+        await client.close();
+      }
+      expect(sandbox.stats().requests).toBe(0);
+    } finally {
+      await sandbox.close();
+    }
+  });
+  it('refuses a publishCatalog option of the wrong type, naming it, before a request is sent', async () => {
+    const sandbox = await lib.startSandbox({ port: 0, apiKey: 'pub-key' });
+    const client = new lib.ListingsClient({ baseUrl: sandbox.url, apiKey: 'pub-key' });
+    const catalog = join(REPO_ROOT, 'fixtures', 'catalog.csv');
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ sender: null }, 'sender'],
+      [{ sender: {} }, 'sender'],
+      [{ sender: client, concurrency: Number.NaN }, 'concurrency'],
+      [{ sender: client, concurrency: '8' }, 'concurrency'],
+      [{ sender: client, maxConcurrency: Infinity }, 'maxConcurrency'],
+      [{ sender: client, rate: '5' }, 'rate'],
+      [{ sender: client, giveUpAfterMs: Number.NaN }, 'giveUpAfterMs'],
+      [{ sender: client, giveUpAfterMs: -1 }, 'giveUpAfterMs'],
+      [{ sender: client, maxErrors: 0 }, 'maxErrors'],
+      [{ sender: client, onSettled: 5 }, 'onSettled'],
+      [{ sender: client, stop: true }, 'stop'],
+    ];
+    try {
+      for (const [options, key] of cases) {
+        const error: unknown = await lib.publishCatalog(catalog, options as never).catch((e: unknown) => e);
+        expect(error, key).toBeInstanceOf(lib.ConfigError);
+        expect((error as InstanceType<typeof lib.ConfigError>).setting?.key, key).toBe(key);
+      }
+      expect(await lib.publishCatalog(catalog, null as never).catch((e: unknown) => e)).toBeInstanceOf(lib.ConfigError);
+      for (const rows of [null, 5, [{ sku: 'A' }]]) {
+        const error = ((): unknown => {
+          try {
+            return lib.publishRows(rows as never, { sender: client });
+          } catch (e) {
+            return e;
+          }
+        })();
+        expect(error, JSON.stringify(rows)).toBeInstanceOf(lib.ConfigError);
+        expect((error as InstanceType<typeof lib.ConfigError>).setting?.key).toBe('rows');
+      }
+      expect(sandbox.stats().requests).toBe(0);
+    } finally {
+      await client.close();
+      await sandbox.close();
+    }
+  });
+  it('ends a run whose onSettled or onEvent throws with a UsageError naming it, without a hang or an unhandled rejection', async () => {
+    const sandbox = await lib.startSandbox({ port: 0, apiKey: 'cb-key' });
+    const client = new lib.ListingsClient({ baseUrl: sandbox.url, apiKey: 'cb-key' });
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      for (const key of ['onSettled', 'onEvent'] as const) {
+        const run = await lib.publishCatalog(join(REPO_ROOT, 'fixtures', 'catalog.csv'), {
+          sender: client,
+          [key]: () => {
+            throw new Error(`${key} boom`);
+          },
+        });
+        const ending = (async () => {
+          for await (const outcome of run) void outcome;
+        })().catch((e: unknown) => e);
+        const error = await Promise.race([ending, new Promise((resolve) => setTimeout(() => resolve('hang'), 5000))]);
+        expect(error, key).toBeInstanceOf(lib.UsageError);
+        expect((error as InstanceType<typeof lib.UsageError>).setting?.key).toBe(key);
+        expect((error as Error).message).toContain(`${key} boom`);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+      await client.close();
+      await sandbox.close();
+    }
+  });
 });
