@@ -3,7 +3,7 @@ import { openRecords, type RecordItem, type RecordStream } from './read-records.
 import { checkTarget, FieldCounter, mapHeaderTelling, mapRecords, type HeaderMapping } from './mapping/index.js';
 import { batchedRecords, hasBatches } from './formats/batches.js';
 import { PRESETS, presetChoiceNotice, presetKind, recognisePreset, requireColumns, type PresetKind } from './presets/index.js';
-import { didYouMean } from '../config/did-you-mean.js';
+import { didYouMean } from '../did-you-mean.js';
 import { namedSetting, UsageError } from '../errors.js';
 import { redactSourceName } from '../secret-url.js';
 

@@ -1,6 +1,35 @@
 import { ConfigError, UsageError } from '../errors.js';
-import { didYouMean } from '../config/did-you-mean.js';
-import type { ListingsClientOptions, RequestOptions } from './listings-client.js';
+import { didYouMean } from '../did-you-mean.js';
+
+/** Options of a ListingsClient. */
+export interface ListingsClientOptions {
+  /** The service's base address; `/v1/listings` is appended (a path prefix is kept). */
+  baseUrl: string;
+  /** The workspace API key, sent as `Authorization: Bearer`. */
+  apiKey: string;
+  /** Time limit for the answer's headers, and between chunks of its body, in ms. Default 30,000. */
+  timeoutMs?: number;
+  /** Time limit for opening a connection (TCP and TLS), in ms. Default 10,000. */
+  connectTimeoutMs?: number;
+  /** Keep-alive connections to the service. Default 16. */
+  connections?: number;
+  /** Allow plain http to a host that is not loopback. Default false. */
+  allowInsecureHttp?: boolean;
+  /** Replaces the `User-Agent` header. */
+  userAgent?: string;
+  /**
+   * The proxy to go through: a URL (`http://user:password@proxy:3128`), or false for none. Default: from
+   * `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY` (and their lowercase forms), as undici's EnvHttpProxyAgent reads them.
+   */
+  proxy?: string | false;
+}
+
+/** Options of one request. */
+export interface RequestOptions {
+  /** Sent as `Idempotency-Key`, so a repeat cannot create a second listing. */
+  idempotencyKey?: string;
+  signal?: AbortSignal;
+}
 
 // The longest delay a Node timer keeps: a longer one fires at once.
 const MAX_MS = 2_147_483_647;

@@ -5,7 +5,7 @@ import { MAX_LISTING_BODY, openDispatcher, post, type RawAnswer } from './transp
 import { describeCode, errorCode, isNotHttp, notHttpHint, transportHint } from './transport-errors.js';
 import { ApiError, NetworkError, TimeoutError } from '../errors.js';
 import { contractSchemas, type ListingRequest, type ListingResponse } from '../contract/schemas.js';
-import { checkClientOptions, checkRequestOptions } from './client-options.js';
+import { checkClientOptions, checkRequestOptions, type ListingsClientOptions, type RequestOptions } from './client-options.js';
 import { listingsEndpoint, proxyRoute, type Endpoint, type ProxyRoute } from './endpoint.js';
 import { errorMessage, MAX_LOCATION, parseErrorBody, shortText } from './error-message.js';
 import { registerSecret, redact, redactCut } from '../secrets.js';
@@ -13,35 +13,7 @@ import { VERSION } from '../version.js';
 import { stringifyJson } from '../json-number.js';
 import { JsonDepthError, parseJsonText } from '../json-text.js';
 
-/** Options of a ListingsClient. */
-export interface ListingsClientOptions {
-  /** The service's base address; `/v1/listings` is appended (a path prefix is kept). */
-  baseUrl: string;
-  /** The workspace API key, sent as `Authorization: Bearer`. */
-  apiKey: string;
-  /** Time limit for the answer's headers, and between chunks of its body, in ms. Default 30,000. */
-  timeoutMs?: number;
-  /** Time limit for opening a connection (TCP and TLS), in ms. Default 10,000. */
-  connectTimeoutMs?: number;
-  /** Keep-alive connections to the service. Default 16. */
-  connections?: number;
-  /** Allow plain http to a host that is not loopback. Default false. */
-  allowInsecureHttp?: boolean;
-  /** Replaces the `User-Agent` header. */
-  userAgent?: string;
-  /**
-   * The proxy to go through: a URL (`http://user:password@proxy:3128`), or false for none. Default: from
-   * `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY` (and their lowercase forms), as undici's EnvHttpProxyAgent reads them.
-   */
-  proxy?: string | false;
-}
-
-/** Options of one request. */
-export interface RequestOptions {
-  /** Sent as `Idempotency-Key`, so a repeat cannot create a second listing. */
-  idempotencyKey?: string;
-  signal?: AbortSignal;
-}
+export type { ListingsClientOptions, RequestOptions } from './client-options.js';
 
 /** A listing the service accepted. */
 export interface CreateListingResult {

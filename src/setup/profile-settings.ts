@@ -1,5 +1,5 @@
 import { listingsEndpoint } from '../client/endpoint.js';
-import { didYouMean } from '../config/did-you-mean.js';
+import { didYouMean } from '../did-you-mean.js';
 import type { MarketplaceSetting } from '../config/marketplace-settings.js';
 import { OPTIONS, OPTION_BY_KEY, PER_MARKETPLACE_KEYS, isMarketplaceSettingKey, marketplaceEnv, parseMarketplaceId, sectionName, type MarketplaceSettingKey, type OptionSpec, type SettingValue } from '../config/options.js';
 import { ConfigError, UsageError } from '../errors.js';

@@ -1,5 +1,5 @@
 import { namedSetting, UsageError, type Setting } from '../../errors.js';
-import { didYouMean } from '../../config/did-you-mean.js';
+import { didYouMean } from '../../did-you-mean.js';
 
 /** Draft fields holding one text value. */
 export const TEXT_FIELDS = [

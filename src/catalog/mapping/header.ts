@@ -1,5 +1,5 @@
 import { namedSetting, UsageError, type NameSetting, type Setting } from '../../errors.js';
-import { didYouMean } from '../../config/did-you-mean.js';
+import { didYouMean } from '../../did-you-mean.js';
 import { shellWord } from '../../shell-words.js';
 import { LIST_FIELD, OVERRIDES_PREFIX, TEXT_FIELDS, type FieldMap } from './fields.js';
 import { numberedColumns } from './map-record.js';

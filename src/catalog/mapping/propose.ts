@@ -1,4 +1,4 @@
-import { distance } from '../../config/did-you-mean.js';
+import { distance } from '../../did-you-mean.js';
 import { LIST_FIELD, TEXT_FIELDS, type FieldMap } from './fields.js';
 
 /** The names a column giving each field is often given in exports and spreadsheets, besides the field's own. */

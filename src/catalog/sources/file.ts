@@ -1,7 +1,7 @@
 import { open, opendir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { didYouMean } from '../../config/did-you-mean.js';
+import { didYouMean } from '../../did-you-mean.js';
 import { SourceError } from '../../errors.js';
 import { metered } from './meter-stream.js';
 import { schemeOf, type SourceKind } from './source-kind.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resolveSettings } from '../../../src/config/resolve.js';
-import { didYouMean } from '../../../src/config/did-you-mean.js';
+import { didYouMean } from '../../../src/did-you-mean.js';
 import { attributeName } from '../../../src/config/options.js';
 import { ConfigError } from '../../../src/errors.js';
 
