@@ -304,7 +304,7 @@ describe('hostile local surfaces: --retry-failed and --resume read back what an 
 describe('hostile local surfaces: a catalog with no end', () => {
   // Before: an NDJSON line over 1 MiB was skipped to its line break, and /dev/zero has none: the run read it for
   // ever (bounded memory, unbounded time), saying nothing after "the line is longer than 1 MiB".
-  it('/dev/zero read as NDJSON: its line is skipped 64 MiB at most, then the source is given up (exit 4), the line in the report once', async () => {
+  it('/dev/zero read as NDJSON: its line is skipped 256 MiB at most, then the source is given up (exit 4), the line in the report once', async () => {
     const dir = tempDir();
     const report = join(dir, 'r.ndjson');
     const result = await runCli(['validate', '/dev/zero', '--format', 'ndjson', '--report', report, '--json'], { cwd: dir, timeoutMs: 20_000 });
@@ -312,7 +312,7 @@ describe('hostile local surfaces: a catalog with no end', () => {
     expect(result.code, result.stderr).toBe(4);
     const summary = JSON.parse(result.stdout) as { rows: number; invalid: number; unread: { reason: string }; verdict: { why: string } };
     expect(summary).toMatchObject({ rows: 1, invalid: 1, unread: { reason: 'row_too_large' } });
-    expect(summary.verdict.why).toContain('/dev/zero:1: not read to its end: the line runs on for over 64 MiB without a line break');
+    expect(summary.verdict.why).toContain('/dev/zero:1: not read to its end: the line runs on for over 256 MiB without a line break');
     const rows = readFileSync(report, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { line?: number; message?: string });
     expect(rows.filter((row) => row.line === 1)).toHaveLength(1);
   });

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import Parser from 'stream-json/Parser.js';
-import { MAX_RECORD_BYTES, MAX_SKIPPED_LINE_BYTES } from './limits.js';
+import { MAX_JSON_SPACE_BYTES, MAX_RECORD_BYTES } from './limits.js';
 import type { RecordItem } from '../types.js';
 import { failureReason, isAbort, readFailure } from '../sources/read-failure.js';
 import { JsonSelector, ONLY_WHITE_SPACE, type JsonToken } from './json-select.js';
@@ -60,7 +60,7 @@ class JsonRecordParser extends Parser {
 
   _transformBuffer(chunk: Buffer, encoding: BufferEncoding, callback: Callback): void {
     this.#sinceToken += chunk.length;
-    if (this.#sinceToken > MAX_SKIPPED_LINE_BYTES) this.selector.broken(`over ${MAX_SKIPPED_LINE_BYTES / 1024 / 1024} MiB of white space hold no JSON value; reading stopped here`);
+    if (this.#sinceToken > MAX_JSON_SPACE_BYTES) this.selector.broken(`over ${MAX_JSON_SPACE_BYTES / 1024 / 1024} MiB of white space hold no JSON value; reading stopped here`);
     internals._transformBuffer.call(this, chunk, encoding, callback);
   }
 
