@@ -19,10 +19,10 @@ export type EngineEvent =
   | { type: 'answer'; index: number; attempt: number; status: number | undefined; kind: 'ok' | FailureKind; ms: number }
   /** The row is sent again after `delayMs`; `reason` is the failed attempt's kind (and status). */
   | { type: 'retry'; index: number; attempt: number; delayMs: number; reason: string }
-  /** The concurrency limit changed; `reason` is the answer that changed it (`ok`, `overloaded`, `throttled`). */
+  /** The concurrency limit changed; `reason` is the answer that changed it (`ok`, `overloaded`, `throttled`), or `noise`: cuts undone, since slowing down did not lower the service's share of 429s and 503s. */
   | { type: 'limit'; limit: number; previous: number; reason: string }
-  /** The send pace changed after pushback: `rate` in requests/s (undefined: no pace); `holdMs` when sending is held. */
-  | { type: 'pace'; rate: number | undefined; previous: number | undefined; reason: 'throttled' | 'overloaded'; holdMs?: number }
+  /** The send pace changed after pushback (`noise`: a cut undone): `rate` in requests/s (undefined: no pace); `holdMs` when sending is held. */
+  | { type: 'pace'; rate: number | undefined; previous: number | undefined; reason: 'throttled' | 'overloaded' | 'noise'; holdMs?: number }
   /** The breaker changed state (open: the service looks down, nothing is sent but a probe). */
   | { type: 'breaker'; state: 'closed' | 'open' | 'half-open'; previous: 'closed' | 'open' | 'half-open' }
   /** The run stops early: the end it will report. */

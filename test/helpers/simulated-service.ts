@@ -20,6 +20,13 @@ export interface ServiceModel {
   slowRejections?: boolean;
   /** The token bucket's burst, in seconds of its rate (default 1). */
   burstS?: number;
+  /**
+   * The share of requests answered 429 with no Retry-After whatever the pace (a per-item limit, a flaky gateway):
+   * throttling that slowing down does not cure.
+   */
+  sporadic429?: number;
+  /** The same with 503 (the sandbox's --fail-rate with --fail-status 503). */
+  sporadic503?: number;
 }
 
 /** What a simulated run saw. */
@@ -87,6 +94,14 @@ export class SimulatedService {
         answer(error);
       });
     };
+    if (model.sporadic429 !== undefined && this.#random() < model.sporadic429) {
+      const [min, max] = model.latencyMs;
+      return reply(sim.now + min + (max - min) * this.#random(), new ApiError(429, 'HTTP 429', undefined));
+    }
+    if (model.sporadic503 !== undefined && this.#random() < model.sporadic503) {
+      const [min, max] = model.latencyMs;
+      return reply(sim.now + min + (max - min) * this.#random(), new ApiError(503, 'HTTP 503', undefined));
+    }
     if (model.rateLimit !== undefined) {
       this.#tokens = Math.min(Math.max(1, model.rateLimit * (model.burstS ?? 1)), this.#tokens + ((sim.now - this.#tokensAt) / 1000) * model.rateLimit);
       this.#tokensAt = sim.now;

@@ -144,6 +144,23 @@ export class AdaptiveLimit implements ConcurrencyLimit {
     return this.#slowStart;
   }
 
+  checkpoint(): () => void {
+    const limit = this.#limit;
+    const slowStart = this.#slowStart;
+    const overloaded = this.#overloaded;
+    const throttled = this.#throttled;
+    const cutsFrom = this.#cutsFrom;
+    return () => {
+      this.#limit = limit;
+      this.#slowStart = slowStart;
+      this.#overloaded = overloaded;
+      this.#throttled = throttled;
+      this.#cutsFrom = cutsFrom;
+      this.#changedAtSeq = this.#seq;
+      this.#newWindow();
+    };
+  }
+
   onSend(now: number): AdaptiveTicket {
     this.#inFlight++;
     if (this.#inFlight > this.#peakInFlight) this.#peakInFlight = this.#inFlight;

@@ -28,6 +28,8 @@ export interface ConcurrencyLimit {
   readonly limit: number;
   onSend(now: number): SendTicket;
   onAnswer(ticket: SendTicket, now: number, signal: LoadSignal): void;
+  /** What the limit has learned now, as a function that puts it back (a cut that did not help is undone). */
+  checkpoint?(): () => void;
 }
 
 /** `--concurrency N`: exactly N, whatever the service says. */

@@ -5,6 +5,7 @@ import type { ConcurrencyLimit, SendTicket } from './concurrency-limit.js';
 import type { Pacer } from './pacer.js';
 import type { EngineObserver } from '../engine-types.js';
 import type { PushbackCounts } from './pushback-counts.js';
+import { PushbackFilter } from './pushback-filter.js';
 
 export type { PushbackCounts } from './pushback-counts.js';
 
@@ -23,6 +24,10 @@ export class FlowControl {
   #peakInFlight = 0;
   #latestSeq = 0;
   #peakLimit = 0;
+  /** Which 429s and 503s are load, and which the service gives whatever the pace. */
+  readonly #filter = new PushbackFilter();
+  /** Puts the limit and the pace back as they were before the cuts of the trials under way. */
+  #undo: (() => void)[] = [];
   /** Told of limit, pace and breaker changes; without it nothing is compared or built. */
   readonly #observer: EngineObserver | undefined;
 
@@ -77,34 +82,66 @@ export class FlowControl {
       this.limit.onAnswer(ticket, now, 'ok');
       this.pacer.onAccepted(now);
       this.breaker.onAccepted(now);
-      return;
+    } else {
+      const limitWas = this.limit.limit;
+      const breakerWas = this.breaker.state;
+      this.limit.onAnswer(ticket, now, 'ok');
+      this.pacer.onAccepted(now);
+      this.breaker.onAccepted(now);
+      if (this.limit.limit !== limitWas) observer({ type: 'limit', limit: this.limit.limit, previous: limitWas, reason: 'ok' });
+      if (this.breaker.state !== breakerWas) observer({ type: 'breaker', state: this.breaker.state, previous: breakerWas });
     }
-    const limitWas = this.limit.limit;
-    const breakerWas = this.breaker.state;
-    this.limit.onAnswer(ticket, now, 'ok');
-    this.pacer.onAccepted(now);
-    this.breaker.onAccepted(now);
-    if (this.limit.limit !== limitWas) observer({ type: 'limit', limit: this.limit.limit, previous: limitWas, reason: 'ok' });
-    if (this.breaker.state !== breakerWas) observer({ type: 'breaker', state: this.breaker.state, previous: breakerWas });
+    this.#filter.accepted(ticket.seq);
+    this.#endTrial(now);
   }
 
   /** A failed attempt; `retryAfterMs` is the service's Retry-After, when it sent one. */
   failed(ticket: SendTicket, now: number, kind: FailureKind, error: unknown, retryAfterMs: number | undefined): void {
     this.#answered();
-    const signal = kind === 'overloaded' || kind === 'timeout' ? 'overloaded' : kind === 'throttled' ? 'throttled' : 'other';
+    const pushback = kind === 'throttled' || kind === 'overloaded';
+    const reading = pushback ? this.#filter.pushback(ticket.seq, this.#latestSeq, kind === 'overloaded', retryAfterMs !== undefined) : undefined;
+    if (reading === 'trial') this.#startTrial();
+    const signal = reading === 'noise' ? 'other' : kind === 'overloaded' || kind === 'timeout' ? 'overloaded' : kind === 'throttled' ? 'throttled' : 'other';
     const observer = this.#observer;
     const limitWas = observer === undefined ? 0 : this.limit.limit;
     this.limit.onAnswer(ticket, now, signal);
     if (observer !== undefined && this.limit.limit !== limitWas) observer({ type: 'limit', limit: this.limit.limit, previous: limitWas, reason: signal });
-    if (kind === 'throttled' || kind === 'overloaded') {
+    if (pushback) {
       this.pushback[kind]++;
-      if (observer === undefined) this.pacer.onPushback(now, ticket.seq, this.#latestSeq, kind === 'throttled', retryAfterMs);
+      if (reading === 'noise') {
+        // Retried like any pushback, but the pace stays: slowing down was tried and did not lower it.
+      } else if (observer === undefined) this.pacer.onPushback(now, ticket.seq, this.#latestSeq, kind === 'throttled', retryAfterMs);
       else this.#observedPushback(observer, ticket, now, kind, retryAfterMs);
     } else if (kind === 'timeout') this.pushback.timeouts++;
     else if (kind === 'unreachable') this.pushback.unreachable++;
     const breakerWas = this.breaker.state;
     this.breaker.onFailure(now, ticket.seq, kind, error);
     if (observer !== undefined && this.breaker.state !== breakerWas) observer({ type: 'breaker', state: this.breaker.state, previous: breakerWas });
+    if (pushback) this.#endTrial(now);
+  }
+
+  #startTrial(): void {
+    // After a trial that did not help, the next one is judged with it: both are undone from where the first began.
+    if (this.#undo.length > 0) return;
+    const limit = this.limit.checkpoint?.();
+    this.#undo = limit === undefined ? [this.pacer.checkpoint()] : [limit, this.pacer.checkpoint()];
+  }
+
+  /** A trial just judged: its cuts are undone when they did not lower the share of pushback. */
+  #endTrial(now: number): void {
+    const verdict = this.#filter.takeVerdict();
+    if (verdict === undefined || verdict === 'again') return;
+    const undo = this.#undo;
+    this.#undo = [];
+    if (verdict === 'keep') return;
+    const observer = this.#observer;
+    const limitWas = this.limit.limit;
+    const rateWas = observer === undefined ? undefined : this.pacer.rate(now);
+    for (const put of undo) put();
+    if (observer === undefined) return;
+    if (this.limit.limit !== limitWas) observer({ type: 'limit', limit: this.limit.limit, previous: limitWas, reason: 'noise' });
+    const rate = this.pacer.rate(now);
+    if (rate !== rateWas) observer({ type: 'pace', rate, previous: rateWas, reason: 'noise' });
   }
 
   /** Pushback with an observer: it is told when the pace was cut or sending held. */

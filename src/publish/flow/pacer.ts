@@ -98,6 +98,18 @@ export class Pacer {
     return Math.max(0, rate * share - 1) * (1000 / rate);
   }
 
+  /** The pace learned now, as a function that puts it back (a cut that did not help is undone). */
+  checkpoint(): () => void {
+    const maxRate = this.#maxRate;
+    const cutAt = this.#cutAt;
+    return () => {
+      this.#maxRate = maxRate;
+      this.#cutAt = cutAt;
+      this.#tat = -Infinity;
+      this.#nextAt = -Infinity;
+    };
+  }
+
   onAccepted(now: number): void {
     this.#accepted.add(now);
     this.#lastAcceptedAt = now;
