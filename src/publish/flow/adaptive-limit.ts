@@ -146,13 +146,13 @@ export class AdaptiveLimit implements ConcurrencyLimit {
 
   checkpoint(): () => void {
     const limit = this.#limit;
-    const slowStart = this.#slowStart;
     const overloaded = this.#overloaded;
     const throttled = this.#throttled;
     const cutsFrom = this.#cutsFrom;
     return () => {
       this.#limit = limit;
-      this.#slowStart = slowStart;
+      // The cuts read noise as load: the window finds the service's capacity again, as at the start.
+      this.#slowStart = true;
       this.#overloaded = overloaded;
       this.#throttled = throttled;
       this.#cutsFrom = cutsFrom;

@@ -10,6 +10,8 @@ import { PushbackFilter } from './pushback-filter.js';
 export type { PushbackCounts } from './pushback-counts.js';
 
 
+const NO_HOLD = { holdLimit: false, holdPace: false } as const;
+
 /**
  * The three controls of a run's sending, in one place: how many requests at once (the concurrency limit), how
  * fast (the pacer), and whether at all (the breaker). The engine asks when the next request may leave, and reports
@@ -28,6 +30,10 @@ export class FlowControl {
   readonly #filter = new PushbackFilter();
   /** Puts the limit and the pace back as they were before the cuts of the trials under way. */
   #undo: (() => void)[] = [];
+  /** A 429 or 503 with Retry-After was seen: the service has a limit of its own. */
+  #askedToWait = false;
+  /** The window and the pace when the trial under way began. */
+  #trialFrom: { limit: number; rate: number | undefined } | undefined;
   /** Told of limit, pace and breaker changes; without it nothing is compared or built. */
   readonly #observer: EngineObserver | undefined;
 
@@ -91,7 +97,7 @@ export class FlowControl {
       if (this.limit.limit !== limitWas) observer({ type: 'limit', limit: this.limit.limit, previous: limitWas, reason: 'ok' });
       if (this.breaker.state !== breakerWas) observer({ type: 'breaker', state: this.breaker.state, previous: breakerWas });
     }
-    this.#filter.accepted(ticket.seq);
+    this.#filter.accepted(ticket.seq, now);
     this.#endTrial(now);
   }
 
@@ -99,16 +105,19 @@ export class FlowControl {
   failed(ticket: SendTicket, now: number, kind: FailureKind, error: unknown, retryAfterMs: number | undefined): void {
     this.#answered();
     const pushback = kind === 'throttled' || kind === 'overloaded';
-    const reading = pushback ? this.#filter.pushback(ticket.seq, this.#latestSeq, kind === 'overloaded', retryAfterMs !== undefined) : undefined;
-    if (reading === 'trial') this.#startTrial();
-    const signal = reading === 'noise' ? 'other' : kind === 'overloaded' || kind === 'timeout' ? 'overloaded' : kind === 'throttled' ? 'throttled' : 'other';
+    const asked = retryAfterMs !== undefined;
+    if (pushback && asked) this.#askedToWait = true;
+    let reading = pushback ? this.#filter.pushback(ticket.seq, now, this.#latestSeq, kind === 'overloaded', asked) : undefined;
+    if (reading === 'trial') this.#startTrial(now);
+    const { holdLimit, holdPace } = reading === 'load' && !asked ? this.#cutFarEnough(now) : NO_HOLD;
+    const signal = reading === 'noise' || holdLimit ? 'other' : kind === 'overloaded' || kind === 'timeout' ? 'overloaded' : kind === 'throttled' ? 'throttled' : 'other';
     const observer = this.#observer;
     const limitWas = observer === undefined ? 0 : this.limit.limit;
     this.limit.onAnswer(ticket, now, signal);
     if (observer !== undefined && this.limit.limit !== limitWas) observer({ type: 'limit', limit: this.limit.limit, previous: limitWas, reason: signal });
     if (pushback) {
       this.pushback[kind]++;
-      if (reading === 'noise') {
+      if (reading === 'noise' || holdPace) {
         // Retried like any pushback, but the pace stays: slowing down was tried and did not lower it.
       } else if (observer === undefined) this.pacer.onPushback(now, ticket.seq, this.#latestSeq, kind === 'throttled', retryAfterMs);
       else this.#observedPushback(observer, ticket, now, kind, retryAfterMs);
@@ -117,10 +126,28 @@ export class FlowControl {
     const breakerWas = this.breaker.state;
     this.breaker.onFailure(now, ticket.seq, kind, error);
     if (observer !== undefined && this.breaker.state !== breakerWas) observer({ type: 'breaker', state: this.breaker.state, previous: breakerWas });
+    // The pace a trial may halve is the one its first cut set (a run not paced before has none to halve).
+    if (reading === 'trial' && this.#trialFrom !== undefined) this.#trialFrom.rate = this.pacer.rate(now);
     if (pushback) this.#endTrial(now);
   }
 
-  #startTrial(): void {
+  /**
+   * A trial cuts to half the window and half the pace it began with, no further: noise would otherwise take both
+   * down to one for the whole trial (a hundred answers at a window of one or two is seconds), and a real overload
+   * shows already at half. A service that accepts nothing is still held.
+   */
+  #cutFarEnough(now: number): { holdLimit: boolean; holdPace: boolean } {
+    const from = this.#trialFrom;
+    if (from === undefined) return NO_HOLD;
+    const rate = this.pacer.rate(now);
+    return {
+      holdLimit: this.limit.limit <= from.limit / 2,
+      holdPace: rate !== undefined && from.rate !== undefined && rate <= from.rate / 2 && !this.pacer.acceptsNothing(now),
+    };
+  }
+
+  #startTrial(now: number): void {
+    this.#trialFrom = { limit: this.limit.limit, rate: this.pacer.rate(now) };
     // After a trial that did not help, the next one is judged with it: both are undone from where the first began.
     if (this.#undo.length > 0) return;
     const limit = this.limit.checkpoint?.();
@@ -130,7 +157,9 @@ export class FlowControl {
   /** A trial just judged: its cuts are undone when they did not lower the share of pushback. */
   #endTrial(now: number): void {
     const verdict = this.#filter.takeVerdict();
-    if (verdict === undefined || verdict === 'again') return;
+    if (verdict === undefined) return;
+    this.#trialFrom = undefined;
+    if (verdict === 'again') return;
     const undo = this.#undo;
     this.#undo = [];
     if (verdict === 'keep') return;
@@ -138,6 +167,8 @@ export class FlowControl {
     const limitWas = this.limit.limit;
     const rateWas = observer === undefined ? undefined : this.pacer.rate(now);
     for (const put of undo) put();
+    // Noise from a service that never asked for a wait: the pace learned before the trials was learned from it too.
+    if (!this.#askedToWait) this.pacer.forget();
     if (observer === undefined) return;
     if (this.limit.limit !== limitWas) observer({ type: 'limit', limit: this.limit.limit, previous: limitWas, reason: 'noise' });
     const rate = this.pacer.rate(now);

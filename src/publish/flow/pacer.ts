@@ -98,6 +98,18 @@ export class Pacer {
     return Math.max(0, rate * share - 1) * (1000 / rate);
   }
 
+  /** Nothing accepted in the last second, nor since the last hold began: a pushback now holds every send. */
+  acceptsNothing(now: number): boolean {
+    return this.#accepted.perSecond(now) === 0 && !(this.#lastAcceptedAt > this.#heldAt);
+  }
+
+  /** No pace at all, as before the first 429: every pace learned so far was learned from noise. */
+  forget(): void {
+    this.#maxRate = undefined;
+    this.#tat = -Infinity;
+    this.#nextAt = -Infinity;
+  }
+
   /** The pace learned now, as a function that puts it back (a cut that did not help is undone). */
   checkpoint(): () => void {
     const maxRate = this.#maxRate;
@@ -128,7 +140,7 @@ export class Pacer {
     // Nothing accepted lately: a service that wants a break. Not when it accepted something since the last break
     // began: a strict limiter (no burst) answers its 429s before the one request of a burst it lets through, so each
     // break would end in the same burst and the same 429s (one row a second); it gets a pace instead.
-    if (accepted === 0 && !(this.#lastAcceptedAt > this.#heldAt)) {
+    if (this.acceptsNothing(now)) {
       this.#heldAt = now;
       this.#cutAtSeq = latestSeq;
       this.#holdMs = retryAfterMs ?? Math.min(30_000, this.#holdMs === 0 ? 1000 : this.#holdMs * 2);

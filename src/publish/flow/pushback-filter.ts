@@ -1,7 +1,10 @@
 /** Answers the recent share of pushback is measured over. */
 const WINDOW = 200;
-/** Answers to requests sent after a cut that judge whether the cut helped. */
+/** Answers to requests sent after a cut that judge whether the cut helped... */
 const PROBE_ANSWERS = 100;
+/** ...or fewer, once the trial has lasted this long (a run cut to a few requests a second would wait too long). */
+const PROBE_MIN_ANSWERS = 30;
+const PROBE_MS = 2000;
 /**
  * The least share of 503s read as noise: a full queue sheds a percent or two near its capacity, and a window undone
  * to above it sheds more.
@@ -49,7 +52,7 @@ export class PushbackFilter {
    * The trial under way: the answers to requests sent before its cut (already on their way: the share the cut
    * answered) and after it, each with the pushback among them.
    */
-  #trial: { afterSeq: number; overloaded: boolean; share: number; sharePushbacks: number; before: number; beforePushbacks: number; answers: number; pushbacks: number } | undefined;
+  #trial: { afterSeq: number; startedAt: number; overloaded: boolean; share: number; sharePushbacks: number; before: number; beforePushbacks: number; answers: number; pushbacks: number } | undefined;
   #verdict: TrialVerdict | undefined;
   /** Trials in a row whose cuts did not help. */
   #failedTrials = 0;
@@ -59,16 +62,16 @@ export class PushbackFilter {
     return this.#floor;
   }
 
-  accepted(seq: number): void {
+  accepted(seq: number, now: number): void {
     this.#note(0);
-    this.#judge(seq, false);
+    this.#judge(seq, now, false);
   }
 
   /**
    * A pushback (`overloaded`: a 503, else a 429) to the request sent as `seq`; `latestSeq` is the last request sent
    * so far. One that `asked` for a wait (a Retry-After) is load: the service said how much slower it wants it.
    */
-  pushback(seq: number, latestSeq: number, overloaded: boolean, asked: boolean): PushbackReading {
+  pushback(seq: number, now: number, latestSeq: number, overloaded: boolean, asked: boolean): PushbackReading {
     this.#note(1);
     const share = this.#pushbacks / this.#filled;
     let reading: PushbackReading;
@@ -76,10 +79,10 @@ export class PushbackFilter {
     else if (this.#isNoise(share)) reading = 'noise';
     else {
       // The pushback that starts a trial is in neither count: it would make a few answers on their way look like a storm.
-      this.#trial = { afterSeq: latestSeq, overloaded, share, sharePushbacks: this.#pushbacks, before: 0, beforePushbacks: 0, answers: 0, pushbacks: 0 };
+      this.#trial = { afterSeq: latestSeq, startedAt: now, overloaded, share, sharePushbacks: this.#pushbacks, before: 0, beforePushbacks: 0, answers: 0, pushbacks: 0 };
       return 'trial';
     }
-    this.#judge(seq, true, overloaded);
+    this.#judge(seq, now, true, overloaded);
     return reading;
   }
 
@@ -104,7 +107,7 @@ export class PushbackFilter {
     this.#at = (this.#at + 1) % WINDOW;
   }
 
-  #judge(seq: number, pushback: boolean, overloaded = false): void {
+  #judge(seq: number, now: number, pushback: boolean, overloaded = false): void {
     const trial = this.#trial;
     if (trial === undefined) return;
     if (seq <= trial.afterSeq) {
@@ -115,7 +118,7 @@ export class PushbackFilter {
     trial.answers++;
     if (pushback) trial.pushbacks++;
     if (overloaded) trial.overloaded = true;
-    if (trial.answers < PROBE_ANSWERS) return;
+    if (trial.answers < PROBE_ANSWERS && (trial.answers < PROBE_MIN_ANSWERS || now - trial.startedAt < PROBE_MS)) return;
     this.#trial = undefined;
     const after = trial.pushbacks / trial.answers;
     // Too few answers on their way to tell a share: the share of the last answers when the trial began.
