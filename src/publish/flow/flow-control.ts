@@ -107,7 +107,7 @@ export class FlowControl {
     const pushback = kind === 'throttled' || kind === 'overloaded';
     const asked = retryAfterMs !== undefined;
     if (pushback && asked) this.#askedToWait = true;
-    let reading = pushback ? this.#filter.pushback(ticket.seq, now, this.#latestSeq, kind === 'overloaded', asked) : undefined;
+    const reading = pushback ? this.#filter.pushback(ticket.seq, now, this.#latestSeq, kind === 'overloaded', asked) : undefined;
     if (reading === 'trial') this.#startTrial(now);
     const { holdLimit, holdPace } = reading === 'load' && !asked ? this.#cutFarEnough(now) : NO_HOLD;
     const signal = reading === 'noise' || holdLimit ? 'other' : kind === 'overloaded' || kind === 'timeout' ? 'overloaded' : kind === 'throttled' ? 'throttled' : 'other';
