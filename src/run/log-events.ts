@@ -333,6 +333,13 @@ export class RunLog {
   #coalesce(event: Coalesced): void {
     const kind = event.type;
     const now = this.#now();
+    if (event.reason === 'noise') {
+      // Cuts undone is a finding about the service, not a step of the pace: never folded into the next change.
+      this.#flushPending(kind);
+      this.#lastAt[kind] = now;
+      this.#writeChange(event, event.previous, 1);
+      return;
+    }
     const pending = this.#pending[kind];
     if (pending !== undefined) {
       pending.event = event;
