@@ -57,6 +57,23 @@ export const MODELS = [
     idealHow: '8 served at once / 0.035 s mean latency',
     target: SERVICE_TARGET,
   },
+  // A share of requests pushed back at random, whatever the pace (a flaky gateway, a per-item limit): slowing down
+  // cures none of it. No target of their own: compare their goodput with latency-only's, the same service without
+  // the noise (the ideal counts the requests the noise costs).
+  {
+    name: 'random-503',
+    sandbox: ['--latency', '50-150', '--fail-rate', '0.05', '--fail-status', '503', '--seed', '7'],
+    share: 0.5,
+    ideal: (DEFAULT_MAX_CONCURRENCY / 0.1) * 0.95,
+    idealHow: `${DEFAULT_MAX_CONCURRENCY} (default --max-concurrency) / 0.1 s mean latency x 0.95 (5 % of requests answered 503 at random)`,
+  },
+  {
+    name: 'random-429',
+    sandbox: ['--latency', '50-150', '--fail-rate', '0.05', '--fail-status', '429', '--seed', '7'],
+    share: 0.5,
+    ideal: (DEFAULT_MAX_CONCURRENCY / 0.1) * 0.95,
+    idealHow: `${DEFAULT_MAX_CONCURRENCY} (default --max-concurrency) / 0.1 s mean latency x 0.95 (5 % of requests answered 429 at random)`,
+  },
   {
     name: 'shards-rate-limited',
     sandbox: ['--latency', '50-150', '--rate-limit', '400'],
