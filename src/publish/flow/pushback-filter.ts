@@ -38,8 +38,12 @@ export type TrialVerdict = 'undo' | 'keep' | 'again';
  * one request in a hundred took a run down to a few rows a second. So every cut is a trial: the share of pushback
  * among the answers to requests sent after it is compared with the share among those already on their way. A rate
  * limit or a full queue pushes back less once the run slows down; noise does not. When two trials in a row did not
- * help (one alone may be a run still slowing down to a limit), their cuts are undone, and the share left becomes the floor: pushback is load again only once it rises clearly above the floor (twice it, plus 1 %), or
- * past a quarter of the answers. One isolated pushback among the last 200 answers is noise from the start.
+ * help (one alone may be a run still slowing down to a limit), their cuts are undone, and the share left becomes the
+ * floor: pushback is load again only once it rises clearly above it (twice it, plus 1 %).
+ *
+ * Always load: pushback with a Retry-After (the service said how much slower), a share above a quarter of the
+ * answers, and 503s under 3 % (a queue near its capacity sheds about that much). One isolated pushback among the last
+ * 200 answers is noise from the start.
  */
 export class PushbackFilter {
   /** 1 for a pushback, 0 for an accepted answer: the last {@link WINDOW} answers. */
@@ -56,11 +60,6 @@ export class PushbackFilter {
   #verdict: TrialVerdict | undefined;
   /** Trials in a row whose cuts did not help. */
   #failedTrials = 0;
-
-  /** The share of pushback learned to be noise (0 until a trial shows one). */
-  get floor(): number {
-    return this.#floor;
-  }
 
   accepted(seq: number, now: number): void {
     this.#note(0);

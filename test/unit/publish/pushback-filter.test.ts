@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { PushbackFilter, type PushbackReading, type TrialVerdict } from '../../../src/publish/flow/pushback-filter.js';
+
+/**
+ * Drives a filter as FlowControl does: requests numbered in send order, each answered in that order (`pushback(i)`
+ * says which are 429/503), with `inFlight` requests on their way at any time. Returns the readings and verdicts.
+ */
+function drive(filter: PushbackFilter, answers: number, pushback: (seq: number) => boolean, options: { inFlight?: number; asked?: boolean; overloaded?: boolean; msPerAnswer?: number } = {}) {
+  const inFlight = options.inFlight ?? 50;
+  const readings: PushbackReading[] = [];
+  const verdicts: TrialVerdict[] = [];
+  for (let seq = 1; seq <= answers; seq++) {
+    const now = seq * (options.msPerAnswer ?? 1);
+    if (pushback(seq)) readings.push(filter.pushback(seq, now, seq + inFlight, options.overloaded ?? false, options.asked ?? false));
+    else filter.accepted(seq, now);
+    const verdict = filter.takeVerdict();
+    if (verdict !== undefined) verdicts.push(verdict);
+  }
+  return { readings, verdicts };
+}
+
+describe('PushbackFilter', () => {
+  it('noise: one request in ten pushed back whatever the pace; two trials that did not help, then undo, then noise', () => {
+    const filter = new PushbackFilter();
+    const { readings, verdicts } = drive(filter, 2_000, (seq) => seq % 10 === 0);
+    expect(readings[0]).toBe('trial');
+    expect(verdicts.slice(0, 2)).toEqual(['again', 'undo']);
+    // Once the floor is learned, the same share is noise: no more trials.
+    const after = drive(filter, 2_000, (seq) => seq % 10 === 0).readings;
+    expect(after.every((reading) => reading === 'noise')).toBe(true);
+  });
+
+  it('load: a storm of pushback that stops once the run slows down is kept, and never read as noise', () => {
+    const filter = new PushbackFilter();
+    // The first 300 answers pushed back one in two (a run far over a limit); after the cut, none.
+    const { readings, verdicts } = drive(filter, 600, (seq) => seq < 300 && seq % 2 === 0, { inFlight: 100 });
+    expect(readings).toContain('trial');
+    expect(readings).not.toContain('noise');
+    expect(verdicts).toContain('keep');
+    expect(verdicts).not.toContain('undo');
+  });
+
+  it('a pushback with Retry-After is load, and starts no trial', () => {
+    const filter = new PushbackFilter();
+    const { readings, verdicts } = drive(filter, 2_000, (seq) => seq % 10 === 0, { asked: true });
+    expect(new Set(readings)).toEqual(new Set(['load']));
+    expect(verdicts).toEqual([]);
+  });
+
+  it('a share above a quarter is load even when slowing down does not lower it', () => {
+    const filter = new PushbackFilter();
+    const { readings, verdicts } = drive(filter, 2_000, (seq) => seq % 3 === 0);
+    expect(readings).not.toContain('noise');
+    expect(verdicts).not.toContain('undo');
+  });
+
+  it('503s under 3 % are load (a queue near its capacity sheds about that much); 429s at that share are noise', () => {
+    const shedding = drive(new PushbackFilter(), 5_000, (seq) => seq % 50 === 0, { overloaded: true });
+    expect(shedding.verdicts).not.toContain('undo');
+    const throttled = drive(new PushbackFilter(), 5_000, (seq) => seq % 50 === 0);
+    expect(throttled.verdicts).toContain('undo');
+  });
+
+  it('one isolated pushback among the last 200 answers is noise from the start', () => {
+    const filter = new PushbackFilter();
+    const { readings } = drive(filter, 1_000, (seq) => seq === 500);
+    expect(readings).toEqual(['noise']);
+  });
+
+  it('a trial on a slow run ends after 30 answers once it has lasted 2 s, not after 100', () => {
+    const filter = new PushbackFilter();
+    // 100 ms an answer: 30 answers after the cut take 3 s.
+    const { verdicts } = drive(filter, 60, (seq) => seq === 5 || seq % 10 === 0, { inFlight: 2, msPerAnswer: 100 });
+    expect(verdicts.length).toBeGreaterThan(0);
+  });
+});
