@@ -34,6 +34,17 @@ export async function collectUntilError(records: AsyncIterable<RecordItem>): Pro
   return { items, error: undefined };
 }
 
+/** The bytes of a stream read until it ends or fails, counted, and the error that ended it (undefined when it ended). */
+export async function drainUntilError(stream: AsyncIterable<Buffer>): Promise<{ read: number; error: Error | undefined }> {
+  let read = 0;
+  try {
+    for await (const chunk of stream) read += chunk.length;
+  } catch (error) {
+    return { read, error: error as Error };
+  }
+  return { read, error: undefined };
+}
+
 /** A record stream read until it ends or stops, in the {@link brief} form; a stop must be a `SourceError` (its message kept). */
 export async function stopped(records: AsyncIterable<RecordItem>): Promise<{ items: ReturnType<typeof brief>; error: string | undefined }> {
   const { items, error } = await collectUntilError(records);

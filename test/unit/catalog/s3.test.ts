@@ -8,7 +8,7 @@ import { openRecords } from '../../../src/catalog/read-records.js';
 import { openS3 } from '../../../src/catalog/sources/s3.js';
 import { SourceError } from '../../../src/errors.js';
 import { startS3Server, type S3TestServer } from '../../helpers/s3-server.js';
-import { brief, collect } from '../../helpers/sources-collect.js';
+import { brief, collect, drainUntilError } from '../../helpers/sources-collect.js';
 
 let server: S3TestServer;
 const sizes = new Map<string, number>();
@@ -132,15 +132,7 @@ describe('s3 sources', () => {
     try {
       const started = Date.now();
       const opened = await openS3('s3://catalogs/slow.csv', { s3Endpoint: `http://127.0.0.1:${(trickler.address() as AddressInfo).port}`, idleTimeoutMs: 400 });
-      let read = 0;
-      const failure = await (async () => {
-        try {
-          for await (const chunk of opened.first.stream as AsyncIterable<Buffer>) read += chunk.length;
-        } catch (error) {
-          return error as Error;
-        }
-        return undefined;
-      })();
+      const { read, error: failure } = await drainUntilError(opened.first.stream as AsyncIterable<Buffer>);
       expect(failure?.message).toBe('the server sent less than 1024 bytes in 0.4 s');
       expect(read).toBeGreaterThan(10);
       expect(Date.now() - started).toBeLessThan(3000);

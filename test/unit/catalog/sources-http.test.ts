@@ -8,7 +8,7 @@ import { refusedRedirect } from '../../../src/catalog/sources/redirect-target.js
 import { SourceError, UsageError } from '../../../src/errors.js';
 import { redact } from '../../../src/secrets.js';
 import { parseSourceHeaders } from '../../../src/catalog/sources/headers.js';
-import { brief, collect } from '../../helpers/sources-collect.js';
+import { brief, collect, drainUntilError } from '../../helpers/sources-collect.js';
 
 const CSV = 'sku,title\nA,Alpha\nB,Beta\n';
 const ROWS = [
@@ -278,15 +278,7 @@ describe('answers from a hostile catalog server', () => {
     try {
       const started = Date.now();
       const opened = await openHttp(`${server.base}/c.csv`, {}, undefined, 400);
-      let read = 0;
-      const failure = await (async () => {
-        try {
-          for await (const chunk of opened.first.stream as AsyncIterable<Buffer>) read += chunk.length;
-        } catch (error) {
-          return error as Error;
-        }
-        return undefined;
-      })();
+      const { read, error: failure } = await drainUntilError(opened.first.stream as AsyncIterable<Buffer>);
       expect(failure?.message).toBe('the server sent less than 1024 bytes in 0.4 s');
       expect(read).toBeGreaterThan(10);
       expect(Date.now() - started).toBeLessThan(3000);
