@@ -41,10 +41,11 @@ describe.skipIf(!kcat)('listings enqueue to a Kafka-protocol cluster (kcat mock)
     await mock?.stop();
   });
 
-  it('2,000 rows enqueued, 3 workers in one group, one killed with SIGKILL: every listing created exactly once; enqueued again, none created again', async () => {
-    const figures = await enqueueToWorkers(mock, 'enqueue-2k', 2000, 600, 60_000);
-    expect(figures.listings).toBe(1996);
-    console.log(`enqueue 2,000 rows: ${figures.enqueueMs} ms; published by the workers in ${figures.publishMs} ms; ${figures.replayed} replayed after the kill`);
+  // Three workers with one killed mid-run: test/stress/enqueue-workers.test.ts (a chaos run of ~40 s).
+  it('1,000 rows enqueued, published by a stream worker: every listing created exactly once; enqueued again, none created again', async () => {
+    const figures = await enqueueToWorkers(mock, 'enqueue-1k', 1000, undefined, 60_000);
+    expect(figures.listings).toBe(998);
+    expect(figures.replayed).toBe(0);
   }, 150_000);
 
   it('brokers that cannot be reached: exit 3 with a hint, after the catalog was checked', async () => {

@@ -1,12 +1,8 @@
-import { once } from 'node:events';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { describe, it, type ExpectStatic } from 'vitest';
-import type { CliResult } from '../helpers/cli.js';
+import { describe, it } from 'vitest';
 import { freePort, hasOpenssl, selfSignedCertificate, startHungService, startStatusService, startTlsService } from '../helpers/fake-services.js';
 import { startSandboxProcess } from '../helpers/sandbox-process.js';
 import { tempDir } from '../helpers/tmp.js';
-import type { RunSummary } from '../../src/report/summary.js';
-import { publishCatalog, publishEnv } from '../helpers/publish.js';
+import { KEY, expectAllCreated, expectDown, expectSound, expectWithin, publish } from '../helpers/service-health.js';
 
 /**
  * Busy is not down: `listings publish` slows down for a busy service (429, 503, latency) and never gives up on it
@@ -14,78 +10,13 @@ import { publishCatalog, publishEnv } from '../helpers/publish.js';
  * (hung, refused, unknown host, untrusted certificate, no listing operation, nothing accepted for --give-up-after).
  *
  * Every test is independent (its own service, catalog and directory), so the file runs them concurrently: its wall
- * time is its longest test's (the restart of a service mid-run, ~20 s).
+ * time is its longest test's. The restarts of a service mid-run (SIGKILL) are chaos runs of ~20 s each:
+ * test/stress/service-restart.test.ts.
  */
-
-/** The key of every run; a sandbox is started with `--api-key` so that it is the right one. */
-const KEY = 'sk_live_HEALTH_e2e_7d1e4b9c';
 
 const OPENSSL = hasOpenssl();
 if (!OPENSSL) {
   console.warn('\n!!! openssl CLI not found: SKIPPING the self-signed certificate test of publish-service-health.test.ts !!!\n');
-}
-
-interface Run {
-  result: CliResult;
-  summary: RunSummary;
-  /** Wall time of the CLI, spawn to exit, in ms. */
-  ms: number;
-}
-
-/** `listings publish catalog.csv --json ...extra` with `rows` rows against `url`. */
-async function publish(url: string, rows: number, extra: string[] = [], timeoutMs = 30_000): Promise<Run> {
-  const { result, ms } = await publishCatalog(rows, ['--json', ...extra], { env: publishEnv(url, KEY), timeoutMs });
-  let summary: RunSummary;
-  try {
-    summary = JSON.parse(result.stdout) as RunSummary;
-  } catch {
-    throw new Error(`no JSON summary on stdout (exit ${result.code})\n--- stdout\n${result.stdout}\n--- stderr\n${result.stderr}`);
-  }
-  return { result, summary, ms };
-}
-
-/** The summary's row counts add up to the catalog, and the key was printed nowhere. */
-function expectSound(expect: ExpectStatic, run: Run, rows: number): void {
-  const { summary, result } = run;
-  expect(summary.rows).toBe(rows);
-  expect(summary.published + summary.failed + summary.invalid + summary.skipped + summary.not_attempted + summary.validated, JSON.stringify(summary)).toBe(rows);
-  expect(summary.invalid).toBe(0);
-  expect(result.stderr).not.toMatch(/internal error|\n\s+at /);
-  expect(result.stdout + result.stderr).not.toContain(KEY);
-}
-
-/**
- * Exit 3, `error the service could not be used: ...` naming the cause, and a hint line. Returns the error line.
- * The hint is a soft assertion, so that a missing hint is reported next to the test's other findings.
- */
-function expectDown(expect: ExpectStatic, run: Run, cause: RegExp): string {
-  const { result } = run;
-  expect(result.code, result.stderr).toBe(3);
-  const line = result.stderr.split('\n').find((text) => text.includes('the service could not be used: '));
-  expect(line, result.stderr).toBeDefined();
-  expect(line).toMatch(/^error the service could not be used: /);
-  expect(line).toMatch(cause);
-  expect.soft(result.stderr, 'a hint line follows the error').toMatch(/\nhint\s+\S.*\n/);
-  return line ?? '';
-}
-
-/**
- * Time bounds. The run's own time (`duration_ms`, counted from the start of the command, so without Node's
- * start-up and module loading, which take seconds on a loaded machine) must be under `runMs`: that is what "stops
- * at once" means. The wall time, spawn to exit, must be under `wallMs`, a guard against a hang.
- */
-function expectWithin(expect: ExpectStatic, run: Run, runMs: number, wallMs: number): void {
-  expect(run.summary.duration_ms, 'duration_ms of the run').toBeLessThan(runMs);
-  expect(run.ms, 'wall time, spawn to exit').toBeLessThan(wallMs);
-}
-
-/** Exit 0, every row published, and the sandbox created each listing exactly once. */
-function expectAllCreated(expect: ExpectStatic, run: Run, stats: { created: number; duplicates: number }, rows: number): void {
-  expect(run.result.code, run.result.stderr).toBe(0);
-  expectSound(expect, run, rows);
-  expect(run.summary.published).toBe(rows);
-  expect(stats.created).toBe(rows);
-  expect(stats.duplicates).toBe(0);
 }
 
 function hintOf(stderr: string): string {
@@ -231,47 +162,5 @@ describe.concurrent('listings publish: busy is not down', () => {
     expectWithin(expect, run, 15_000, 25_000);
     // Pushback must slow the run down: fewer requests than rows in 3 s of nothing but 503s.
     expect(stats.requests).toBeLessThan(300);
-  });
-
-  // 1 s an answer: the window is at hundreds when the service goes away, all cut at once (one event of the retry
-  // budget; counted per request they spent it, and the run ended with exit 3).
-  it.for<[string, number]>([
-    ['5-10', 300],
-    ['1000', 250],
-  ])('survives a restart of the service mid-run (SIGKILL, back on the same port 1.5 s later), latency %s ms', { timeout: 80_000 }, async ([latency, killAfter], { expect }) => {
-    const port = await freePort();
-    // startSandboxProcess passes `--port 0` only when args name no --port.
-    const args = ['--port', String(port), '--api-key', KEY, '--latency', latency];
-    const first = await startSandboxProcess(args);
-    expect(first.url).toBe(`http://127.0.0.1:${port}`);
-    const running = publish(first.url, 3_000, [], 60_000);
-    // Kill it ~1 s into the sending, once rows were accepted: a service that accepted nothing before it went away
-    // is a down one (exit 3 at once, by design). Node's start-up alone can take a second on a loaded machine.
-    const since = Date.now();
-    let before = await first.stats();
-    while (before.created < killAfter && Date.now() - since < 20_000) {
-      await sleep(50);
-      before = await first.stats();
-    }
-    const exited = once(first.child, 'exit');
-    first.child.kill('SIGKILL');
-    await exited;
-    await sleep(1_500);
-    const second = await startSandboxProcess(args);
-    expect(second.url).toBe(first.url);
-    const run = await running;
-    const after = await second.stats();
-    expect(run.result.code, run.result.stderr).toBe(0);
-    expectSound(expect, run, 3_000);
-    expect(run.summary.published).toBe(3_000);
-    expect(run.summary.failed + run.summary.not_attempted).toBe(0);
-    // The kill really happened mid-run: both sandboxes created some of the rows.
-    expect(before.created).toBeGreaterThan(0);
-    expect(before.created).toBeLessThan(3_000);
-    // (The first sandbox's final count is lost with it, so the union cannot be checked exactly.)
-    expect(after.created).toBeGreaterThan(0);
-    expect(after.created).toBeLessThanOrEqual(3_000);
-    expect(after.duplicates).toBe(0);
-    expectWithin(expect, run, 30_000, 50_000);
   });
 });

@@ -1,11 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox-process.js';
-import { committedOffsets, hasKcat, NO_KCAT, produce, startKafkaMock, type KafkaMock } from '../helpers/kafka-mock.js';
-import { STREAM_DEFAULTS, committedTotal, endsTotal, products, startStream, until } from '../helpers/stream-process.js';
-import { assignedTo, workerSummary, type StreamWorker } from '../helpers/stream-workers.js';
+import { describe, expect, it } from 'vitest';
+import { hasKcat, NO_KCAT, produce } from '../helpers/kafka-mock.js';
+import { STREAM_DEFAULTS, committedTotal, products, until, useStreamCluster } from '../helpers/stream-process.js';
+import { workerSummary } from '../helpers/stream-workers.js';
 import { tempDir } from '../helpers/tmp.js';
 import { spawnCli } from '../helpers/cli.js';
 import { publishEnv } from '../helpers/publish.js';
@@ -20,89 +19,8 @@ interface Letter {
 }
 
 describe.skipIf(!kcat)('listings stream: Kafka consumer groups against a Kafka-protocol cluster (kcat mock) and the sandbox', () => {
-  let mock: KafkaMock;
-  const running: StreamWorker[] = [];
-  const sandboxes: SandboxProcess[] = [];
-
-  beforeAll(async () => {
-    mock = await startKafkaMock(3);
-  });
-
-  afterAll(async () => {
-    for (const stream of running) if (stream.child.exitCode === null) stream.child.kill('SIGKILL');
-    await Promise.all(sandboxes.map((sandbox) => sandbox.stop()));
-    await mock?.stop();
-  });
-
-  async function sandbox(args: string[] = []): Promise<SandboxProcess> {
-    const started = await startSandboxProcess(args);
-    sandboxes.push(started);
-    return started;
-  }
-
-  function stream(topic: string, group: string, url: string, cwd: string, extra: string[] = []): StreamWorker {
-    const started = startStream(mock, topic, group, url, cwd, extra);
-    running.push(started);
-    return started;
-  }
-
-  it('10,000 messages over 4 partitions, 2 processes in one group: 10,000 created, each exits 0 on SIGTERM, offsets committed to the end', async () => {
-    const cwd = tempDir('stream-group-');
-    const service = await sandbox(['--latency', '1-4']);
-    const topic = 'group-two';
-    await produce(mock.bootstrap, topic, products(0, 2000, 'G'));
-    const a = stream(topic, 'two', service.url, cwd);
-    const b = stream(topic, 'two', service.url, cwd);
-    // Both members hold partitions before the rest is produced, so both publish.
-    // Each says what it holds after every rebalance: wait until the two hold the four partitions between them.
-    const shared = (): boolean => (assignedTo(a)?.length ?? 0) > 0 && (assignedTo(b)?.length ?? 0) > 0 && [...(assignedTo(a) ?? []), ...(assignedTo(b) ?? [])].sort().join() === '0,1,2,3';
-    await until('the two processes to share the 4 partitions', shared, 40_000, () => `${a.stderr()}\n---\n${b.stderr()}`);
-    await produce(mock.bootstrap, topic, products(2000, 10_000, 'G'));
-    await until('10,000 listings', async () => (await service.stats()).created >= 10_000, 60_000, async () => JSON.stringify(await service.stats()));
-    expect(await endsTotal(mock, topic)).toBe(10_000);
-    await until('offsets committed to the end', async () => (await committedTotal(mock, 'two', topic)) === 10_000, 20_000, async () => JSON.stringify([...(await committedOffsets(mock.bootstrap, 'two', topic))]));
-    a.child.kill('SIGTERM');
-    b.child.kill('SIGTERM');
-    const [[codeA], [codeB]] = await Promise.all([a.exited, b.exited]);
-    expect(codeA, a.stderr()).toBe(0);
-    expect(codeB, b.stderr()).toBe(0);
-    const stats = await service.stats();
-    expect(stats.created).toBe(10_000);
-    expect(stats.duplicates).toBe(0);
-    const [sa, sb] = [workerSummary(a), workerSummary(b)];
-    expect(sa.published).toBeGreaterThan(0);
-    expect(sb.published).toBeGreaterThan(0);
-    // Every publication beyond the 10,000 was a replay of a message under its own key, answered without creating.
-    expect(sa.published + sb.published).toBe(10_000 + stats.replayed);
-    expect(sa.end).toBe('stopped');
-    expect(existsSync(join(cwd, '.listings', `dead-letter-${topic}-two.ndjson`)) ? readFileSync(join(cwd, '.listings', `dead-letter-${topic}-two.ndjson`), 'utf8') : '').toBe('');
-  }, 150_000);
-
-  it('kill -9 of one of two processes mid-stream: the other takes over its partitions, all 10,000 created, replays under the same Idempotency-Key', async () => {
-    const cwd = tempDir('stream-kill-');
-    const service = await sandbox(['--latency', '5-15', '--capacity', '40']);
-    const topic = 'group-kill';
-    await produce(mock.bootstrap, topic, products(0, 400, 'K'));
-    // The victim commits rarely, so some of what it published is not committed when it dies: the survivor sends it again.
-    const victim = stream(topic, 'kill', service.url, cwd, ['--commit-interval', '4000']);
-    const survivor = stream(topic, 'kill', service.url, cwd);
-    await until('both processes to hold partitions', () => (assignedTo(victim)?.length ?? 0) > 0 && (assignedTo(survivor)?.length ?? 0) > 0, 40_000, () => `${victim.stderr()}\n---\n${survivor.stderr()}`);
-    await produce(mock.bootstrap, topic, products(400, 10_000, 'K'));
-    await until('3,000 listings', async () => (await service.stats()).created >= 3000, 60_000);
-    victim.child.kill('SIGKILL');
-    await victim.exited;
-    await until('10,000 listings', async () => (await service.stats()).created >= 10_000, 90_000, async () => `${JSON.stringify(await service.stats())}\n${survivor.stderr().slice(-2000)}`);
-    expect(assignedTo(survivor)).toEqual([0, 1, 2, 3]);
-    await until('offsets committed to the end', async () => (await committedTotal(mock, 'kill', topic)) === 10_000, 20_000);
-    survivor.child.kill('SIGTERM');
-    const [code] = await survivor.exited;
-    expect(code, survivor.stderr()).toBe(0);
-    const stats = await service.stats();
-    expect(stats.created).toBe(10_000);
-    // A replay with another key would have been a second creation: none was.
-    expect(stats.duplicates).toBe(0);
-    expect(stats.replayed).toBeGreaterThan(0);
-  }, 200_000);
+  const cluster = useStreamCluster();
+  const { sandbox, stream } = cluster;
 
   it('invalid messages (bad JSON, no SKU, key and sku differ) go to the dead letter with the reason; the stream goes on', async () => {
     const cwd = tempDir('stream-dlq-');
@@ -117,10 +35,10 @@ describe.skipIf(!kcat)('listings stream: Kafka consumer groups against a Kafka-p
       { key: 'D-ESC', value: JSON.stringify({ sku: 'D-ESC', images_source: ['not a url \u001b[2J'] }) },
       ...products(50, 100, 'D'),
     ];
-    await produce(mock.bootstrap, topic, messages);
+    await produce(cluster.mock.bootstrap, topic, messages);
     const run = stream(topic, 'dlq', service.url, cwd, ['--dead-letter', dlq]);
     await until('100 listings', async () => (await service.stats()).created >= 100, 40_000, () => run.stderr());
-    await until('offsets committed to the end', async () => (await committedTotal(mock, 'dlq', topic)) === messages.length, 20_000);
+    await until('offsets committed to the end', async () => (await committedTotal(cluster.mock, 'dlq', topic)) === messages.length, 20_000);
     run.child.kill('SIGTERM');
     const [code] = await run.exited;
     expect(code, run.stderr()).toBe(0);
@@ -143,17 +61,17 @@ describe.skipIf(!kcat)('listings stream: Kafka consumer groups against a Kafka-p
     const service = await sandbox(['--latency', '1-3']);
     const topic = 'outage';
     const dlq = join(cwd, 'dead.ndjson');
-    await produce(mock.bootstrap, topic, products(0, 300, 'O'));
+    await produce(cluster.mock.bootstrap, topic, products(0, 300, 'O'));
     const run = stream(topic, 'outage', service.url, cwd, ['--dead-letter', dlq, '--max-buffered', '200']);
     await until('300 listings', async () => (await service.stats()).created >= 300, 40_000, () => run.stderr());
     const outage = await fetch(`${service.url}/_sandbox/outage`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ms: 5000, status: 503 }) });
     expect(outage.status).toBe(200);
-    await produce(mock.bootstrap, topic, products(300, 1000, 'O'));
+    await produce(cluster.mock.bootstrap, topic, products(300, 1000, 'O'));
     // During the outage nothing is created, and the stream holds at most --max-buffered messages it has not finished.
     await new Promise((resolve) => setTimeout(resolve, 2500));
     expect((await service.stats()).created).toBe(300);
     await until('1,000 listings', async () => (await service.stats()).created >= 1000, 60_000, async () => `${JSON.stringify(await service.stats())}\n${run.stderr().slice(-1500)}`);
-    await until('offsets committed to the end', async () => (await committedTotal(mock, 'outage', topic)) === 1000, 20_000);
+    await until('offsets committed to the end', async () => (await committedTotal(cluster.mock, 'outage', topic)) === 1000, 20_000);
     run.child.kill('SIGTERM');
     const [code] = await run.exited;
     expect(code, run.stderr()).toBe(0);
@@ -170,11 +88,11 @@ describe.skipIf(!kcat)('listings stream: Kafka consumer groups against a Kafka-p
     const cwd = tempDir('stream-fanout-');
     const service = await sandbox();
     const topic = 'fan-out';
-    await produce(mock.bootstrap, topic, products(0, 100, 'F'));
+    await produce(cluster.mock.bootstrap, topic, products(0, 100, 'F'));
     // In place of the --marketplace of STREAM_DEFAULTS.
     const run = stream(topic, 'fan', service.url, cwd, ['--marketplace', 'EBAY_US,EBAY_GB']);
     await until('200 listings', async () => (await service.stats()).created >= 200, 40_000);
-    await until('offsets committed to the end', async () => (await committedTotal(mock, 'fan', topic)) === 100, 20_000);
+    await until('offsets committed to the end', async () => (await committedTotal(cluster.mock, 'fan', topic)) === 100, 20_000);
     run.child.kill('SIGTERM');
     const [code] = await run.exited;
     expect(code, run.stderr()).toBe(0);
@@ -186,23 +104,23 @@ describe.skipIf(!kcat)('listings stream: Kafka consumer groups against a Kafka-p
     const cwd = tempDir('stream-down-');
     const service = await sandbox();
     const topic = 'service-down';
-    await produce(mock.bootstrap, topic, products(0, 200, 'S'));
+    await produce(cluster.mock.bootstrap, topic, products(0, 200, 'S'));
     const run = stream(topic, 'down', service.url, cwd, ['--give-up-after', '3']);
     await until('200 listings', async () => (await service.stats()).created >= 200, 40_000, () => run.stderr());
-    await until('offsets committed', async () => (await committedTotal(mock, 'down', topic)) === 200, 20_000);
+    await until('offsets committed', async () => (await committedTotal(cluster.mock, 'down', topic)) === 200, 20_000);
     await service.stop();
-    await produce(mock.bootstrap, topic, products(200, 300, 'S'));
+    await produce(cluster.mock.bootstrap, topic, products(200, 300, 'S'));
     const [code] = await run.exited;
     expect(code, run.stderr()).toBe(3);
     expect(run.stderr()).toMatch(/service is unusable/);
     // Nothing of the last 100 was done, so nothing of it is committed: the next process sends it.
-    expect(await committedTotal(mock, 'down', topic)).toBe(200);
+    expect(await committedTotal(cluster.mock, 'down', topic)).toBe(200);
     expect(workerSummary(run)).toMatchObject({ published: 200, dead_lettered: 0 });
   }, 90_000);
 
   it('TLS and SASL settings that the brokers do not speak end with exit 4 and a hint; the SASL password is never printed', async () => {
     const cwd = tempDir('stream-tls-');
-    const child = spawnCli(['stream', `kafka://${mock.bootstrap}/tls`, '--group', 'tls', ...STREAM_DEFAULTS, '--sandbox', '--kafka-tls'], {
+    const child = spawnCli(['stream', `kafka://${cluster.mock.bootstrap}/tls`, '--group', 'tls', ...STREAM_DEFAULTS, '--sandbox', '--kafka-tls'], {
       cwd,
       env: { LISTINGS_KAFKA_SASL_MECHANISM: 'scram-sha-256', LISTINGS_KAFKA_USERNAME: 'svc', LISTINGS_KAFKA_PASSWORD: 'canary-kafka-password-9731' },
     });
@@ -214,7 +132,7 @@ describe.skipIf(!kcat)('listings stream: Kafka consumer groups against a Kafka-p
     expect(output).toMatch(/cannot join consumer group "tls"/);
     expect(output).toMatch(/hint/);
     expect(output).not.toContain('canary-kafka-password-9731');
-    const half = spawnCli(['stream', `kafka://${mock.bootstrap}/tls`, '--group', 'tls', ...STREAM_DEFAULTS, '--sandbox'], { cwd, env: { LISTINGS_KAFKA_PASSWORD: 'canary-kafka-password-9731' } });
+    const half = spawnCli(['stream', `kafka://${cluster.mock.bootstrap}/tls`, '--group', 'tls', ...STREAM_DEFAULTS, '--sandbox'], { cwd, env: { LISTINGS_KAFKA_PASSWORD: 'canary-kafka-password-9731' } });
     let stderr = '';
     half.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const [halfCode] = (await once(half, 'exit')) as [number | null];
@@ -227,9 +145,9 @@ describe.skipIf(!kcat)('listings stream: Kafka consumer groups against a Kafka-p
     const cwd = tempDir('stream-unset-');
     const service = await sandbox();
     const topic = 'unset-settings';
-    await produce(mock.bootstrap, topic, products(0, 150, 'U'));
-    const child = spawnCli(['stream', `kafka://${mock.bootstrap}/${topic}`, '--group', 'unset', '--marketplace', 'EBAY_US', '--session-timeout', '6000'], { cwd, env: publishEnv(service.url) });
-    running.push({ child, exited: once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>, stderr: () => '', stdout: () => '' });
+    await produce(cluster.mock.bootstrap, topic, products(0, 150, 'U'));
+    const child = spawnCli(['stream', `kafka://${cluster.mock.bootstrap}/${topic}`, '--group', 'unset', '--marketplace', 'EBAY_US', '--session-timeout', '6000'], { cwd, env: publishEnv(service.url) });
+    cluster.adopt({ child, exited: once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>, stderr: () => '', stdout: () => '' });
     let stderr = '';
     child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     const deadline = setTimeout(() => child.kill('SIGTERM'), 40_000);
@@ -242,7 +160,7 @@ describe.skipIf(!kcat)('listings stream: Kafka consumer groups against a Kafka-p
     expect(stderr).toContain('or a return_policy_id field in the messages');
     expect(stderr).not.toMatch(/rows|catalog|column/);
     expect((await service.stats()).created).toBe(0);
-    expect(await committedTotal(mock, 'unset', topic)).toBe(0);
+    expect(await committedTotal(cluster.mock, 'unset', topic)).toBe(0);
     expect(existsSync(join(cwd, '.listings', `dead-letter-${topic}-unset.ndjson`)) ? readFileSync(join(cwd, '.listings', `dead-letter-${topic}-unset.ndjson`), 'utf8') : '').toBe('');
   }, 60_000);
 

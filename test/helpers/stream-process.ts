@@ -1,4 +1,6 @@
-import { committedOffsets, topicEnds, type KafkaMock } from './kafka-mock.js';
+import { afterAll, beforeAll } from 'vitest';
+import { committedOffsets, startKafkaMock, topicEnds, type KafkaMock } from './kafka-mock.js';
+import { startSandboxProcess, type SandboxProcess } from './sandbox-process.js';
 import { startWorker, type StreamWorker } from './stream-workers.js';
 
 /** A stream process of the e2e tests (test/e2e/stream-*.test.ts): the built binary in a consumer group. */
@@ -26,6 +28,53 @@ export function startStream(mock: KafkaMock, topic: string, group: string, url: 
 }
 
 export { until } from './until.js';
+
+/** A Kafka-protocol cluster for the tests of a describe block, and the sandboxes and stream workers they start. */
+export interface StreamCluster {
+  /** The 3-broker mock, started before the block's first test. */
+  readonly mock: KafkaMock;
+  /** A sandbox process, stopped after the block. */
+  sandbox: (args?: string[]) => Promise<SandboxProcess>;
+  /** A stream worker ({@link startStream}), killed after the block if it is still running. */
+  stream: (topic: string, group: string, url: string, cwd: string, extra?: string[]) => StreamWorker;
+  /** A worker started otherwise, killed after the block if it is still running. */
+  adopt: (worker: StreamWorker) => void;
+}
+
+/** Call inside a describe block: registers the hooks that start the cluster before its tests and stop it all after. */
+export function useStreamCluster(): StreamCluster {
+  let started: KafkaMock | undefined;
+  const running: StreamWorker[] = [];
+  const sandboxes: SandboxProcess[] = [];
+  beforeAll(async () => {
+    started = await startKafkaMock(3);
+  });
+  afterAll(async () => {
+    for (const worker of running) if (worker.child.exitCode === null) worker.child.kill('SIGKILL');
+    await Promise.all(sandboxes.map((sandbox) => sandbox.stop()));
+    await started?.stop();
+  });
+  const cluster: StreamCluster = {
+    get mock(): KafkaMock {
+      if (started === undefined) throw new Error('the Kafka mock starts in beforeAll: use it inside a test');
+      return started;
+    },
+    sandbox: async (args: string[] = []): Promise<SandboxProcess> => {
+      const sandbox = await startSandboxProcess(args);
+      sandboxes.push(sandbox);
+      return sandbox;
+    },
+    stream: (topic: string, group: string, url: string, cwd: string, extra: string[] = []): StreamWorker => {
+      const worker = startStream(cluster.mock, topic, group, url, cwd, extra);
+      running.push(worker);
+      return worker;
+    },
+    adopt: (worker: StreamWorker): void => {
+      running.push(worker);
+    },
+  };
+  return cluster;
+}
 
 export async function committedTotal(mock: KafkaMock, group: string, topic: string): Promise<number> {
   let total = 0;
