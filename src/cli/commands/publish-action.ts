@@ -134,8 +134,9 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
     progress?.stop();
     log.close();
     signals.dispose();
-    if (signals.abandon.aborted) await endpoint?.client.destroy();
-    else await endpoint?.client.close();
+    // The run is over, every request it sent has its outcome: the connections are dropped, not closed one by one
+    // with the service (on a slow service a window of 2,000 took 0.2-0.3 s to close that way).
+    await endpoint?.client.destroy();
     await endpoint?.sandbox?.close();
   }
 }
