@@ -13,7 +13,8 @@ export interface ServiceModel {
   queue?: number;
   /** Token bucket (burst of one second); past it, 429 with Retry-After. */
   rateLimit?: number;
-  retryAfterS?: number;
+  /** The Retry-After of the rate limit's 429s (default 1); `null`: none (a limit that does not say how long). */
+  retryAfterS?: number | null;
   /** Never answers (every request times out after timeoutMs). */
   hang?: boolean;
   /** A 429 comes after the model's latency, as the sandbox answers it, rather than at once. */
@@ -108,7 +109,7 @@ export class SimulatedService {
       if (this.#tokens < 1) {
         const [min, max] = model.latencyMs;
         const after = model.slowRejections === true ? min + (max - min) * this.#random() : 1;
-        return reply(sim.now + after, new ApiError(429, 'HTTP 429', undefined, String(model.retryAfterS ?? 1)));
+        return reply(sim.now + after, new ApiError(429, 'HTTP 429', undefined, model.retryAfterS === null ? undefined : String(model.retryAfterS ?? 1)));
       }
       this.#tokens -= 1;
     }

@@ -84,14 +84,17 @@ export class FlowControl {
   accepted(ticket: SendTicket, now: number): void {
     this.#answered();
     const observer = this.#observer;
+    // While a trial is under way the window holds where its cuts put it: grown back, it would make the trial's
+    // answers look as if the cuts had not helped.
+    const signal = this.#trialFrom === undefined ? 'ok' : 'other';
     if (observer === undefined) {
-      this.limit.onAnswer(ticket, now, 'ok');
+      this.limit.onAnswer(ticket, now, signal);
       this.pacer.onAccepted(now);
       this.breaker.onAccepted(now);
     } else {
       const limitWas = this.limit.limit;
       const breakerWas = this.breaker.state;
-      this.limit.onAnswer(ticket, now, 'ok');
+      this.limit.onAnswer(ticket, now, signal);
       this.pacer.onAccepted(now);
       this.breaker.onAccepted(now);
       if (this.limit.limit !== limitWas) observer({ type: 'limit', limit: this.limit.limit, previous: limitWas, reason: 'ok' });
@@ -107,7 +110,7 @@ export class FlowControl {
     const pushback = kind === 'throttled' || kind === 'overloaded';
     const asked = retryAfterMs !== undefined;
     if (pushback && asked) this.#askedToWait = true;
-    const reading = pushback ? this.#filter.pushback(ticket.seq, now, this.#latestSeq, kind === 'overloaded', asked) : undefined;
+    const reading = pushback ? this.#filter.pushback(ticket.seq, now, this.#latestSeq, asked) : undefined;
     if (reading === 'trial') this.#startTrial(now);
     const { holdLimit, holdPace } = reading === 'load' && !asked ? this.#cutFarEnough(now) : NO_HOLD;
     const signal = reading === 'noise' || holdLimit ? 'other' : kind === 'overloaded' || kind === 'timeout' ? 'overloaded' : kind === 'throttled' ? 'throttled' : 'other';

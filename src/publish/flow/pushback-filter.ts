@@ -5,11 +5,6 @@ const PROBE_ANSWERS = 100;
 /** ...or fewer, once the trial has lasted this long (a run cut to a few requests a second would wait too long). */
 const PROBE_MIN_ANSWERS = 30;
 const PROBE_MS = 2000;
-/**
- * The least share of 503s read as noise: a full queue sheds a percent or two near its capacity, and a window undone
- * to above it sheds more.
- */
-const MIN_OVERLOAD_FLOOR = 0.03;
 /** Answers to requests on their way at a cut that tell the share it answered; with fewer, the recent share does. */
 const MIN_BEFORE = 20;
 /** A share of pushback above this is load, whatever slowing down does to it. */
@@ -36,14 +31,14 @@ export type TrialVerdict = 'undo' | 'keep' | 'again';
  * A service may answer a share of its requests 429 or 503 whatever the pace: a flaky gateway, a per-item limit, a
  * sandbox's `--fail-rate`. Read as load, each of those cut the window and the pace again, and a service that failed
  * one request in a hundred took a run down to a few rows a second. So every cut is a trial: the share of pushback
- * among the answers to requests sent after it is compared with the share among those already on their way. A rate
- * limit or a full queue pushes back less once the run slows down; noise does not. When two trials in a row did not
- * help (one alone may be a run still slowing down to a limit), their cuts are undone, and the share left becomes the
- * floor: pushback is load again only once it rises clearly above it (twice it, plus 1 %).
+ * among the answers to requests sent after it (while the window holds where the cut put it: FlowControl) is compared
+ * with the share among those already on their way. A rate limit or a full queue pushes back less once the run slows
+ * down; noise does not. When two trials in a row did not help (one alone may be a run still slowing down to a limit),
+ * their cuts are undone, and the share left becomes the floor: pushback is load again only once it rises clearly
+ * above it (twice it, plus 1 %).
  *
- * Always load: pushback with a Retry-After (the service said how much slower), a share above a quarter of the
- * answers, and 503s under 3 % (a queue near its capacity sheds about that much). One isolated pushback among the last
- * 200 answers is noise from the start.
+ * Always load: pushback with a Retry-After (the service said how much slower), and a share above a quarter of the
+ * answers. One isolated pushback among the last 200 answers is noise from the start.
  */
 export class PushbackFilter {
   /** 1 for a pushback, 0 for an accepted answer: the last {@link WINDOW} answers. */
@@ -56,7 +51,7 @@ export class PushbackFilter {
    * The trial under way: the answers to requests sent before its cut (already on their way: the share the cut
    * answered) and after it, each with the pushback among them.
    */
-  #trial: { afterSeq: number; startedAt: number; overloaded: boolean; share: number; sharePushbacks: number; before: number; beforePushbacks: number; answers: number; pushbacks: number } | undefined;
+  #trial: { afterSeq: number; startedAt: number; share: number; sharePushbacks: number; before: number; beforePushbacks: number; answers: number; pushbacks: number } | undefined;
   #verdict: TrialVerdict | undefined;
   /** Trials in a row whose cuts did not help. */
   #failedTrials = 0;
@@ -67,10 +62,10 @@ export class PushbackFilter {
   }
 
   /**
-   * A pushback (`overloaded`: a 503, else a 429) to the request sent as `seq`; `latestSeq` is the last request sent
-   * so far. One that `asked` for a wait (a Retry-After) is load: the service said how much slower it wants it.
+   * A pushback (a 429 or a 503) to the request sent as `seq`; `latestSeq` is the last request sent so far. One that
+   * `asked` for a wait (a Retry-After) is load: the service said how much slower it wants it.
    */
-  pushback(seq: number, now: number, latestSeq: number, overloaded: boolean, asked: boolean): PushbackReading {
+  pushback(seq: number, now: number, latestSeq: number, asked: boolean): PushbackReading {
     this.#note(1);
     const share = this.#pushbacks / this.#filled;
     let reading: PushbackReading;
@@ -78,10 +73,10 @@ export class PushbackFilter {
     else if (this.#isNoise(share)) reading = 'noise';
     else {
       // The pushback that starts a trial is in neither count: it would make a few answers on their way look like a storm.
-      this.#trial = { afterSeq: latestSeq, startedAt: now, overloaded, share, sharePushbacks: this.#pushbacks, before: 0, beforePushbacks: 0, answers: 0, pushbacks: 0 };
+      this.#trial = { afterSeq: latestSeq, startedAt: now, share, sharePushbacks: this.#pushbacks, before: 0, beforePushbacks: 0, answers: 0, pushbacks: 0 };
       return 'trial';
     }
-    this.#judge(seq, now, true, overloaded);
+    this.#judge(seq, now, true);
     return reading;
   }
 
@@ -106,7 +101,7 @@ export class PushbackFilter {
     this.#at = (this.#at + 1) % WINDOW;
   }
 
-  #judge(seq: number, now: number, pushback: boolean, overloaded = false): void {
+  #judge(seq: number, now: number, pushback: boolean): void {
     const trial = this.#trial;
     if (trial === undefined) return;
     if (seq <= trial.afterSeq) {
@@ -116,7 +111,6 @@ export class PushbackFilter {
     }
     trial.answers++;
     if (pushback) trial.pushbacks++;
-    if (overloaded) trial.overloaded = true;
     if (trial.answers < PROBE_ANSWERS && (trial.answers < PROBE_MIN_ANSWERS || now - trial.startedAt < PROBE_MS)) return;
     this.#trial = undefined;
     const after = trial.pushbacks / trial.answers;
@@ -126,7 +120,7 @@ export class PushbackFilter {
     const beforeCount = measured ? trial.beforePushbacks : trial.sharePushbacks;
     // A few pushbacks either side are chance: a cut helped when a clear share before fell to a third or less after.
     const helped = beforeCount >= 4 && after <= before / 3;
-    if (!helped && after >= (trial.overloaded ? MIN_OVERLOAD_FLOOR : Number.MIN_VALUE) && after <= MAX_FLOOR) {
+    if (!helped && after > 0 && after <= MAX_FLOOR) {
       this.#failedTrials++;
       if (this.#failedTrials < 2) {
         this.#verdict = 'again';
