@@ -33,7 +33,7 @@ export class FlowControl {
   /** A 429 or 503 with Retry-After was seen: the service has a limit of its own. */
   #askedToWait = false;
   /** The window and the pace when the trial under way began. */
-  #trialFrom: { limit: number; rate: number | undefined } | undefined;
+  #trialFrom: { limit: number; rate: number | undefined; holdWindow: boolean } | undefined;
   /** Told of limit, pace and breaker changes; without it nothing is compared or built. */
   readonly #observer: EngineObserver | undefined;
 
@@ -84,9 +84,10 @@ export class FlowControl {
   accepted(ticket: SendTicket, now: number): void {
     this.#answered();
     const observer = this.#observer;
-    // While a trial is under way the window holds where its cuts put it: grown back, it would make the trial's
-    // answers look as if the cuts had not helped.
-    const signal = this.#trialFrom === undefined ? 'ok' : 'other';
+    // While a trial of 503s is under way the window holds where its cuts put it: grown back, it would make the
+    // trial's answers look as if the cuts had not helped. (A 429 tests the pace, and clamps the window to what is in
+    // flight: held there, a trial at a slow pace took seconds.)
+    const signal = this.#trialFrom?.holdWindow === true ? 'other' : 'ok';
     if (observer === undefined) {
       this.limit.onAnswer(ticket, now, signal);
       this.pacer.onAccepted(now);
@@ -111,7 +112,7 @@ export class FlowControl {
     const asked = retryAfterMs !== undefined;
     if (pushback && asked) this.#askedToWait = true;
     const reading = pushback ? this.#filter.pushback(ticket.seq, now, this.#latestSeq, asked) : undefined;
-    if (reading === 'trial') this.#startTrial(now);
+    if (reading === 'trial') this.#startTrial(now, kind === 'overloaded');
     const { holdLimit, holdPace } = reading === 'load' && !asked ? this.#cutFarEnough(now) : NO_HOLD;
     const signal = reading === 'noise' || holdLimit ? 'other' : kind === 'overloaded' || kind === 'timeout' ? 'overloaded' : kind === 'throttled' ? 'throttled' : 'other';
     const observer = this.#observer;
@@ -149,8 +150,8 @@ export class FlowControl {
     };
   }
 
-  #startTrial(now: number): void {
-    this.#trialFrom = { limit: this.limit.limit, rate: this.pacer.rate(now) };
+  #startTrial(now: number, holdWindow: boolean): void {
+    this.#trialFrom = { limit: this.limit.limit, rate: this.pacer.rate(now), holdWindow };
     // After a trial that did not help, the next one is judged with it: both are undone from where the first began.
     if (this.#undo.length > 0) return;
     const limit = this.limit.checkpoint?.();

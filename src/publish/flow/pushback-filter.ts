@@ -5,6 +5,13 @@ const PROBE_ANSWERS = 100;
 /** ...or fewer, once the trial has lasted this long (a run cut to a few requests a second would wait too long). */
 const PROBE_MIN_ANSWERS = 30;
 const PROBE_MS = 2000;
+/**
+ * A trial that has seen no pushback goes on until the share it began with would have shown this many (or for
+ * {@link PROBE_MAX_MS}): none in 30 answers at a share of 5 % is one chance in five, and a trial kept by chance left a
+ * noisy run at its cut pace for many seconds.
+ */
+const PROBE_EXPECTED = 3;
+const PROBE_MAX_MS = 10_000;
 /** Answers to requests on their way at a cut that tell the share it answered; with fewer, the recent share does. */
 const MIN_BEFORE = 20;
 /** A share of pushback above this is load, whatever slowing down does to it. */
@@ -70,7 +77,9 @@ export class PushbackFilter {
     const share = this.#pushbacks / this.#filled;
     let reading: PushbackReading;
     if (this.#trial !== undefined || asked) reading = 'load';
-    else if (this.#isNoise(share)) reading = 'noise';
+    // After a trial that did not help, the next pushback starts the second one: read as noise, it left the first
+    // one's cuts in place for the rest of the run (a noisy run held at its cut pace for seconds).
+    else if (this.#failedTrials === 0 && this.#isNoise(share)) reading = 'noise';
     else {
       // The pushback that starts a trial is in neither count: it would make a few answers on their way look like a storm.
       this.#trial = { afterSeq: latestSeq, startedAt: now, share, sharePushbacks: this.#pushbacks, before: 0, beforePushbacks: 0, answers: 0, pushbacks: 0 };
@@ -112,12 +121,14 @@ export class PushbackFilter {
     trial.answers++;
     if (pushback) trial.pushbacks++;
     if (trial.answers < PROBE_ANSWERS && (trial.answers < PROBE_MIN_ANSWERS || now - trial.startedAt < PROBE_MS)) return;
-    this.#trial = undefined;
     const after = trial.pushbacks / trial.answers;
     // Too few answers on their way to tell a share: the share of the last answers when the trial began.
     const measured = trial.before >= MIN_BEFORE;
     const before = measured ? trial.beforePushbacks / trial.before : trial.share;
     const beforeCount = measured ? trial.beforePushbacks : trial.sharePushbacks;
+    // (The recent share counts the pushback that began the trial: at least one in 200, so at most 600 answers.)
+    if (trial.pushbacks === 0 && trial.answers * Math.max(before, trial.share) < PROBE_EXPECTED && now - trial.startedAt < PROBE_MAX_MS) return;
+    this.#trial = undefined;
     // A few pushbacks either side are chance: a cut helped when a clear share before fell to a third or less after.
     const helped = beforeCount >= 4 && after <= before / 3;
     if (!helped && after > 0 && after <= MAX_FLOOR) {

@@ -42,7 +42,7 @@ describe('flow control with default settings on simulated services (deterministi
     ['10 % of requests 503, 50-150 ms (0.003 before)', { latencyMs: [50, 150], sporadic503: 0.1 }, 0.2],
     // Under 3 %, 503s were read as load (a queue near its capacity sheds about that much) until the window held
     // still during a trial: 0.05 and 0.03 of ideal before the trials, 0.05 and 0.22 with them.
-    ['1 % of requests 503, 50-150 ms (0.05 before)', { latencyMs: [50, 150], sporadic503: 0.01 }, 0.3],
+    ['1 % of requests 503, 50-150 ms (0.05 before)', { latencyMs: [50, 150], sporadic503: 0.01 }, 0.2],
     ['2 % of requests 503, 50-150 ms (0.03 before)', { latencyMs: [50, 150], sporadic503: 0.02 }, 0.3],
     ['5 % of requests 503, 5-20 ms, capacity 64 (0.074 before)', { latencyMs: [5, 20], sporadic503: 0.05, capacity: 64 }, 0.6],
     ['a rate limit of 400/s and 1 % of requests 429 besides (0.137 before)', { latencyMs: [50, 150], rateLimit: 400, retryAfterS: 1, sporadic429: 0.01 }, 0.7],

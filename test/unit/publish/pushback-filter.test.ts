@@ -61,6 +61,41 @@ describe('PushbackFilter', () => {
     expect(drive(filter, 5_000, (seq) => seq % 50 === 0).readings.every((reading) => reading === 'noise')).toBe(true);
   });
 
+  it('after a trial that did not help, the next pushback starts the second one, even when it looks like the floor', () => {
+    const filter = new PushbackFilter();
+    drive(filter, 3_000, (seq) => seq % 20 === 0);
+    // The share rises past the floor (5 %: twice it plus 1 % is 11 %) and a trial does not lower it.
+    let seq = 0;
+    let verdict: TrialVerdict | undefined;
+    while (verdict === undefined && seq < 3_000) {
+      seq++;
+      if (seq % 7 === 0) filter.pushback(seq, seq, seq + 50, false);
+      else filter.accepted(seq, seq);
+      verdict = filter.takeVerdict();
+    }
+    expect(verdict).toBe('again');
+    // Then a quiet spell, and one pushback: read as noise, it left the first trial's cuts in place for good.
+    for (let quiet = 0; quiet < 300; quiet++) filter.accepted(++seq, seq);
+    expect(filter.pushback(++seq, seq, seq + 50, false)).toBe('trial');
+  });
+
+  it('a trial that sees no pushback is judged only once its share would have shown three', () => {
+    const filter = new PushbackFilter();
+    // One pushback in the first 40 answers: a share of 1 in 40, so 120 answers must pass without one.
+    let seq = 0;
+    for (; seq < 39; seq++) filter.accepted(seq + 1, seq + 1);
+    expect(filter.pushback(++seq, seq, seq + 10, false)).toBe('trial');
+    const judgedAt = (): number => {
+      for (let after = 1; after <= 1_000; after++) {
+        filter.accepted(++seq, seq);
+        if (filter.takeVerdict() === 'keep') return after;
+      }
+      return Infinity;
+    };
+    // The 10 on their way answer first (the share before the cut), then the 120 sent after it.
+    expect(judgedAt()).toBe(130);
+  });
+
   it('one isolated pushback among the last 200 answers is noise from the start', () => {
     const filter = new PushbackFilter();
     const { readings } = drive(filter, 1_000, (seq) => seq === 500);
