@@ -135,7 +135,7 @@ export async function runPublish(sources: string[], flags: PublishFlags, load: (
     log.close();
     signals.dispose();
     // The run is over, every request it sent has its outcome: the connections are dropped, not closed one by one
-    // with the service (on a slow service a window of 2,000 took 0.2-0.3 s to close that way).
+    // with the service (on a 2 s service 1,700 connections took 0.15-0.28 s to close that way, 0.11-0.15 s to drop).
     await endpoint?.client.destroy();
     await endpoint?.sandbox?.close();
   }

@@ -38,9 +38,9 @@ export type TrialVerdict = 'undo' | 'keep' | 'again';
  * A service may answer a share of its requests 429 or 503 whatever the pace: a flaky gateway, a per-item limit, a
  * sandbox's `--fail-rate`. Read as load, each of those cut the window and the pace again, and a service that failed
  * one request in a hundred took a run down to a few rows a second. So every cut is a trial: the share of pushback
- * among the answers to requests sent after it (while the window holds where the cut put it: FlowControl) is compared
- * with the share among those already on their way. A rate limit or a full queue pushes back less once the run slows
- * down; noise does not. When two trials in a row did not help (one alone may be a run still slowing down to a limit),
+ * among the answers to requests sent after it (for 503s, while the window holds where the cut put it: FlowControl)
+ * is compared with the share among those already on their way. A rate limit or a full queue pushes back less once
+ * the run slows down; noise does not. When two trials in a row did not help (one alone may be a run still slowing down to a limit),
  * their cuts are undone, and the share left becomes the floor: pushback is load again only once it rises clearly
  * above it (twice it, plus 1 %).
  *
