@@ -92,9 +92,8 @@ export class AdaptiveLimit implements ConcurrencyLimit {
   readonly #fastMax: number;
   /** A ceiling was given (`--max-concurrency`): it holds on every service. */
   readonly #maxGiven: boolean;
-  readonly #initial: number;
-  /** The first `initial` requests were all in flight at once. */
-  #firstWindowFull = false;
+  /** The last request sent with at least half the window in flight: the window was in use up to there. */
+  #usedAtSeq = 0;
   #limit: number;
   /** The fastest accepted answer so far, in ms: start-up's gain and the ceiling follow it. */
   #fastestMs = Infinity;
@@ -120,8 +119,7 @@ export class AdaptiveLimit implements ConcurrencyLimit {
   constructor(options: AdaptiveLimitOptions = {}) {
     this.#max = options.max ?? AUTO_MAX;
     if (!Number.isInteger(this.#max) || this.#max < 1) throw new RangeError(`max concurrency must be a whole number >= 1, got ${this.#max}`);
-    this.#initial = Math.min(this.#max, options.initial ?? 4);
-    this.#limit = this.#initial;
+    this.#limit = Math.min(this.#max, options.initial ?? 4);
     this.#tolerance = options.tolerance ?? 1.5;
     this.#slackMs = options.slackMs ?? 2;
     this.#backoff = options.backoff ?? 0.7;
@@ -164,7 +162,7 @@ export class AdaptiveLimit implements ConcurrencyLimit {
   onSend(now: number): AdaptiveTicket {
     this.#inFlight++;
     if (this.#inFlight > this.#peakInFlight) this.#peakInFlight = this.#inFlight;
-    if (this.#seq < this.#initial && this.#inFlight >= this.#initial) this.#firstWindowFull = true;
+    if (this.#inFlight >= this.#limit / 2) this.#usedAtSeq = this.#seq + 1;
     return { seq: ++this.#seq, sentAt: now, inFlight: this.#inFlight, limitAtSend: this.#limit };
   }
 
@@ -217,8 +215,11 @@ export class AdaptiveLimit implements ConcurrencyLimit {
     const gain = this.#startupGain();
     // At a gain of 2, in use means half the window as it is now, as before the gain (counting by the window the
     // request left under overshot a fast rate limit in simulation: 5,000/s took 25.9 s instead of 19.3). Above 2, the
-    // window as the request left, and the first window counts whole when it was sent at once.
-    const used = gain <= 2 ? ticket.inFlight >= this.#limit / 2 : ticket.inFlight >= ticket.limitAtSend / 2 || (ticket.seq <= this.#initial && this.#firstWindowFull);
+    // window was in use while the request was in flight: half of it was when the request left, or a request sent
+    // after it found half of it in flight (the rows to fill a window that grew by x8 come from the reader a batch at
+    // a time: the first of them leave with little in flight, and not counting them left 2,000 rows at 2 s, one run in
+    // three, a fifth round trip). So the first window counts whole once half of it was in flight.
+    const used = gain <= 2 ? ticket.inFlight >= this.#limit / 2 : ticket.inFlight >= ticket.limitAtSend / 2 || this.#usedAtSeq > ticket.seq;
     if (used) this.#limit = Math.min(this.#ceiling(), this.#limit + gain - 1);
   }
 

@@ -411,6 +411,33 @@ describe('publishRows', () => {
     expectInOrder(outcomes, 40);
   });
 
+  it('a window that grows by hundreds is filled 64 rows at a time, the I/O at hand run between (answers are timed when they come)', async () => {
+    const sent: number[] = [];
+    const answers: (() => void)[] = [];
+    const sender = {
+      postListingJson(body: string) {
+        const sku = (JSON.parse(body) as { sku: string }).sku;
+        sent.push(Number(sku.slice(4)));
+        return new Promise<{ status: number; listing: { sku: string; status: string; title: string; item_specifics: string[] } }>((resolve) =>
+          answers.push(() => resolve({ status: 201, listing: { sku, status: 'ready', title: sku, item_specifics: [] } })),
+        );
+      },
+    };
+    // A fixed window of 300 and rows always at hand: before, all 300 left in one go.
+    const run = collect(publishRows(rowsOf(300), { sender, concurrency: 300 }));
+    const sentAtEachTurn: number[] = [];
+    while (sent.length < 300) {
+      await new Promise((resolve) => setImmediate(resolve));
+      sentAtEachTurn.push(sent.length);
+    }
+    expect(sentAtEachTurn.length).toBeGreaterThanOrEqual(4);
+    for (const [turn, count] of sentAtEachTurn.entries()) expect(count - (sentAtEachTurn[turn - 1] ?? 0)).toBeLessThanOrEqual(80);
+    for (const answer of answers.splice(0)) answer();
+    const outcomes = await run;
+    expect(countBy(outcomes)).toEqual({ published: 300 });
+    expectInOrder(outcomes, 300);
+  });
+
   it('dry run: skips by shard, resume and changed-only without a network', async () => {
     const state = new ListingState();
     const bodyOf = (i: number) => JSON.stringify((readyRow(i) as Extract<PreparedRow, { kind: 'ready' }>).request);

@@ -180,6 +180,23 @@ describe('AdaptiveLimit', () => {
     expect(rounds(new AdaptiveLimit({ max: 300 }), 4, () => 1000).slice(2)).toEqual([300, 300]);
   });
 
+  it('start-up on a slow service counts the requests sent while the rows to fill a grown window were still being read', () => {
+    const limit = new AdaptiveLimit();
+    // The first window of 4, answered after 1 s: the window is 32, but the reader has no row at hand.
+    const first = Array.from({ length: 4 }, () => limit.onSend(0));
+    for (const ticket of first) limit.onAnswer(ticket, 1000, 'ok');
+    expect(limit.limit).toBe(32);
+    // The rows come a few at a time: the first leave with little of the window in flight, the last with all of it.
+    const second = Array.from({ length: 32 }, (_, i) => limit.onSend(1000 + i));
+    for (const ticket of second) limit.onAnswer(ticket, 2040, 'ok');
+    // Each of the 32 counts (x8 a round trip): before, the 15 sent with under half the window in flight did not (151).
+    expect(limit.limit).toBe(256);
+    // Requests whose window was never half in flight (a reader too slow to fill it) do not grow it.
+    const idle = new AdaptiveLimit();
+    for (let at = 0; at < 5000; at += 1000) idle.onAnswer(idle.onSend(at), at + 1000, 'ok');
+    expect(idle.limit).toBe(4);
+  });
+
   it('a --max-concurrency given is the ceiling on a fast service too: only the one left unset stops at 512 there', () => {
     expect(rounds(new AdaptiveLimit({ max: 1024 }), 10, () => 50).at(-1)).toBe(1024);
     expect(rounds(new AdaptiveLimit(), 10, () => 50).at(-1)).toBe(512);
