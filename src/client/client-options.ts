@@ -29,6 +29,11 @@ export interface RequestOptions {
   /** Sent as `Idempotency-Key`, so a repeat cannot create a second listing. */
   idempotencyKey?: string;
   signal?: AbortSignal;
+  /**
+   * Called once the request is written to a connection, after any wait for one: where the service's time begins
+   * (the batch engine measures latency from there).
+   */
+  onWritten?: () => void;
 }
 
 // The longest delay a Node timer keeps: a longer one fires at once.

@@ -79,7 +79,7 @@ export class ListingsClient {
     const headers = options.idempotencyKey === undefined ? this.headers : [...this.headers, 'idempotency-key', options.idempotencyKey];
     const { signal } = options;
     // Chained rather than awaited in an async function: one promise and one step less per request.
-    const answer = post(this.pool, { origin: this.endpoint.origin, path: this.endpoint.path, method: 'POST', headers, body }, this.timeoutMs, signal);
+    const answer = post(this.pool, { origin: this.endpoint.origin, path: this.endpoint.path, method: 'POST', headers, body }, this.timeoutMs, signal, options.onWritten);
     return answer.then(this.#resultOf, signal === undefined ? this.#unsignalledError : (error: unknown) => this.#throwTransportError(error, signal));
   }
 

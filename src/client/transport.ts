@@ -34,9 +34,9 @@ export interface RawAnswer {
  * parsed header object per request (only an error answer's headers are parsed), one promise. At tens of thousands
  * of requests a second this is a large share of the client's cost.
  */
-export function post(pool: Dispatcher, options: Dispatcher.DispatchOptions, timeoutMs: number, signal: AbortSignal | undefined): Promise<RawAnswer> {
+export function post(pool: Dispatcher, options: Dispatcher.DispatchOptions, timeoutMs: number, signal: AbortSignal | undefined, onWritten?: () => void): Promise<RawAnswer> {
   return new Promise<RawAnswer>((resolve, reject) => {
-    pool.dispatch(options, new AnswerHandler(resolve, reject, timeoutMs, signal));
+    pool.dispatch(options, new AnswerHandler(resolve, reject, timeoutMs, signal, onWritten));
   });
 }
 
@@ -67,6 +67,7 @@ class AnswerHandler implements Dispatcher.DispatchHandler {
     private readonly reject: (error: unknown) => void,
     private readonly timeoutMs: number,
     signal: AbortSignal | undefined,
+    private readonly onWritten: (() => void) | undefined,
   ) {
     if (signal === undefined) return;
     const onAbort = (): void => {
@@ -80,9 +81,13 @@ class AnswerHandler implements Dispatcher.DispatchHandler {
     }
   }
 
+  /** undici calls it as it writes the request to a connection. */
   onConnect(abort: (error?: Error) => void): void {
     if (this.#reason !== undefined) abort(this.#reason);
-    else this.#abort = abort;
+    else {
+      this.#abort = abort;
+      this.onWritten?.();
+    }
   }
 
   onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {

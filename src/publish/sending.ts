@@ -142,7 +142,12 @@ export class Sending {
     }
     let answer: Promise<CreateListingResult>;
     try {
-      answer = sender.postListingJson(task.body, { idempotencyKey: task.key });
+      answer = sender.postListingJson(task.body, {
+        idempotencyKey: task.key,
+        onWritten: () => {
+          ticket.sentAt = this.#now();
+        },
+      });
     } catch (error) {
       answer = Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }

@@ -13,8 +13,11 @@ export type LoadSignal =
 export interface SendTicket {
   /** Increasing per request sent, so an answer can tell whether it was sent before or after a change. */
   readonly seq: number;
-  /** Monotonic milliseconds. */
-  readonly sentAt: number;
+  /**
+   * Monotonic milliseconds: when the request was handed to the sender, then when it was written to a connection if
+   * the sender says so (the wait for a connection, and this process's own backlog in a burst, are not the service's).
+   */
+  sentAt: number;
   /** Requests in flight when it left, itself included. */
   readonly inFlight: number;
 }

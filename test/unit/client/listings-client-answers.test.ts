@@ -84,4 +84,22 @@ describe('ListingsClient answers', () => {
     await expect(pending).rejects.toBe(reason);
     await expect(c.postListingJson('{}', { signal: AbortSignal.abort(reason) })).rejects.toBe(reason);
   });
+
+  it('onWritten is told once a request is on a connection, not while it waits for one', async () => {
+    const listing = { sku: 'A-1', status: 'ready', title: 'T', item_specifics: [] };
+    const held: ServerResponse[] = [];
+    const c = await clientFor((_req, res) => held.push(res));
+    // Two connections: the third request waits for one of them.
+    const written: number[] = [];
+    const answers = [1, 2, 3].map((n) => c.postListingJson(JSON.stringify({ ...listing, sku: `A-${n}` }), { onWritten: () => written.push(n) }));
+    while (held.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(written).toEqual([1, 2]);
+    json(held.shift()!, 201, listing);
+    await answers[0];
+    while (held.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(written).toEqual([1, 2, 3]);
+    for (const res of held.splice(0)) json(res, 201, listing);
+    await Promise.all(answers);
+    expect(written).toEqual([1, 2, 3]);
+  });
 });

@@ -438,6 +438,29 @@ describe('publishRows', () => {
     expectInOrder(outcomes, 300);
   });
 
+  it("times each answer from when its request was written to a connection (a sender's onWritten), not from when it was handed over", async () => {
+    const sender = {
+      postListingJson(body: string, options: { onWritten?: () => void }) {
+        const sku = (JSON.parse(body) as { sku: string }).sku;
+        return new Promise<{ status: number; listing: { sku: string; status: string; title: string; item_specifics: string[] } }>((resolve) =>
+          // 150 ms waiting for a connection, then 20 ms at the service.
+          setTimeout(() => {
+            options.onWritten?.();
+            setTimeout(() => resolve({ status: 201, listing: { sku, status: 'ready', title: sku, item_specifics: [] } }), 20);
+          }, 150),
+        );
+      },
+    };
+    const answered: number[] = [];
+    const outcomes = await collect(publishRows(rowsOf(4), { sender, onEvent: (event) => event.type === 'answer' && answered.push(event.ms) }));
+    expect(countBy(outcomes)).toEqual({ published: 4 });
+    expect(answered).toHaveLength(4);
+    for (const ms of answered) {
+      expect(ms).toBeGreaterThanOrEqual(15);
+      expect(ms).toBeLessThan(140);
+    }
+  });
+
   it('dry run: skips by shard, resume and changed-only without a network', async () => {
     const state = new ListingState();
     const bodyOf = (i: number) => JSON.stringify((readyRow(i) as Extract<PreparedRow, { kind: 'ready' }>).request);
