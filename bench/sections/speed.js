@@ -1,7 +1,8 @@
 /**
  * (9) speed (issue 24): each case a ratio measured in one run, side by side.
- * - ramp: a 2 s service with no limit (`sandbox --latency 2000`), 2,000 rows, defaults: wall time, round trips to 90 %
- *   of the final window (throughput is window / 2 s there), and the limiter's window over time (`limit` events).
+ * - ramp: a 2 s service with no limit (`sandbox --latency 2000`), 2,000 rows, defaults: wall time (median of three),
+ *   round trips to 90 % of the final window (throughput is window / 2 s there), and the limiter's window over time
+ *   (`limit` events of a fourth run, with --verbose).
  * - sweep: a latency-only service (`sandbox --latency 80-120`, served on one core, so latency grows with load):
  *   the defaults against the best fixed `--concurrency` of a sweep.
  * - bare: the fast local responder, the defaults as a user gets them (a journal, no report) against the bare undici
