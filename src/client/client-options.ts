@@ -127,13 +127,20 @@ export function checkClientOptions(options: unknown): ListingsClientOptions {
 /** The options of one request, checked before it is sent: a wrong one is the caller's error (UsageError). */
 export function checkRequestOptions(options: unknown): RequestOptions {
   if (options === undefined) return {};
-  const o = readOptions(options, ['idempotencyKey', 'signal'], 'createListing');
-  const { idempotencyKey, signal } = o;
+  const o = readOptions(options, ['idempotencyKey', 'signal', 'onWritten'], 'createListing');
+  const { idempotencyKey, signal, onWritten } = o;
   if (idempotencyKey !== undefined && (typeof idempotencyKey !== 'string' || idempotencyKey === '' || !HEADER_VALUE.test(idempotencyKey))) {
     throw new UsageError((name) => `${name('idempotencyKey')} must be a non-empty string without line breaks or control characters, not ${shown(idempotencyKey)}`, { setting: { key: 'idempotencyKey' } });
   }
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
     throw new UsageError((name) => `${name('signal')} must be an AbortSignal, not ${shown(signal)}`, { setting: { key: 'signal' } });
   }
-  return { ...(idempotencyKey === undefined ? {} : { idempotencyKey }), ...(signal === undefined ? {} : { signal }) };
+  if (onWritten !== undefined && typeof onWritten !== 'function') {
+    throw new UsageError((name) => `${name('onWritten')} must be a function, not ${shown(onWritten)}`, { setting: { key: 'onWritten' } });
+  }
+  return {
+    ...(idempotencyKey === undefined ? {} : { idempotencyKey }),
+    ...(signal === undefined ? {} : { signal }),
+    ...(onWritten === undefined ? {} : { onWritten: onWritten as () => void }),
+  };
 }

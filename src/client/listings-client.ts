@@ -3,7 +3,7 @@ import { parseHeaders, undiciErrors } from './undici.js';
 import { proxyError, proxyHopError } from './proxy.js';
 import { MAX_LISTING_BODY, openDispatcher, post, type RawAnswer } from './transport.js';
 import { describeCode, errorCode, isNotHttp, notHttpHint, transportHint } from './transport-errors.js';
-import { ApiError, NetworkError, TimeoutError } from '../errors.js';
+import { ApiError, NetworkError, TimeoutError, UsageError } from '../errors.js';
 import { contractSchemas, type ListingRequest, type ListingResponse } from '../contract/schemas.js';
 import { checkClientOptions, checkRequestOptions, type ListingsClientOptions, type RequestOptions } from './client-options.js';
 import { listingsEndpoint, proxyRoute, type Endpoint, type ProxyRoute } from './endpoint.js';
@@ -133,6 +133,8 @@ export class ListingsClient {
 
   private transportError(error: unknown, signal: AbortSignal | undefined): unknown {
     if (signal?.aborted) return signal.reason ?? error;
+    // A request option's callback that threw (onWritten): the caller's error, as it is.
+    if (error instanceof UsageError) return error;
     if (this.proxy !== undefined) {
       const hop = proxyHopError(error);
       if (hop !== undefined) return proxyError(this.endpoint.origin, this.proxy, hop, this.connectTimeoutMs);

@@ -2,6 +2,7 @@ import type { Dispatcher, Pool } from 'undici';
 import type { ProxyRoute } from './endpoint.js';
 import { proxyAgent } from './proxy.js';
 import { PoolClass, undiciErrors } from './undici.js';
+import { UsageError } from '../errors.js';
 
 /** How the client reaches the service: its connections (direct, or through a proxy) and one request on them. */
 
@@ -83,10 +84,18 @@ class AnswerHandler implements Dispatcher.DispatchHandler {
 
   /** undici calls it as it writes the request to a connection. */
   onConnect(abort: (error?: Error) => void): void {
-    if (this.#reason !== undefined) abort(this.#reason);
-    else {
-      this.#abort = abort;
-      this.onWritten?.();
+    if (this.#reason !== undefined) {
+      abort(this.#reason);
+      return;
+    }
+    this.#abort = abort;
+    if (this.onWritten === undefined) return;
+    try {
+      this.onWritten();
+    } catch (cause) {
+      // The caller's callback, not the connection: the request ends with a UsageError naming it.
+      this.#reason = new UsageError((name) => `${name('onWritten')} threw, so the request was not sent: ${cause instanceof Error ? cause.message : String(cause)}`, { cause, setting: { key: 'onWritten' } });
+      abort(this.#reason);
     }
   }
 

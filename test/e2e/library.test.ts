@@ -21,8 +21,10 @@ describe('the library surface (built package)', () => {
       expect(new Set(outcomes)).toEqual(new Set(['published']));
       expect(sandbox.stats()).toMatchObject({ created: 20, duplicates: 0 });
 
-      const { status, listing } = await client.createListing({ marketplace: 'ebay', payload: { sku: 'LIB-1', title: 'Library mug' } });
+      let written = 0;
+      const { status, listing } = await client.createListing({ marketplace: 'ebay', payload: { sku: 'LIB-1', title: 'Library mug' } }, { onWritten: () => written++ });
       expect(status).toBe(201);
+      expect(written, 'onWritten, once the request is on a connection').toBe(1);
       expect(listing).toMatchObject({ sku: 'LIB-1', status: 'ready', title: 'Library mug' });
     } finally {
       await client.close();
@@ -161,7 +163,7 @@ describe('validate on the run layer: the library and the CLI', () => {
       }
       const client = new lib.ListingsClient({ baseUrl, apiKey: 'opt-key' });
       try {
-        for (const [options, key] of [[{ signal: 'x' }, 'signal'], [{ idempotencyKey: 'a\nb' }, 'idempotencyKey'], [{ idempotencyKey: 5 }, 'idempotencyKey']] as const) {
+        for (const [options, key] of [[{ signal: 'x' }, 'signal'], [{ idempotencyKey: 'a\nb' }, 'idempotencyKey'], [{ idempotencyKey: 5 }, 'idempotencyKey'], [{ onWritten: 'soon' }, 'onWritten']] as const) {
           const error: unknown = await client.createListing({ marketplace: 'ebay', payload: { sku: 'X', title: 'Y' } }, options as never).catch((e: unknown) => e);
           expect(error, key).toBeInstanceOf(lib.UsageError);
           expect((error as InstanceType<typeof lib.UsageError>).setting?.key).toBe(key);

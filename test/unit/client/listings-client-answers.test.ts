@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ListingsClient } from '../../../src/client/listings-client.js';
-import { ApiError } from '../../../src/errors.js';
+import { ApiError, UsageError } from '../../../src/errors.js';
 
 type Answer = (req: IncomingMessage, res: ServerResponse, body: string) => void;
 
@@ -101,5 +101,24 @@ describe('ListingsClient answers', () => {
     for (const res of held.splice(0)) json(res, 201, listing);
     await Promise.all(answers);
     expect(written).toEqual([1, 2, 3]);
+  });
+
+  it('an onWritten that throws ends its request, unsent, with a UsageError naming it (not a network error)', async () => {
+    let requests = 0;
+    const c = await clientFor((_req, res) => {
+      requests++;
+      json(res, 201, { sku: 'A-1', status: 'ready', title: 'T', item_specifics: [] });
+    });
+    const error: unknown = await c
+      .postListingJson('{}', {
+        onWritten: () => {
+          throw new Error('callback broke');
+        },
+      })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).setting?.key).toBe('onWritten');
+    expect((error as Error).message).toMatch(/onWritten threw, so the request was not sent: callback broke/);
+    expect(requests).toBe(0);
   });
 });
