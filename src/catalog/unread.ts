@@ -5,6 +5,7 @@ import { schemeOf } from './sources/source-kind.js';
 import { countLineEnds, isLineEnd } from './formats/line-ends.js';
 import { utf16Of } from './formats/utf16.js';
 import type { ReadProgress } from './types.js';
+import { count } from '../number-text.js';
 
 /**
  * What a source that could not be read to its end left unread, as the summary and every report give it. `bytes`:
@@ -84,10 +85,10 @@ const REASONS: Record<StopReason, string> = {
 export function unreadText(unread: Unread): string {
   const why = REASONS[unread.reason];
   if (unread.bytes === null) return `the rest of the source (its size unknown) not read: ${why}`;
-  const bytes = `${unread.bytes.toLocaleString('en-US')} ${unread.bytes === 1 ? 'byte' : 'bytes'}`;
+  const bytes = `${count(unread.bytes)} ${unread.bytes === 1 ? 'byte' : 'bytes'}`;
   if (unread.rows_estimate === null) return `${bytes} of the source not read: ${why}`;
   // The bytes start at the row that stopped the reading, which is reported: with no row after it, none was lost.
   if (unread.rows_estimate === 0) return `no row after the one that stopped the reading (${bytes} from it to the end): ${why}`;
-  const rows = `${unread.rows_estimate.toLocaleString('en-US')} ${unread.rows_estimate === 1 ? 'row' : 'rows'}`;
+  const rows = `${count(unread.rows_estimate)} ${unread.rows_estimate === 1 ? 'row' : 'rows'}`;
   return `about ${rows} (${bytes}) not read: ${why}`;
 }

@@ -2,7 +2,7 @@ import type { Ora } from 'ora';
 import type { RowOutcome } from '../publish/outcome.js';
 import { err, isInteractive, paint } from './output.js';
 import { terminalSafe } from '../printable.js';
-import { count, duration } from '../report/numbers.js';
+import { count, duration } from '../number-text.js';
 import { RunProgress, type RunProgressOptions } from '../run/run-progress.js';
 import { fitFields, progressFields, type FlowFigures } from '../run/progress-line.js';
 

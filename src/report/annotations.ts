@@ -2,7 +2,7 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import { formatLocation, libraryName, type NameSetting } from '../errors.js';
 import { inertShort, printable } from '../printable.js';
 import { redact } from '../secrets.js';
-import { count } from './numbers.js';
+import { count } from '../number-text.js';
 import type { RowError, RowErrorCollector } from './row-errors.js';
 
 /**

@@ -3,7 +3,7 @@ import type { PublishEnd } from '../publish/engine-types.js';
 import { inertText } from './annotations.js';
 import { inert } from '../printable.js';
 import { redact } from '../secrets.js';
-import { count, duration } from './numbers.js';
+import { count, duration } from '../number-text.js';
 import type { RowErrorCollector } from './row-errors.js';
 import type { RunSummary } from './summary.js';
 import type { NextStep } from './run-meta.js';

@@ -5,7 +5,7 @@ import type { PublishEnd } from '../publish/engine-types.js';
 import type { RowOutcome } from '../publish/outcome.js';
 import { serviceCause } from './ci-summary.js';
 import { inert, inertShort } from '../printable.js';
-import { count } from './numbers.js';
+import { count } from '../number-text.js';
 import type { MarketplaceCounts, RunSummary } from './summary.js';
 
 /* The lines of a run's results on a terminal, as plain text (the CLI colours and prints them). */

@@ -6,6 +6,7 @@ import { redact } from '../secrets.js';
 import { secretFreeWords } from './secret-free-words.js';
 import { shellWord } from '../shell-words.js';
 import type { RunVerdict, VerdictCounts } from './verdict.js';
+import { count } from '../number-text.js';
 
 export type { NextStep } from '../report/run-meta.js';
 
@@ -43,7 +44,7 @@ export interface NextStepInput {
 }
 
 function rows(n: number, label = ''): string {
-  return `${n.toLocaleString('en-US')} ${label}${n === 1 ? 'row' : 'rows'}`;
+  return `${count(n)} ${label}${n === 1 ? 'row' : 'rows'}`;
 }
 
 /** The first report written that `retryFailed` can read back. */
@@ -59,7 +60,7 @@ function readableReport(reports: readonly string[]): string | undefined {
 
 /** `the 3 failed and 40 not attempted rows`. */
 function leftRows(failed: number, notAttempted: number): string {
-  if (failed > 0 && notAttempted > 0) return `the ${failed.toLocaleString('en-US')} failed and ${rows(notAttempted, 'not attempted ')}`;
+  if (failed > 0 && notAttempted > 0) return `the ${count(failed)} failed and ${rows(notAttempted, 'not attempted ')}`;
   return failed > 0 ? `the ${rows(failed, 'failed ')}` : `the ${rows(notAttempted, 'not attempted ')}`;
 }
 

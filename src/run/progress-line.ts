@@ -1,5 +1,5 @@
 import { stripVTControlCharacters } from 'node:util';
-import { count, duration } from '../report/numbers.js';
+import { count, duration } from '../number-text.js';
 import type { ProgressFigures } from './run-progress.js';
 
 /**

@@ -5,7 +5,7 @@ import { defaultJournalPath } from '../publish/journal.js';
 import { describeTarget, sandboxTarget, type RunTarget } from '../publish/run-target.js';
 import type { Shape } from '../contract/shapes.js';
 import type { Shard } from '../publish/shard.js';
-import { count } from '../report/numbers.js';
+import { count } from '../number-text.js';
 import type { PublishNotice } from './publish-spec.js';
 import type { OutputFailure } from './run-outputs.js';
 

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { formatLocation } from '../errors.js';
 import { printable } from '../printable.js';
 import { shown } from './log-events.js';
-import { count } from '../report/numbers.js';
+import { count } from '../number-text.js';
 import type { StreamOutcome, StreamStats } from '../stream/stream-types.js';
 import type { StreamSummary } from './stream-run.js';
 

@@ -1,6 +1,7 @@
 import { ListingsError } from '../errors.js';
 import type { PublishEnd } from '../publish/engine-types.js';
 import type { EnqueueEnd } from '../stream/enqueue.js';
+import { count } from '../number-text.js';
 
 /** The exit codes: the contract with CI (README "Exit codes"). */
 export const EXIT = {
@@ -102,14 +103,14 @@ const CODES: Record<RunVerdict['kind'], ExitCode> = {
 };
 
 function rowsText(n: number, noun = 'row'): string {
-  return `${n.toLocaleString('en-US')} ${n === 1 ? noun : `${noun}s`}`;
+  return `${count(n)} ${n === 1 ? noun : `${noun}s`}`;
 }
 
 /** `95 rows published, 3 failed`: the counts that are not 0, the first with its `noun`; undefined when all are 0. */
 function countsText(parts: [number, string][], noun: string | null = 'row'): string | undefined {
   const shown = parts.filter(([n]) => n > 0);
   if (shown.length === 0) return undefined;
-  return shown.map(([n, label], i) => `${i === 0 && noun !== null ? rowsText(n, noun) : n.toLocaleString('en-US')} ${label}`).join(', ');
+  return shown.map(([n, label], i) => `${i === 0 && noun !== null ? rowsText(n, noun) : count(n)} ${label}`).join(', ');
 }
 
 function doneOf(counts: VerdictCounts, run: RunKind): [number, string] {
@@ -136,7 +137,7 @@ function allWent(counts: VerdictCounts, run: RunKind): string {
   if (counts.rows === 0) return 'the source had no rows';
   if (done === counts.rows) return `${counts.rows === 1 ? '1 row' : `all ${rowsText(counts.rows)}`} ${label}`;
   if (done === 0) return `nothing to do: ${rowsText(counts.skipped)} skipped`;
-  return `${rowsText(done)} ${label}, ${counts.skipped.toLocaleString('en-US')} skipped`;
+  return `${rowsText(done)} ${label}, ${count(counts.skipped)} skipped`;
 }
 
 /** The verdict of a run that ended as it should: 0 when no row failed, else 1 (a stream's dead letters do not fail it). */

@@ -12,6 +12,7 @@ import { unsendableCredential } from './s3-credentials.js';
 import { parseS3Url, s3Name, type S3Location } from './s3-url.js';
 import { schemeOf, type SourceKind } from './source-kind.js';
 import { Meter, type ByteSource, type OpenedSource } from './types.js';
+import { count } from '../../number-text.js';
 
 /** Options of the S3 source. */
 export interface S3SourceOptions {
@@ -130,15 +131,15 @@ async function listPrefix(client: S3Client, sdk: S3Sdk, where: S3Location, name:
     pages++;
     const nextToken = page.IsTruncated === true ? page.NextContinuationToken : undefined;
     if (nextToken !== undefined && Buffer.byteLength(nextToken) > MAX_TOKEN_BYTES) {
-      throw new SourceError({ source: name }, `the store's continuation token is longer than ${MAX_TOKEN_BYTES.toLocaleString('en-US')} bytes`);
+      throw new SourceError({ source: name }, `the store's continuation token is longer than ${count(MAX_TOKEN_BYTES)} bytes`);
     }
     if (listed > MAX_PREFIX_OBJECTS || pages > MAX_PREFIX_PAGES || (nextToken !== undefined && tokens.has(nextToken))) {
-      throw new SourceError({ source: name }, `the store lists more than ${MAX_PREFIX_OBJECTS.toLocaleString('en-US')} objects under this prefix (or pages without end): name a longer prefix`);
+      throw new SourceError({ source: name }, `the store lists more than ${count(MAX_PREFIX_OBJECTS)} objects under this prefix (or pages without end): name a longer prefix`);
     }
     for (const object of contents) {
       const key = object.Key;
       if (key !== undefined && Buffer.byteLength(key) > MAX_KEY_BYTES) {
-        throw new SourceError({ source: name }, `the store listed a key longer than ${MAX_KEY_BYTES.toLocaleString('en-US')} bytes, which S3 does not allow`);
+        throw new SourceError({ source: name }, `the store listed a key longer than ${count(MAX_KEY_BYTES)} bytes, which S3 does not allow`);
       }
       if (key === undefined || key.endsWith('/') || object.Size === 0) continue;
       objects.push({ key, size: object.Size ?? Number.NaN });
