@@ -49,6 +49,13 @@ const FAST_SERVICE_MS = 5;
 /** The requests in flight on a fast service: what a bare client keeps open anyway. */
 const FAST_SERVICE_WINDOW = 64;
 
+/**
+ * After start-up, a window whose latency is within this many times the no-load latency found no queue at all; windows
+ * in a row like it grow the window by more each time, up to {@link CLEAR_GROWTH_MAX} of it.
+ */
+const CLEAR_LATENCY = 1.25;
+const CLEAR_GROWTH_MAX = 0.5;
+
 /** Start-up ends once a window's latency is this many times the no-load latency (less than the cut tolerance). */
 const STARTUP_EXIT = 1.25;
 
@@ -74,7 +81,8 @@ const BUYS_MAX_LATENCY = 3;
  *   change count: each window measures the limit it judges.
  * - The **no-load latency** is the lowest window mean seen (plus its standard error). While a window's mean stays
  *   within `tolerance x no-load + slackMs` (less than two standard errors above it: chance is no queue), the limit grows by a tenth (by one once the service has shed load: its ceiling
- *   is near); above it, a queue is building at the service and
+ *   is near; by more each window in a row that finds latency within 1.25 x no-load, up to half: the climb back after
+ *   a passing slowdown); above it, a queue is building at the service and
  *   the limit shrinks in proportion (never by more than half). If three round trips of cuts (the limit down by 40% or
  *   more) do not bring latency down, the queue is not ours (the service got slower for everyone): the no-load
  *   latency is learned again instead of cutting on to 1.
@@ -113,6 +121,8 @@ export class AdaptiveLimit implements ConcurrencyLimit {
   #sumMs = 0;
   #sumSquares = 0;
   #peakInFlight = 0;
+  /** Windows in a row, after start-up, that grew and found no queue at all: each grows the window by more. */
+  #clearRun = 0;
   /** The answers a ms of the windows judged (used ones), one per size. */
   readonly #rates = new WindowRates();
 
@@ -154,6 +164,7 @@ export class AdaptiveLimit implements ConcurrencyLimit {
       this.#overloaded = overloaded;
       this.#throttled = throttled;
       this.#cutsFrom = cutsFrom;
+      this.#clearRun = 0;
       this.#changedAtSeq = this.#seq;
       this.#newWindow();
     };
@@ -184,6 +195,7 @@ export class AdaptiveLimit implements ConcurrencyLimit {
       // The pace is the pacer's to learn; slow start must not pile more requests onto a service that said "slower".
       this.#slowStart = false;
       this.#throttled = true;
+      this.#clearRun = 0;
       this.#limit = Math.min(this.#limit, Math.max(1, this.#inFlight + 1));
       return;
     }
@@ -250,7 +262,7 @@ export class AdaptiveLimit implements ConcurrencyLimit {
       this.#rates.clear();
     }
     if (queued() && this.#stillBuys(used, mean)) {
-      this.#grow(used, mean);
+      this.#grow(used, mean, false);
       return;
     }
     if (queued()) {
@@ -264,15 +276,22 @@ export class AdaptiveLimit implements ConcurrencyLimit {
     // round would overshoot by the gain. Doubling, it ends at the threshold, as before (measured on a loaded host, an
     // earlier end left a 5-15 ms service's window too small to meet its 100/s rate limit).
     if (this.#slowStart && this.#startupGain() > 2 && mean - 2 * error > this.#noLoadMs * STARTUP_EXIT + this.#slackMs) this.#slowStart = false;
-    this.#grow(used, mean);
+    this.#grow(used, mean, mean <= this.#noLoadMs * CLEAR_LATENCY + this.#slackMs);
   }
 
-  /** After start-up, a used window that found no queue (or one that still buys answers) grows by a tenth, or by one. */
-  #grow(used: boolean, mean: number): void {
+  /**
+   * After start-up, a used window that found no queue (or one that still buys answers) grows by a tenth, or by one once
+   * the service shed load. Windows in a row that found no queue at all grow by more each time (a tenth, a fifth, two
+   * fifths, half): a window cut by a passing slowdown (a fresh service warming up) climbs back in a few round trips, not
+   * dozens, while one near a queue's knee, whose windows keep finding it, still grows by a tenth.
+   */
+  #grow(used: boolean, mean: number, clear: boolean): void {
     const ceiling = this.#ceiling();
     this.#noteRate(used, mean);
     if (!this.#slowStart && used && this.#limit < ceiling) {
-      this.#limit = Math.min(ceiling, this.#limit + (this.#overloaded ? 1 : Math.max(1, this.#limit / 10)));
+      this.#clearRun = clear ? this.#clearRun + 1 : 0;
+      const share = Math.min(CLEAR_GROWTH_MAX, 0.1 * 2 ** Math.max(0, this.#clearRun - 1));
+      this.#limit = Math.min(ceiling, this.#limit + (this.#overloaded ? 1 : Math.max(1, this.#limit * share)));
       this.#changedAtSeq = this.#seq;
     }
     this.#newWindow();
@@ -301,6 +320,7 @@ export class AdaptiveLimit implements ConcurrencyLimit {
   /** Shrink the window by `factor`, never below `floor` (nor raise it to that floor when it is smaller). */
   #cut(factor: number, floor = 1): void {
     this.#slowStart = false;
+    this.#clearRun = 0;
     this.#limit = Math.max(Math.min(floor, this.#limit), 1, this.#limit * factor);
     this.#changedAtSeq = this.#seq;
     this.#newWindow();

@@ -212,6 +212,18 @@ describe('AdaptiveLimit', () => {
     expect(seen[4]).toBeLessThan(1.5 * seen[2]!);
   });
 
+  it('a window cut by a passing slowdown climbs back to its ceiling in a few round trips, not dozens', () => {
+    // 100 ms, but 160 ms for three round trips early on (a fresh service or this client warming up): start-up ends
+    // with a cut near 220. Windows that find no queue at all in a row grow by more each time (a tenth, a fifth, two
+    // fifths, half): back at 512 after round 16; growing by a tenth each time it was round 28.
+    let round = 0;
+    const seen = rounds(new AdaptiveLimit(), 40, () => (++round >= 7 && round <= 9 ? 160 : 100));
+    expect(Math.max(...seen.slice(0, 7))).toBeLessThan(256);
+    expect(seen.indexOf(512)).toBeGreaterThan(0);
+    expect(seen.indexOf(512)).toBeLessThanOrEqual(18);
+    expect(seen.slice(seen.indexOf(512))).toEqual(seen.slice(seen.indexOf(512)).map(() => 512));
+  });
+
   it('settles near the knee of a queueing service: latency = 100 ms x max(1, inFlight / 40)', () => {
     const limit = new AdaptiveLimit();
     const seen = rounds(limit, 60, (n) => 100 * Math.max(1, n / 40));
