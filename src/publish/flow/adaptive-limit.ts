@@ -74,7 +74,8 @@ const BUYS_MAX_LATENCY = 3;
  * - **Start-up** from `initial`: the limit doubles per round trip, or every 250 ms of the fastest answer when that is
  *   sooner (x8 per round trip at most: a 2 s service goes 4, 32, about 250, 2,000), until latency rises (past
  *   1.25 x the no-load latency when growing faster than doubling), the service pushes back, or the ceiling is
- *   reached. The ceiling is `max` when given; unset, `fastMax` (512), or on a service slower than that many ms, one
+ *   reached. A window past the cut threshold is held for a round trip before it ends start-up: a queue is still there
+ *   then, a passing slowdown is not. The ceiling is `max` when given; unset, `fastMax` (512), or on a service slower than that many ms, one
  *   request in flight per ms of its fastest answer, up to 2048.
  * - Answers are judged in **sample windows** (`minSamples` in slow start, then half the limit), by their mean latency,
  *   so one slow answer of a noisy service does not move the limit. Only answers to requests sent after the last
@@ -106,6 +107,8 @@ export class AdaptiveLimit implements ConcurrencyLimit {
   /** The fastest accepted answer so far, in ms: start-up's gain and the ceiling follow it. */
   #fastestMs = Infinity;
   #slowStart = true;
+  /** Start-up holds its window for a round trip: the last window was past the threshold. */
+  #startUpHeld = false;
   /** After an overload the limit probes upwards by one per window, not by a tenth: the ceiling is near. */
   #overloaded = false;
   /** The service has said "slower" (429): its pace is the pacer's, a bigger window buys nothing there. */
@@ -161,6 +164,7 @@ export class AdaptiveLimit implements ConcurrencyLimit {
       this.#limit = limit;
       // The cuts read noise as load: the window finds the service's capacity again, as at the start.
       this.#slowStart = true;
+      this.#startUpHeld = false;
       this.#overloaded = overloaded;
       this.#throttled = throttled;
       this.#cutsFrom = cutsFrom;
@@ -224,6 +228,7 @@ export class AdaptiveLimit implements ConcurrencyLimit {
    * up to 8 on a slower one, so it doubles at least every 250 ms.
    */
   #startUp(ticket: AdaptiveTicket): void {
+    if (this.#startUpHeld) return;
     const gain = this.#startupGain();
     // At a gain of 2, in use means half the window as it is now, as before the gain (counting by the window the
     // request left under overshot a fast rate limit in simulation: 5,000/s took 25.9 s instead of 19.3). Above 2, the
@@ -233,6 +238,25 @@ export class AdaptiveLimit implements ConcurrencyLimit {
     // three, a fifth round trip). So the first window counts whole once half of it was in flight.
     const used = gain <= 2 ? ticket.inFlight >= this.#limit / 2 : ticket.inFlight >= ticket.limitAtSend / 2 || this.#usedAtSeq > ticket.seq;
     if (used) this.#limit = Math.min(this.#ceiling(), this.#limit + gain - 1);
+  }
+
+  /**
+   * Start-up's answer to a window past the threshold: hold the window for a round trip before taking it for a queue.
+   * A queue this window built is still there when the window is held; a passing slowdown (a fresh service warming up
+   * at its first hundreds of connections) is gone, and start-up goes on growing. True while start-up holds or goes on.
+   */
+  #holdStartUp(queued: boolean): boolean {
+    if (this.#startUpHeld) {
+      this.#startUpHeld = false;
+      if (queued) return false;
+      this.#newWindow();
+      return true;
+    }
+    if (!queued) return false;
+    this.#startUpHeld = true;
+    this.#changedAtSeq = this.#seq;
+    this.#newWindow();
+    return true;
   }
 
   #startupGain(): number {
@@ -253,6 +277,7 @@ export class AdaptiveLimit implements ConcurrencyLimit {
     }
     let threshold = this.#threshold();
     const queued = (): boolean => mean - 2 * error > threshold;
+    if (this.#slowStart && this.#holdStartUp(queued())) return;
     const from = this.#cutsFrom;
     if (queued() && from !== undefined && ++from.windows >= 3 && this.#limit <= from.limit * 0.6 && mean > from.meanMs * 0.85) {
       // Three round trips of cuts (time for a queue we built to drain), the limit down by 40% or more, and latency
@@ -320,6 +345,7 @@ export class AdaptiveLimit implements ConcurrencyLimit {
   /** Shrink the window by `factor`, never below `floor` (nor raise it to that floor when it is smaller). */
   #cut(factor: number, floor = 1): void {
     this.#slowStart = false;
+    this.#startUpHeld = false;
     this.#clearRun = 0;
     this.#limit = Math.max(Math.min(floor, this.#limit), 1, this.#limit * factor);
     this.#changedAtSeq = this.#seq;

@@ -212,6 +212,20 @@ describe('AdaptiveLimit', () => {
     expect(seen[4]).toBeLessThan(1.5 * seen[2]!);
   });
 
+  it('start-up holds its window for a round trip on a latency rise: a slowdown that passes does not end it, a queue does', () => {
+    // 100 ms, but 170 ms for one round trip at about 128 in flight (a fresh service warming up): held, then on.
+    let round = 0;
+    const passing = new AdaptiveLimit();
+    const seen = rounds(passing, 12, () => (++round === 6 ? 170 : 100));
+    expect(passing.slowStart).toBe(true);
+    expect(seen.indexOf(512)).toBeLessThanOrEqual(9);
+    // A queue from 64 in flight on: held for a round trip, then cut, and start-up is over.
+    const queued = new AdaptiveLimit();
+    const held = rounds(queued, 12, (n) => 100 * Math.max(1, n / 64));
+    expect(queued.slowStart).toBe(false);
+    expect(Math.max(...held)).toBeLessThanOrEqual(256);
+  });
+
   it('a window cut by a passing slowdown climbs back to its ceiling in a few round trips, not dozens', () => {
     // 100 ms, but 160 ms for three round trips early on (a fresh service or this client warming up): start-up ends
     // with a cut near 220. Windows that find no queue at all in a row grow by more each time (a tenth, a fifth, two
