@@ -41,7 +41,7 @@ async function answerFirst(args) {
 
 const answer = await answerFirst(process.argv.slice(2));
 if (answer === undefined) {
-  const { run } = await import('../dist/cli/main.js');
+  const { run } = await import('../dist/bundle/main.js');
   await run(process.argv);
 } else {
   process.stdout.on('error', (error) => {

@@ -16,12 +16,21 @@ export const HEAVY = [
   { name: 'the HTML report', pattern: /\/dist\/report\/html/ },
 ];
 
+/** The paths loaded, a file of the CLI's bundle standing for the modules of dist it holds (dist/bundle/sources.json). */
+function unbundled(loaded) {
+  const held = JSON.parse(readFileSync(join(ROOT, 'dist', 'bundle', 'sources.json'), 'utf8'));
+  return loaded.flatMap((path) => {
+    const file = /\/dist\/bundle\/([^/]+\.js)$/.exec(path)?.[1];
+    return file === undefined ? [path] : held[file].map((module) => join(ROOT, module));
+  });
+}
+
 function loadsOf(args, home) {
   const file = join(home, `loads-${args.join('-')}.txt`);
   const env = { ...listingsEnv(home), BENCH_LOADS_FILE: file };
   const result = wallOnce(NODE, ['--import', join(BENCH_DIR, 'lib', 'trace-loads.js'), BIN, ...args], { env, cwd: home });
   if (result.code !== 0) throw new Error(`listings ${args.join(' ')} exited with ${result.code}: ${result.stderr.slice(0, 300)}`);
-  const loaded = [...new Set(readFileSync(file, 'utf8').split('\n').filter(Boolean))];
+  const loaded = [...new Set(unbundled(readFileSync(file, 'utf8').split('\n').filter(Boolean)))];
   const projectFiles = loaded.filter((p) => p.includes('/dist/')).map((p) => p.slice(p.indexOf('/dist/') + 1));
   const packages = [...new Set(loaded.map((p) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(p)?.[1]).filter(Boolean))].sort();
   const heavy = HEAVY.filter((h) => loaded.some((p) => h.pattern.test(p.replace(ROOT, '')))).map((h) => h.name);

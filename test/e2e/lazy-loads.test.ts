@@ -6,6 +6,7 @@ import { REPO_ROOT, runCli } from '../helpers/cli.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox-process.js';
 import { tempDir } from '../helpers/tmp.js';
 import { publishEnv } from '../helpers/publish.js';
+import { unbundled } from '../helpers/bundle-sources.js';
 
 // bench's tracer records every module resolved, ESM and CommonJS; record-loads.js adds the CommonJS cache and Node's own.
 const PRELOADS = ['bench/lib/trace-loads.js', 'test/helpers/record-loads.js'].map((path) => `--import=${pathToFileURL(join(REPO_ROOT, path)).href}`);
@@ -17,13 +18,13 @@ interface Loads {
   builtins: string[];
 }
 
-/** Runs the CLI with the loads recorded at exit. */
+/** Runs the CLI with the loads recorded at exit (a file of the CLI's bundle as the modules of dist it holds). */
 async function runRecorded(args: string[], env: Record<string, string> = {}, full = false): Promise<{ code: number | null; stdout: string; stderr: string; loads: Loads }> {
   const dir = tempDir();
   const [file, traced] = [join(dir, 'loads.json'), join(dir, 'traced.txt')];
   const result = await runCli(args, { env: { ...env, LOADS_FILE: file, BENCH_LOADS_FILE: traced, NODE_OPTIONS: PRELOADS.join(' ') }, full });
   const loads = JSON.parse(readFileSync(file, 'utf8')) as Loads;
-  return { ...result, loads: { ...loads, modules: [...loads.modules, ...readFileSync(traced, 'utf8').split('\n')] } };
+  return { ...result, loads: { ...loads, modules: unbundled([...loads.modules, ...readFileSync(traced, 'utf8').split('\n')]) } };
 }
 
 function loaded(loads: Loads, fragment: string): string[] {

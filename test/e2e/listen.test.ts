@@ -7,6 +7,7 @@ import { ndjsonLines as lines, post, startListen, until } from '../helpers/liste
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox-process.js';
 import { tempDir } from '../helpers/tmp.js';
 import { publishEnv, writeCatalog } from '../helpers/publish.js';
+import { unbundled } from '../helpers/bundle-sources.js';
 
 async function publish500(sandbox: SandboxProcess): Promise<void> {
   const dir = tempDir();
@@ -153,7 +154,7 @@ describe('listings listen on its own', () => {
     const preload = `--import=${pathToFileURL(join(REPO_ROOT, 'bench/lib/trace-loads.js')).href}`;
     const result = await runCli(['listen', '--help'], { env: { BENCH_LOADS_FILE: traced, NODE_OPTIONS: preload }, full: true });
     expect(result.code).toBe(0);
-    const modules = readFileSync(traced, 'utf8').split('\n');
+    const modules = unbundled(readFileSync(traced, 'utf8').split('\n'));
     expect(modules.some((path) => path.includes('/dist/cli/main.js'))).toBe(true);
     expect(modules.filter((path) => path.includes('/dist/listen/') || path.includes('listen-action') || path.includes('/dist/sandbox/webhooks'))).toEqual([]);
   });

@@ -8,6 +8,7 @@ import { REPO_ROOT, runCli } from '../helpers/cli.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox-process.js';
 import { tempDir } from '../helpers/tmp.js';
 import { HEADER, csvRow, publishEnv, readCsvReport } from '../helpers/publish.js';
+import { unbundled } from '../helpers/bundle-sources.js';
 
 /** Debian's chromium (`apt-get install chromium`); playwright-core drives it, no browser is downloaded. */
 const CHROMIUM = process.env.LISTINGS_TEST_CHROMIUM ?? '/usr/bin/chromium';
@@ -194,13 +195,13 @@ describe.skipIf(!hasChromium)(hasChromium ? 'the HTML report in a real browser' 
 // bench's tracer records every module resolved; record-loads.js adds the CommonJS cache and Node's own.
 const PRELOADS = ['bench/lib/trace-loads.js', 'test/helpers/record-loads.js'].map((path) => `--import=${pathToFileURL(join(REPO_ROOT, path)).href}`);
 
-/** The modules of src/report/ a run of the CLI loaded. */
+/** The modules of src/report/ a run of the CLI loaded (a file of the CLI's bundle as the modules of dist it holds). */
 async function reportModulesLoaded(args: string[], env: Record<string, string> = {}): Promise<string[]> {
   const dir = tempDir();
   const [file, traced] = [join(dir, 'loads.json'), join(dir, 'traced.txt')];
   const result = await runCli(args, { cwd: dir, env: { ...env, LOADS_FILE: file, BENCH_LOADS_FILE: traced, NODE_OPTIONS: PRELOADS.join(' ') } });
   expect(result.code, result.stderr).toBe(0);
-  const modules = [...(JSON.parse(readFileSync(file, 'utf8')) as { modules: string[] }).modules, ...readFileSync(traced, 'utf8').split('\n')];
+  const modules = unbundled([...(JSON.parse(readFileSync(file, 'utf8')) as { modules: string[] }).modules, ...readFileSync(traced, 'utf8').split('\n')]);
   return [...new Set(modules.filter((path) => /\/dist\/report\/html/.test(path)).map((path) => path.replace(/^.*\/dist\//, '')))].sort();
 }
 

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, runCli } from '../helpers/cli.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox-process.js';
 import { tempDir } from '../helpers/tmp.js';
+import { unbundled } from '../helpers/bundle-sources.js';
 
 /** A port on loopback where nothing listens: opened on port 0, then closed. */
 async function refusedPort(): Promise<number> {
@@ -153,7 +154,7 @@ describe('help: options grouped, examples at the end, no option a command ignore
     const preload = `--import=${pathToFileURL(join(REPO_ROOT, 'bench/lib/trace-loads.js')).href}`;
     const result = await runCli(['--help'], { env: { BENCH_LOADS_FILE: traced, NODE_OPTIONS: preload }, full: true });
     expect(result.code).toBe(0);
-    const loaded = readFileSync(traced, 'utf8').split('\n');
+    const loaded = unbundled(readFileSync(traced, 'utf8').split('\n'));
     expect(loaded.some((path) => path.includes('/dist/cli/commands/doctor.js'))).toBe(true);
     for (const lazy of ['doctor-action', 'client/diagnose', 'init-action', 'completion-script', '/undici/', 'readline', '/conf/']) {
       expect(loaded.filter((path) => path.includes(lazy)), lazy).toEqual([]);

@@ -18,12 +18,12 @@ export interface CliOptions {
   input?: string;
   /** Kill the process and fail after this long. Default 30,000 ms. */
   timeoutMs?: number;
-  /** Run the full CLI (dist/cli/main.js), past what bin/listings.js answers itself (a help from dist/help.json). */
+  /** Run the full CLI (dist/bundle/main.js), past what bin/listings.js answers itself (a help from dist/help.json). */
   full?: boolean;
 }
 
 /** `node -e` of the full CLI: what bin/listings.js runs when it does not answer itself. */
-const FULL_CLI = `const { run } = await import(${JSON.stringify(pathToFileURL(join(REPO_ROOT, 'dist', 'cli', 'main.js')).href)});
+const FULL_CLI = `const { run } = await import(${JSON.stringify(pathToFileURL(join(REPO_ROOT, 'dist', 'bundle', 'main.js')).href)});
 await run([process.argv[0], 'listings', ...process.argv.slice(1)]);`;
 
 export interface CliResult {

@@ -30,6 +30,8 @@ export default function setup(): void {
     console.warn('dist is older than src: building it first (npm run build)');
     execFileSync(process.execPath, [join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
   }
-  // The build's last step (package.json): the help bin/listings.js prints, made from the program just built.
+  // The build's next step (package.json): the help bin/listings.js prints, made from the program just built.
   if (builtAt('help.json') < builtAt()) execFileSync(process.execPath, [join(ROOT, 'scripts', 'help-models.js')], { stdio: 'inherit' });
+  // And the CLI's bundle, which bin/listings.js runs: linked from dist as tsc just wrote it.
+  if (builtAt(join('bundle', 'main.js')) < builtAt()) execFileSync(process.execPath, [join(ROOT, 'scripts', 'bundle-cli.js')], { stdio: 'inherit' });
 }
