@@ -1,4 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { runCli, spawnCli } from '../helpers/cli.js';
 import { startSandboxProcess } from '../helpers/sandbox-process.js';
@@ -96,4 +98,17 @@ describe('listings sandbox', () => {
     expect(result.stderr).toContain(`port ${port} is already in use`);
     await sandbox.stop();
   });
+
+  // Node's default backlog, 511, drops the SYNs of a burst of a thousand connections (a publish at full window), and
+  // each dropped one waits out TCP's 1 s retransmission: the kernel's listen queue (ss's Send-Q) is what tells.
+  const ss = spawnSync('ss', ['-V']);
+  it.skipIf(ss.error !== undefined)('listens with a queue of 4,096 connections (at most net.core.somaxconn), not 511', async () => {
+    const sandbox = await startSandboxProcess();
+    const port = URL_LINE.exec(sandbox.url)?.[1] ?? '';
+    const listening = spawnSync('ss', ['-Hltn', `sport = :${port}`], { encoding: 'utf8' }).stdout.trim().split(/\s+/);
+    const somaxconn = Number(readFileSync('/proc/sys/net/core/somaxconn', 'utf8'));
+    expect(listening.slice(0, 3)).toEqual(['LISTEN', '0', String(Math.min(4096, somaxconn))]);
+    await sandbox.stop();
+  });
+  if (ss.error !== undefined) console.warn(`SKIPPED: the sandbox's listen queue is read with ss (iproute2), absent here: ${ss.error.message}`);
 });
