@@ -3,21 +3,16 @@ import type { Server } from 'node:http';
 import { ConfigError } from './errors.js';
 
 /**
- * Connections the kernel may hold for the server before it accepts them (capped by net.core.somaxconn). Node's 511
- * drops the SYNs of a client that opens a thousand connections at once, as a publish at full window does, and each
- * of those waits out TCP's 1 s retransmission: a sandbox slower to connect to than the service it imitates.
- */
-const BACKLOG = 4096;
-
-/**
  * Starts `server` listening on host:port (0: a free port) and returns the base URL to reach it (a wildcard host is
- * reached on loopback). The errors a person can act on become a ConfigError naming the address and what to change.
+ * reached on loopback). `backlog`: the connections the kernel may hold before the server accepts them (Node's 511
+ * unless given; the kernel caps it at net.core.somaxconn). The errors a person can act on become a ConfigError
+ * naming the address and what to change.
  */
-export async function listenOn(server: Server, host: string, port: number): Promise<string> {
+export async function listenOn(server: Server, host: string, port: number, backlog = 511): Promise<string> {
   await new Promise<void>((resolve, reject) => {
     const failed = (error: NodeJS.ErrnoException): void => reject(listenError(error, host, port));
     server.once('error', failed);
-    server.listen({ port, host, backlog: BACKLOG }, () => {
+    server.listen({ port, host, backlog }, () => {
       server.off('error', failed);
       resolve();
     });

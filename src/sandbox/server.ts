@@ -284,6 +284,14 @@ class SandboxHandler {
 
 
 
+/**
+ * Connections the kernel may hold for the sandbox before it accepts them (capped by net.core.somaxconn). Node's 511
+ * drops the SYNs of a client that opens a thousand connections at once, as a publish at full window does, and each
+ * of those waits out TCP's 1 s retransmission: a sandbox slower to connect to than the service it imitates. (`listen`
+ * and the admin endpoint, which face the network and cap their connections, keep Node's.)
+ */
+const SANDBOX_BACKLOG = 4096;
+
 /** Start the contract sandbox: a real HTTP server imitating the Listing Publication Service, with fault injection. */
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
   const config = resolveSandboxOptions(options);
@@ -294,7 +302,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   server.keepAliveTimeout = 30_000;
   let url: string;
   try {
-    url = await listenOn(server, config.host, config.port);
+    url = await listenOn(server, config.host, config.port, SANDBOX_BACKLOG);
   } catch (error) {
     handler.data?.close();
     throw error;
