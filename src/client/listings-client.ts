@@ -1,4 +1,5 @@
 import type { Dispatcher, Pool } from 'undici';
+import { ConnectionTiers } from './connection-tiers.js';
 import { parseHeaders, undiciErrors } from './undici.js';
 import { proxyError, proxyHopError } from './proxy.js';
 import { MAX_LISTING_BODY, openDispatcher, post, type RawAnswer } from './transport.js';
@@ -27,8 +28,8 @@ export class ListingsClient {
   readonly endpoint: Endpoint;
   /** The proxy the requests go through, if any. */
   readonly proxy: ProxyRoute | undefined;
-  /** A Pool to the service; an undici ProxyAgent only when a proxy is used. */
-  private readonly pool: Dispatcher;
+  /** Pools to the service (undici ProxyAgents only when a proxy is used), in tiers. */
+  private readonly connections: ConnectionTiers;
   /** Name, value, name, value...: undici's cheapest form; a keyed request appends two entries to a copy. */
   private readonly headers: string[];
   private readonly timeoutMs: number;
@@ -42,14 +43,15 @@ export class ListingsClient {
     this.connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
     this.proxy = proxyRoute(this.endpoint.origin, { allowInsecureHttp: options.allowInsecureHttp ?? false, ...(options.proxy === undefined ? {} : { proxy: options.proxy }) });
     const poolOptions: Pool.Options = {
-      connections: options.connections ?? 16,
       pipelining: 1,
       keepAliveTimeout: 30_000,
       headersTimeout: this.timeoutMs,
       bodyTimeout: this.timeoutMs,
       connectTimeout: this.connectTimeoutMs,
     };
-    this.pool = openDispatcher(this.endpoint.origin, this.proxy, poolOptions, this.connectTimeoutMs);
+    this.connections = new ConnectionTiers(options.connections ?? 16, (connections) =>
+      openDispatcher(this.endpoint.origin, this.proxy, { ...poolOptions, connections }, this.connectTimeoutMs),
+    );
     this.headers = [
       'authorization',
       `Bearer ${options.apiKey}`,
@@ -79,7 +81,8 @@ export class ListingsClient {
     const headers = options.idempotencyKey === undefined ? this.headers : [...this.headers, 'idempotency-key', options.idempotencyKey];
     const { signal } = options;
     // Chained rather than awaited in an async function: one promise and one step less per request.
-    const answer = post(this.pool, { origin: this.endpoint.origin, path: this.endpoint.path, method: 'POST', headers, body }, this.timeoutMs, signal, options.onWritten);
+    const request: Dispatcher.DispatchOptions = { origin: this.endpoint.origin, path: this.endpoint.path, method: 'POST', headers, body };
+    const answer = this.connections.send((dispatcher) => post(dispatcher, request, this.timeoutMs, signal, options.onWritten));
     return answer.then(this.#resultOf, signal === undefined ? this.#unsignalledError : (error: unknown) => this.#throwTransportError(error, signal));
   }
 
@@ -123,12 +126,12 @@ export class ListingsClient {
   };
 
   async close(): Promise<void> {
-    await this.pool.close();
+    await this.connections.close();
   }
 
   /** Abandon in-flight requests and close. */
   async destroy(): Promise<void> {
-    await this.pool.destroy();
+    await this.connections.destroy();
   }
 
   private transportError(error: unknown, signal: AbortSignal | undefined): unknown {
