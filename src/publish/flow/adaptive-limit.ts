@@ -24,6 +24,11 @@ export interface AdaptiveLimitOptions {
    * request in flight per ms of it (up to 2048): more in flight only pays where each answer takes long. Default 512.
    */
   fastMax?: number;
+  /**
+   * Whether this process was too busy to read its answers as they came, since the last call (once per window judged):
+   * then a rise in latency is this host's own, not a queue at the service. Default: never.
+   */
+  hostSaturated?: () => boolean;
 }
 
 /** The ceiling the limiter may reach on a slow service when none is given. */
@@ -35,6 +40,8 @@ const STARTUP_MAX_GAIN = 8;
 /** A ticket that remembers the limit it left under: start-up grows only on requests sent with the window in use. */
 interface AdaptiveTicket extends SendTicket {
   readonly limitAtSend: number;
+  /** The requests in flight, integrated over time, when it left: see {@link AdaptiveLimit.#load}. */
+  readonly loadAtSend: number;
 }
 
 /**
@@ -69,6 +76,17 @@ const BUYS_SHARE = 0.5;
 const BUYS_MAX_LATENCY = 3;
 
 /**
+ * A start-up window still past the threshold after its hold goes on doubling while it still buys answers: its
+ * answers a ms (its window over its latency) at least this share of what the window grew by since one half its size
+ * or less (0.25: twice the window, 1.25 x the answers a ms), as BBR's start-up goes on while each round delivers 25 %
+ * more. A queue adds latency in proportion to what it adds in flight, so its answers a ms stay flat; a client or
+ * service warming up answers slower and yet more a second. (Measured on the bench's latency-only service: from 100 to
+ * 211 in flight, latency went from 110 to 160 ms, 45 % more answers a ms; start-up ended there, and the window took
+ * two more seconds to reach 512.)
+ */
+const STARTUP_BUYS_SHARE = 0.25;
+
+/**
  * A latency-based adaptive concurrency limit, after TCP Vegas, Netflix's Gradient2 and brpc's auto limiter:
  *
  * - **Start-up** from `initial`: the limit doubles per round trip, or every 250 ms of the fastest answer when that is
@@ -99,6 +117,7 @@ export class AdaptiveLimit implements ConcurrencyLimit {
   readonly #backoff: number;
   readonly #minSamples: number;
   readonly #fastMax: number;
+  readonly #hostSaturated: () => boolean;
   /** A ceiling was given (`--max-concurrency`): it holds on every service. */
   readonly #maxGiven: boolean;
   /** The last request sent with at least half the window in flight: the window was in use up to there. */
@@ -109,6 +128,10 @@ export class AdaptiveLimit implements ConcurrencyLimit {
   #slowStart = true;
   /** Start-up holds its window for a round trip: the last window was past the threshold. */
   #startUpHeld = false;
+  /** Start-up goes on past the threshold: its window still buys answers. */
+  #startUpBuying = false;
+  /** The answers a ms of start-up's windows, by the window their requests left under. */
+  readonly #startUpRates = new WindowRates();
   /** After an overload the limit probes upwards by one per window, not by a tenth: the ceiling is near. */
   #overloaded = false;
   /** The service has said "slower" (429): its pace is the pacer's, a bigger window buys nothing there. */
@@ -123,6 +146,11 @@ export class AdaptiveLimit implements ConcurrencyLimit {
   #samples = 0;
   #sumMs = 0;
   #sumSquares = 0;
+  /** What the window's requests had in flight beside them while out, summed. */
+  #sumLoad = 0;
+  /** The requests in flight integrated over time (request-ms), up to `#loadAt`. */
+  #loadIntegral = 0;
+  #loadAt = 0;
   #peakInFlight = 0;
   /** Windows in a row, after start-up, that grew and found no queue at all: each grows the window by more. */
   #clearRun = 0;
@@ -140,6 +168,7 @@ export class AdaptiveLimit implements ConcurrencyLimit {
     // A ceiling given is the ceiling everywhere: only the one left to the limiter depends on the service's speed.
     this.#fastMax = options.fastMax ?? 512;
     this.#maxGiven = options.max !== undefined;
+    this.#hostSaturated = options.hostSaturated ?? (() => false);
   }
 
   get limit(): number {
@@ -165,6 +194,7 @@ export class AdaptiveLimit implements ConcurrencyLimit {
       // The cuts read noise as load: the window finds the service's capacity again, as at the start.
       this.#slowStart = true;
       this.#startUpHeld = false;
+      this.#startUpBuying = false;
       this.#overloaded = overloaded;
       this.#throttled = throttled;
       this.#cutsFrom = cutsFrom;
@@ -175,10 +205,11 @@ export class AdaptiveLimit implements ConcurrencyLimit {
   }
 
   onSend(now: number): AdaptiveTicket {
+    this.#integrateLoad(now);
     this.#inFlight++;
     if (this.#inFlight > this.#peakInFlight) this.#peakInFlight = this.#inFlight;
     if (this.#inFlight >= this.#limit / 2) this.#usedAtSeq = this.#seq + 1;
-    return { seq: ++this.#seq, sentAt: now, inFlight: this.#inFlight, limitAtSend: this.#limit };
+    return { seq: ++this.#seq, sentAt: now, inFlight: this.#inFlight, limitAtSend: this.#limit, loadAtSend: this.#loadIntegral };
   }
 
   /**
@@ -192,6 +223,7 @@ export class AdaptiveLimit implements ConcurrencyLimit {
   }
 
   onAnswer(ticket: SendTicket, now: number, signal: LoadSignal): void {
+    this.#integrateLoad(now);
     this.#inFlight--;
     if (signal === 'other') return;
     const current = ticket.seq > this.#changedAtSeq;
@@ -218,6 +250,7 @@ export class AdaptiveLimit implements ConcurrencyLimit {
     this.#samples++;
     this.#sumMs += latency;
     this.#sumSquares += latency * latency;
+    this.#sumLoad += this.#load(ticket as AdaptiveTicket, now);
     // In slow start the limit doubles each round trip: small windows catch a queue before it has grown deep.
     if (this.#samples >= (this.#slowStart ? this.#minSamples : Math.max(this.#minSamples, this.limit / 2))) this.#judgeWindow();
   }
@@ -243,20 +276,58 @@ export class AdaptiveLimit implements ConcurrencyLimit {
   /**
    * Start-up's answer to a window past the threshold: hold the window for a round trip before taking it for a queue.
    * A queue this window built is still there when the window is held; a passing slowdown (a fresh service warming up
-   * at its first hundreds of connections) is gone, and start-up goes on growing. True while start-up holds or goes on.
+   * at its first hundreds of connections) is gone, and start-up goes on growing. A window still past it that still
+   * buys answers goes on too, and from then on each window past it while its round trips still buy, without a hold.
+   * True while start-up holds or goes on.
    */
-  #holdStartUp(queued: boolean): boolean {
+  #holdStartUp(queued: boolean, mean: number, load: number): boolean {
+    const buys = queued && this.#startUpBuys(mean, load);
+    this.#startUpRates.note(load, load, mean);
+    if (buys) {
+      this.#startUpBuying = true;
+      this.#startUpHeld = false;
+      this.#newWindow();
+      return true;
+    }
     if (this.#startUpHeld) {
       this.#startUpHeld = false;
       if (queued) return false;
       this.#newWindow();
       return true;
     }
-    if (!queued) return false;
+    // A window that bought answers and now does not: start-up is over without a hold.
+    if (!queued || this.#startUpBuying) return false;
     this.#startUpHeld = true;
     this.#changedAtSeq = this.#seq;
     this.#newWindow();
     return true;
+  }
+
+  /**
+   * Whether a start-up window past the threshold still buys answers (see {@link STARTUP_BUYS_SHARE}): only while
+   * start-up doubles (growing faster, it ends before the threshold), and within 3 x the no-load latency. At the
+   * ceiling, where it cannot grow, it only has to answer no fewer a ms than the window half its size: latency that
+   * rises there is not of the window's growing.
+   */
+  #startUpBuys(mean: number, load: number): boolean {
+    if (this.#startupGain() > 2 || mean > this.#noLoadMs * BUYS_MAX_LATENCY + this.#slackMs) return false;
+    const share = this.#limit >= this.#ceiling() ? 0 : STARTUP_BUYS_SHARE;
+    return this.#startUpRates.stillBuys(load, load, mean, 2, share);
+  }
+
+  #integrateLoad(now: number): void {
+    if (now > this.#loadAt) {
+      this.#loadIntegral += this.#inFlight * (now - this.#loadAt);
+      this.#loadAt = now;
+    }
+  }
+
+  /**
+   * The requests in flight on average while this one was out: the load it met, whatever the window was when it left
+   * (in start-up a request sent early in a round trip meets the whole of the window that round grows to).
+   */
+  #load(ticket: AdaptiveTicket, now: number): number {
+    return now > ticket.sentAt ? (this.#loadIntegral - ticket.loadAtSend) / (now - ticket.sentAt) : this.#inFlight + 1;
   }
 
   #startupGain(): number {
@@ -269,6 +340,7 @@ export class AdaptiveLimit implements ConcurrencyLimit {
     // The standard error of the window's mean: a noisy service's windows differ by chance, and chance is no queue.
     const error = Math.sqrt(Math.max(0, this.#sumSquares / n - mean * mean) / n);
     const used = this.#peakInFlight >= this.#limit / 2;
+    const saturated = this.#hostSaturated();
     // The lowest of many noisy means is lower than the service's no-load latency by a few standard errors.
     this.#noLoadMs = Math.min(this.#noLoadMs, mean + error);
     if (this.#limit > this.#ceiling()) {
@@ -277,7 +349,13 @@ export class AdaptiveLimit implements ConcurrencyLimit {
     }
     let threshold = this.#threshold();
     const queued = (): boolean => mean - 2 * error > threshold;
-    if (this.#slowStart && this.#holdStartUp(queued())) return;
+    if (queued() && saturated && mean <= this.#noLoadMs * BUYS_MAX_LATENCY + this.#slackMs) {
+      // This process was too busy to read the window's answers as they came: the latency they rose by is partly its
+      // own, and cutting would not lower it. The window holds (start-up goes on), within 3 x the no-load latency.
+      this.#newWindow();
+      return;
+    }
+    if (this.#slowStart && this.#holdStartUp(queued(), mean, this.#sumLoad / n)) return;
     const from = this.#cutsFrom;
     if (queued() && from !== undefined && ++from.windows >= 3 && this.#limit <= from.limit * 0.6 && mean > from.meanMs * 0.85) {
       // Three round trips of cuts (time for a queue we built to drain), the limit down by 40% or more, and latency
@@ -356,6 +434,7 @@ export class AdaptiveLimit implements ConcurrencyLimit {
     this.#samples = 0;
     this.#sumMs = 0;
     this.#sumSquares = 0;
+    this.#sumLoad = 0;
     this.#peakInFlight = this.#inFlight;
   }
 }

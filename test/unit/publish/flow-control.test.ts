@@ -226,6 +226,54 @@ describe('AdaptiveLimit', () => {
     expect(Math.max(...held)).toBeLessThanOrEqual(256);
   });
 
+  it('start-up goes on past the threshold while a bigger window still buys answers, and ends where it stops buying', () => {
+    // 100 ms + 0.25 ms per request in flight: slower with more at once, yet more a second (a client or service warming
+    // up, a service that does more at once). Past the threshold at 224 (156 ms), on to 512 (228 ms, 2.25 answers a ms
+    // against 1.44) in start-up. It held at 224-235 before, and had not reached 512 after 30 round trips.
+    const buying = new AdaptiveLimit();
+    const seen = rounds(buying, 14, (n) => 100 + n / 4);
+    expect(seen.indexOf(512)).toBeGreaterThan(0);
+    expect(seen.indexOf(512)).toBeLessThanOrEqual(10);
+    expect(buying.slowStart).toBe(true);
+    // A queue past 64 (latency in proportion to what is in flight): twice the window buys nothing, start-up ends at the
+    // first window past the threshold, as before.
+    const queued = new AdaptiveLimit();
+    const knee = rounds(queued, 14, (n) => 100 * Math.max(1, n / 64));
+    expect(queued.slowStart).toBe(false);
+    expect(Math.max(...knee)).toBeLessThan(128);
+    // A slowdown for everyone as the window doubles (100 -> 200 ms at 224 in flight): the same answers a second, so
+    // the window does not go on doubling into it.
+    let round = 0;
+    const slower = new AdaptiveLimit();
+    const held = rounds(slower, 9, () => (++round >= 6 ? 200 : 100));
+    expect(slower.slowStart).toBe(false);
+    expect(Math.max(...held)).toBeLessThan(256);
+    // Past 3 x the no-load latency it ends whatever it buys: 100 ms + 0.5 ms per request in flight stops short of 512.
+    const bounded = new AdaptiveLimit();
+    expect(Math.max(...rounds(bounded, 14, (n) => 100 + n / 2))).toBeLessThan(512);
+    expect(bounded.slowStart).toBe(false);
+  });
+
+  it('while this host is too busy to read answers as they come, a latency rise within 3 x no-load neither ends start-up nor cuts', () => {
+    // 100 ms, then 200 ms from round 6 on for everyone: read as a queue, start-up ends below 256 (as above). With the
+    // event loop saturated the rise is this process's own: the window goes on to its ceiling, as a fixed 512 would.
+    const slower = (): ((n: number) => number) => {
+      let round = 0;
+      return () => (++round >= 6 ? 200 : 100);
+    };
+    const busy = new AdaptiveLimit({ hostSaturated: () => true });
+    expect(rounds(busy, 12, slower()).at(-1)).toBe(512);
+    expect(busy.slowStart).toBe(true);
+    const idle = new AdaptiveLimit({ hostSaturated: () => false });
+    expect(Math.max(...rounds(idle, 12, slower()))).toBeLessThan(256);
+    // Past 3 x no-load (400 ms) the window is cut, busy or not.
+    let round = 0;
+    const far = new AdaptiveLimit({ hostSaturated: () => true });
+    rounds(far, 12, () => (++round >= 6 ? 400 : 100));
+    expect(far.slowStart).toBe(false);
+    expect(far.limit).toBeLessThan(256);
+  });
+
   it('a window cut by a passing slowdown climbs back to its ceiling in a few round trips, not dozens', () => {
     // 100 ms, but 160 ms for three round trips early on (a fresh service or this client warming up): start-up ends
     // with a cut near 220. Windows that find no queue at all in a row grow by more each time (a tenth, a fifth, two
