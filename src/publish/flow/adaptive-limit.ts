@@ -92,19 +92,22 @@ const STARTUP_BUYS_SHARE = 0.25;
  * - **Start-up** from `initial`: the limit doubles per round trip, or every 250 ms of the fastest answer when that is
  *   sooner (x8 per round trip at most: a 2 s service goes 4, 32, about 250, 2,000), until latency rises (past
  *   1.25 x the no-load latency when growing faster than doubling), the service pushes back, or the ceiling is
- *   reached. A window past the cut threshold is held for a round trip before it ends start-up: a queue is still there
- *   then, a passing slowdown is not. The ceiling is `max` when given; unset, `fastMax` (512), or on a service slower than that many ms, one
- *   request in flight per ms of its fastest answer, up to 2048.
+ *   reached. The ceiling is `max` when given; unset, `fastMax` (512), or on a service slower than that many ms, one
+ *   request in flight per ms of its fastest answer, up to 2048. Past the cut threshold, a doubling start-up goes on
+ *   while the window still buys answers (its answers a ms 25 % more than half the window's); otherwise the window is
+ *   held for a round trip before start-up ends: a queue is still there then, a passing slowdown is not.
  * - Answers are judged in **sample windows** (`minSamples` in slow start, then half the limit), by their mean latency,
  *   so one slow answer of a noisy service does not move the limit. Only answers to requests sent after the last
  *   change count: each window measures the limit it judges.
  * - The **no-load latency** is the lowest window mean seen (plus its standard error). While a window's mean stays
- *   within `tolerance x no-load + slackMs` (less than two standard errors above it: chance is no queue), the limit grows by a tenth (by one once the service has shed load: its ceiling
- *   is near; by more each window in a row that finds latency within 1.25 x no-load, up to half: the climb back after
- *   a passing slowdown); above it, a queue is building at the service and
- *   the limit shrinks in proportion (never by more than half). If three round trips of cuts (the limit down by 40% or
- *   more) do not bring latency down, the queue is not ours (the service got slower for everyone): the no-load
- *   latency is learned again instead of cutting on to 1.
+ *   within `tolerance x no-load + slackMs` (less than two standard errors above it: chance is no queue), the limit
+ *   grows by a tenth (by one once the service has shed load: its ceiling is near; by more each window in a row that
+ *   finds latency within 1.25 x no-load, up to half: the climb back after a passing slowdown); above it, a queue is
+ *   building at the service and the limit shrinks in proportion (never by more than half). If three round trips of
+ *   cuts (the limit down by 40% or more) do not bring latency down, the queue is not ours (the service got slower for
+ *   everyone): the no-load latency is learned again instead of cutting on to 1.
+ * - A latency rise while this process's event loop was **saturated** (`hostSaturated`) is this host's own: within
+ *   3 x the no-load latency it neither cuts the window nor ends start-up.
  * - **Overload** (503, 502/504, a timeout) cuts the limit by `backoff`, once per round trip. A **429** ends slow
  *   start without a cut: the pace is the pacer's to learn.
  * - The limit only grows while it is used (at least half of it in flight): a run held back by its pace or by its
