@@ -76,7 +76,7 @@ const BUYS_SHARE = 0.5;
 const BUYS_MAX_LATENCY = 3;
 
 /**
- * A start-up window still past the threshold after its hold goes on doubling while it still buys answers: its
+ * A start-up window past the threshold goes on doubling, without a hold, while it still buys answers: its
  * answers a ms (its window over its latency) at least this share of what the window grew by since one half its size
  * or less (0.25: twice the window, 1.25 x the answers a ms), as BBR's start-up goes on while each round delivers 25 %
  * more. A queue adds latency in proportion to what it adds in flight, so its answers a ms stay flat; a client or
@@ -279,9 +279,9 @@ export class AdaptiveLimit implements ConcurrencyLimit {
   /**
    * Start-up's answer to a window past the threshold: hold the window for a round trip before taking it for a queue.
    * A queue this window built is still there when the window is held; a passing slowdown (a fresh service warming up
-   * at its first hundreds of connections) is gone, and start-up goes on growing. A window still past it that still
-   * buys answers goes on too, and from then on each window past it while its round trips still buy, without a hold.
-   * True while start-up holds or goes on.
+   * at its first hundreds of connections) is gone, and start-up goes on growing. A window past it that still buys
+   * answers goes on without a hold; once one that bought no longer does, start-up ends. True while start-up holds or
+   * goes on.
    */
   #holdStartUp(queued: boolean, mean: number, load: number): boolean {
     const buys = queued && this.#startUpBuys(mean, load);
