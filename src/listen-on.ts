@@ -8,7 +8,7 @@ import { ConfigError } from './errors.js';
  * unless given; the kernel caps it at net.core.somaxconn). The errors a person can act on become a ConfigError
  * naming the address and what to change.
  */
-export async function listenOn(server: Server, host: string, port: number, backlog = 511): Promise<string> {
+export async function listenOn(server: Server, host: string, port: number, backlog?: number): Promise<string> {
   await new Promise<void>((resolve, reject) => {
     const failed = (error: NodeJS.ErrnoException): void => reject(listenError(error, host, port));
     server.once('error', failed);

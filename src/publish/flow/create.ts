@@ -2,7 +2,7 @@ import { AdaptiveLimit } from './adaptive-limit.js';
 import { Breaker } from './breaker.js';
 import { FixedLimit } from './concurrency-limit.js';
 import { FlowControl } from './flow-control.js';
-import { eventLoopSaturation } from './loop-busy.js';
+import { eventLoopSaturation } from './loop-saturation.js';
 import { Pacer } from './pacer.js';
 import type { PublishOptions } from '../engine-types.js';
 
