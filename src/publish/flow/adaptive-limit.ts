@@ -24,11 +24,6 @@ export interface AdaptiveLimitOptions {
    * request in flight per ms of it (up to 2048): more in flight only pays where each answer takes long. Default 512.
    */
   fastMax?: number;
-  /**
-   * Whether this process was too busy to read its answers as they came, since the last call (once per window judged):
-   * then a rise in latency is this host's own, not a queue at the service. Default: never.
-   */
-  hostSaturated?: () => boolean;
 }
 
 /** The ceiling the limiter may reach on a slow service when none is given. */
@@ -106,8 +101,6 @@ const STARTUP_BUYS_SHARE = 0.25;
  *   building at the service and the limit shrinks in proportion (never by more than half). If three round trips of
  *   cuts (the limit down by 40% or more) do not bring latency down, the queue is not ours (the service got slower for
  *   everyone): the no-load latency is learned again instead of cutting on to 1.
- * - A latency rise while this process's event loop was **saturated** (`hostSaturated`) is this host's own: within
- *   3 x the no-load latency it neither cuts the window nor ends start-up.
  * - **Overload** (503, 502/504, a timeout) cuts the limit by `backoff`, once per round trip. A **429** ends slow
  *   start without a cut: the pace is the pacer's to learn.
  * - The limit only grows while it is used (at least half of it in flight): a run held back by its pace or by its
@@ -120,7 +113,6 @@ export class AdaptiveLimit implements ConcurrencyLimit {
   readonly #backoff: number;
   readonly #minSamples: number;
   readonly #fastMax: number;
-  readonly #hostSaturated: () => boolean;
   /** A ceiling was given (`--max-concurrency`): it holds on every service. */
   readonly #maxGiven: boolean;
   /** The last request sent with at least half the window in flight: the window was in use up to there. */
@@ -171,7 +163,6 @@ export class AdaptiveLimit implements ConcurrencyLimit {
     // A ceiling given is the ceiling everywhere: only the one left to the limiter depends on the service's speed.
     this.#fastMax = options.fastMax ?? 512;
     this.#maxGiven = options.max !== undefined;
-    this.#hostSaturated = options.hostSaturated ?? (() => false);
   }
 
   get limit(): number {
@@ -343,7 +334,6 @@ export class AdaptiveLimit implements ConcurrencyLimit {
     // The standard error of the window's mean: a noisy service's windows differ by chance, and chance is no queue.
     const error = Math.sqrt(Math.max(0, this.#sumSquares / n - mean * mean) / n);
     const used = this.#peakInFlight >= this.#limit / 2;
-    const saturated = this.#hostSaturated();
     // The lowest of many noisy means is lower than the service's no-load latency by a few standard errors.
     this.#noLoadMs = Math.min(this.#noLoadMs, mean + error);
     if (this.#limit > this.#ceiling()) {
@@ -352,12 +342,6 @@ export class AdaptiveLimit implements ConcurrencyLimit {
     }
     let threshold = this.#threshold();
     const queued = (): boolean => mean - 2 * error > threshold;
-    if (queued() && saturated && mean <= this.#noLoadMs * BUYS_MAX_LATENCY + this.#slackMs) {
-      // This process was too busy to read the window's answers as they came: the latency they rose by is partly its
-      // own, and cutting would not lower it. The window holds (start-up goes on), within 3 x the no-load latency.
-      this.#newWindow();
-      return;
-    }
     if (this.#slowStart && this.#holdStartUp(queued(), mean, this.#sumLoad / n)) return;
     const from = this.#cutsFrom;
     if (queued() && from !== undefined && ++from.windows >= 3 && this.#limit <= from.limit * 0.6 && mean > from.meanMs * 0.85) {
