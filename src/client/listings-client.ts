@@ -1,6 +1,7 @@
 import type { Dispatcher, Pool } from 'undici';
 import { ConnectionTiers } from './connection-tiers.js';
-import { parseHeaders, undiciErrors } from './undici.js';
+import { buildConnectorFn, parseHeaders, undiciErrors } from './undici.js';
+import { WarmConnections } from './warm-connections.js';
 import { proxyError, proxyHopError } from './proxy.js';
 import { MAX_LISTING_BODY, openDispatcher, post, type RawAnswer } from './transport.js';
 import { describeCode, errorCode, isNotHttp, notHttpHint, transportHint } from './transport-errors.js';
@@ -30,6 +31,8 @@ export class ListingsClient {
   readonly proxy: ProxyRoute | undefined;
   /** Pools to the service (undici ProxyAgents only when a proxy is used), in tiers. */
   private readonly connections: ConnectionTiers;
+  /** Connections opened ahead of a growing window (none through a proxy). */
+  private readonly warm: WarmConnections | undefined;
   /** Name, value, name, value...: undici's cheapest form; a keyed request appends two entries to a copy. */
   private readonly headers: string[];
   private readonly timeoutMs: number;
@@ -49,6 +52,9 @@ export class ListingsClient {
       bodyTimeout: this.timeoutMs,
       connectTimeout: this.connectTimeoutMs,
     };
+    // The connector a Pool builds from these options itself, shared by both tiers and able to open connections ahead.
+    this.warm = this.proxy === undefined ? new WarmConnections(buildConnectorFn({ timeout: this.connectTimeoutMs })) : undefined;
+    if (this.warm !== undefined) poolOptions.connect = this.warm.connector;
     this.connections = new ConnectionTiers(options.connections ?? 16, (connections) =>
       openDispatcher(this.endpoint.origin, this.proxy, { ...poolOptions, connections }, this.connectTimeoutMs),
     );
@@ -125,12 +131,22 @@ export class ListingsClient {
     throw new ApiError(statusCode, message, parsed, retryAfter, hint);
   };
 
+  /**
+   * Open connections ahead of the requests that will need them, up to `count` connections in all (a window about to
+   * grow, on a service slow enough that the wait for its answers leaves time to connect). Nothing through a proxy.
+   */
+  prepareConnections(count: number): void {
+    this.warm?.prepare(count);
+  }
+
   async close(): Promise<void> {
+    this.warm?.close();
     await this.connections.close();
   }
 
   /** Abandon in-flight requests and close. */
   async destroy(): Promise<void> {
+    this.warm?.close();
     await this.connections.destroy();
   }
 

@@ -36,6 +36,8 @@ export interface ListingSender {
   postListingJson(body: string, options: RequestOptions): Promise<CreateListingResult>;
   /** End every request in flight (on abandon); without it, abandon only stops the run. */
   destroy?(): Promise<void>;
+  /** Open connections ahead, up to `count` in all: the window is about to grow by that much. */
+  prepareConnections?(count: number): void;
 }
 
 /** Where the engine records each row that reached the service, as it finishes. */

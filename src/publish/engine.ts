@@ -223,10 +223,12 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
     if (sourceError !== undefined) throw sourceError as Error;
   }
 
-  /** Rows are read and prepared ahead of the window, so an answer's next request leaves at once. */
+  /** Rows are read and prepared ahead of the window (the one it grows to next), so an answer's next request leaves at once. */
   #wantsRows(): boolean {
     const sending = this.#sending;
-    return sending === undefined || sending.readyCount < Math.max(READ_AHEAD, sending.flow.limit.limit);
+    if (sending === undefined) return true;
+    const { limit } = sending.flow;
+    return sending.readyCount < Math.max(READ_AHEAD, limit.upcoming ?? limit.limit);
   }
 
   /** Decide what to do with one row read from the input. */

@@ -99,6 +99,7 @@ export class Sending {
       const sendAt = this.flow.nextSendAt(now);
       if (sendAt > now) {
         if (sendAt !== Infinity) this.#alarm.setFor(sendAt);
+        else this.#prepareConnections();
         return;
       }
       if (retry !== undefined) {
@@ -128,6 +129,16 @@ export class Sending {
   /** The run is over: no timer may keep the process alive. */
   close(): void {
     this.#alarm.clear();
+  }
+
+  /**
+   * The window is full and about to grow (a slow service's start-up): the connections its next round needs, for the
+   * rows at hand, are opened while this round's answers are awaited.
+   */
+  #prepareConnections(): void {
+    const { limit } = this.flow;
+    const upcoming = limit.upcoming;
+    if (upcoming !== undefined && upcoming > limit.limit) this.#sender?.prepareConnections?.(Math.min(upcoming, this.flow.inFlight + this.#ready.size));
   }
 
   #send(task: Task, now: number): void {

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import type { ServerResponse } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { join, relative } from 'node:path';
 import { describe, it, type ExpectStatic } from 'vitest';
 import type { CliResult } from '../helpers/cli.js';
@@ -317,4 +318,54 @@ describe.concurrent('hostile services: bodies that never end, redirects that are
     expect(plain.count(), 'the http target received a request').toBe(0);
   });
 
+});
+
+describe('hostile services: connections opened ahead of a slow start-up', () => {
+  it('a slow service that hangs up on every connection idle for 100 ms: every row published, none twice', async ({ expect }) => {
+    // At 400 ms an answer the window grows x3 a round trip, and the next round's connections are opened while its
+    // answers are awaited: here most are dropped before a request could use them, and none of those is handed one.
+    // (One taken in the instant the service drops it fails as any dropped connection does, and is retried: at 300 ms
+    // none did in two runs, at 100 ms 4-61 of 300 did with --max-attempts 1. Real servers wait 10-60 s for a fresh
+    // connection's first request.)
+    const skus = new Set<string>();
+    let requests = 0;
+    let hungUp = 0;
+    const server = createServer((request, response) => {
+      let body = '';
+      request.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+      request.once('end', () => {
+        requests++;
+        const { sku } = JSON.parse(body) as { sku: string };
+        skus.add(sku);
+        setTimeout(() => response.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ sku, status: 'ready', title: sku, item_specifics: [] })), 400);
+      });
+    });
+    server.on('connection', (socket: Socket) => {
+      socket.on('error', () => undefined);
+      const idle = setTimeout(() => {
+        hungUp++;
+        socket.destroy();
+      }, 100);
+      socket.once('data', () => clearTimeout(idle)).once('close', () => clearTimeout(idle));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const { result, dir } = await publishCatalog(300, (dir) => ['--json', '--timeout', '5000', '--report', join(dir, 'report.csv')], {
+        env: publishEnv(url, KEY),
+        timeoutMs: 20_000,
+        dirPrefix: 'listings-hostile-',
+      });
+      expect(result.code, result.stderr).toBe(0);
+      const report = readCsvReport(join(dir, 'report.csv'));
+      expect(report).toHaveLength(300);
+      expect(report.every((row) => row.outcome === 'published')).toBe(true);
+      expect(skus.size).toBe(300);
+      expect(requests).toBeGreaterThanOrEqual(300);
+      expect(hungUp, 'connections were opened ahead, and dropped by the service').toBeGreaterThan(0);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
 });

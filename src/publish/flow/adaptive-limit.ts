@@ -169,6 +169,16 @@ export class AdaptiveLimit implements ConcurrencyLimit {
     return Math.max(1, Math.floor(this.#limit));
   }
 
+  /**
+   * In start-up on a slow service (growing faster than doubling), the window the next round trip grows to if every
+   * answer counts; else the limit. Connections for it can be opened while this round's answers are awaited.
+   */
+  get upcoming(): number {
+    if (!this.#slowStart || this.#startUpHeld || !Number.isFinite(this.#fastestMs)) return this.limit;
+    const gain = this.#startupGain();
+    return gain <= 2 ? this.limit : Math.min(this.#ceiling(), Math.floor(this.#limit * gain));
+  }
+
   /** The no-load latency learned so far, in ms (undefined before the first window). */
   get noLoadMs(): number | undefined {
     return Number.isFinite(this.#noLoadMs) ? this.#noLoadMs : undefined;

@@ -29,6 +29,8 @@ export interface SendTicket {
 export interface ConcurrencyLimit {
   /** Requests that may be in flight now (>= 1). */
   readonly limit: number;
+  /** The limit the next round trip may grow to, where it is known to be more than `limit` (a slow start-up). */
+  readonly upcoming?: number;
   onSend(now: number): SendTicket;
   onAnswer(ticket: SendTicket, now: number, signal: LoadSignal): void;
   /** What the limit has learned now, as a function that puts it back (a cut that did not help is undone). */

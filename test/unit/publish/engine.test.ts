@@ -438,6 +438,69 @@ describe('publishRows', () => {
     expectInOrder(outcomes, 300);
   });
 
+  it("opens a slow service's next start-up round of connections while its answers are awaited, for the rows at hand only", async () => {
+    const { time, clock } = fakeClock(1_000_000);
+    // Until the engine has sent all it will before the next answers: rows are read a batch a turn, so until 20 turns
+    // in a row change nothing.
+    let changes = 0;
+    const settle = async () => {
+      for (let quiet = 0, seen = -1; quiet < 20; quiet = seen === changes ? quiet + 1 : 0) {
+        seen = changes;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    };
+    /**
+     * Runs `rows` rows against a service answering after `latencyMs`, a round trip at a time: per round, the requests
+     * in flight and the connections last asked for while they were out (undefined: none).
+     */
+    const runAt = async (rows: number, latencyMs: number) => {
+      const answers: (() => void)[] = [];
+      let prepared: number | undefined;
+      const sender = {
+        postListingJson(body: string) {
+          changes++;
+          const sku = (JSON.parse(body) as { sku: string }).sku;
+          return new Promise<{ status: number; listing: { sku: string; status: string; title: string; item_specifics: string[] } }>((resolve) =>
+            answers.push(() => resolve({ status: 201, listing: { sku, status: 'ready', title: sku, item_specifics: [] } })),
+          );
+        },
+        prepareConnections(count: number) {
+          changes++;
+          prepared = count;
+        },
+      };
+      const run = collect(publishRows(rowsOf(rows), { sender, clock }));
+      const rounds: { inFlight: number; prepared: number | undefined }[] = [];
+      for (await settle(); answers.length > 0; await settle()) {
+        rounds.push({ inFlight: answers.length, prepared });
+        prepared = undefined;
+        time.now += latencyMs;
+        for (const answer of answers.splice(0)) answer();
+      }
+      expect(countBy(await run)).toEqual({ published: rows });
+      return rounds;
+    };
+    // 2 s an answer: the window grows x8 a round trip (4, 32, 256, then the rest). Nothing is opened ahead before the
+    // first answers (the service's speed is unknown); then, with 32 in flight, the next round's 256; with 256, the
+    // last round's 1,000 - 292 rows besides (964 in all), not the 2,048 it could grow to.
+    const slow = await runAt(1000, 2000);
+    expect(slow.slice(0, 3)).toEqual([
+      { inFlight: 4, prepared: undefined },
+      { inFlight: 32, prepared: 256 },
+      { inFlight: 256, prepared: 964 },
+    ]);
+    // (The last round's requests leave as the answers before them come in: what they ask for counts those too.)
+    expect(slow[3]?.inFlight).toBe(708);
+    expect(slow[3]?.prepared ?? 0).toBeLessThanOrEqual(964);
+    // 100 rows: never more than are left (96 once the first 4 are answered).
+    const few = await runAt(100, 2000);
+    expect(few.map((round) => round.inFlight)).toEqual([4, 32, 64]);
+    expect(few[1]?.prepared).toBe(96);
+    expect(few[2]?.prepared ?? 0).toBeLessThanOrEqual(96);
+    // 100 ms an answer: the window doubles a round trip, and no connection is opened ahead.
+    expect((await runAt(300, 100)).every((round) => round.prepared === undefined)).toBe(true);
+  });
+
   it("times each answer from when its request was written to a connection (a sender's onWritten), not from when it was handed over", async () => {
     const sender = {
       postListingJson(body: string, options: { onWritten?: () => void }) {
