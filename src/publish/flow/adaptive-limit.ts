@@ -89,8 +89,9 @@ const STARTUP_BUYS_SHARE = 0.25;
  *   1.25 x the no-load latency when growing faster than doubling), the service pushes back, or the ceiling is
  *   reached. The ceiling is `max` when given; unset, `fastMax` (512), or on a service slower than that many ms, one
  *   request in flight per ms of its fastest answer, up to 2048. Past the cut threshold, a doubling start-up goes on
- *   while the window still buys answers (its answers a ms 25 % more than half the window's); otherwise the window is
- *   held for a round trip before start-up ends: a queue is still there then, a passing slowdown is not.
+ *   while the window still buys answers (its answers a ms 25 % more than half the window's), and when it stops buying,
+ *   start-up ends without a cut (the next window is judged as any); otherwise the window is held for a round trip
+ *   before start-up ends: a queue is still there then, a passing slowdown is not.
  * - Answers are judged in **sample windows** (`minSamples` in slow start, then half the limit), by their mean latency,
  *   so one slow answer of a noisy service does not move the limit. Only answers to requests sent after the last
  *   change count: each window measures the limit it judges.
@@ -281,8 +282,9 @@ export class AdaptiveLimit implements ConcurrencyLimit {
    * Start-up's answer to a window past the threshold: hold the window for a round trip before taking it for a queue.
    * A queue this window built is still there when the window is held; a passing slowdown (a fresh service warming up
    * at its first hundreds of connections) is gone, and start-up goes on growing. A window past it that still buys
-   * answers goes on without a hold; once one that bought no longer does, start-up ends. True while start-up holds or
-   * goes on.
+   * answers goes on without a hold; once one that bought no longer does, start-up ends there, without a cut: the window
+   * after it is judged as after start-up (a queue still there is cut then). True while start-up holds or goes on, or
+   * so ends.
    */
   #holdStartUp(queued: boolean, mean: number, load: number): boolean {
     const buys = queued && this.#startUpBuys(mean, load);
@@ -299,8 +301,16 @@ export class AdaptiveLimit implements ConcurrencyLimit {
       this.#newWindow();
       return true;
     }
-    // A window that bought answers and now does not: start-up is over without a hold.
-    if (!queued || this.#startUpBuying) return false;
+    if (!queued) return false;
+    if (this.#startUpBuying) {
+      // A window that bought answers and now does not: start-up is over, the window judged again after it (a queue
+      // still there is cut then; a cut by the threshold now took a host still warming up for a queue).
+      this.#slowStart = false;
+      this.#startUpBuying = false;
+      this.#changedAtSeq = this.#seq;
+      this.#newWindow();
+      return true;
+    }
     this.#startUpHeld = true;
     this.#changedAtSeq = this.#seq;
     this.#newWindow();

@@ -254,6 +254,20 @@ describe('AdaptiveLimit', () => {
     expect(bounded.slowStart).toBe(false);
   });
 
+  it('a start-up that bought answers and then a window that buys none is judged again a window later, not cut at once', () => {
+    // 100 ms + 0.25 ms per request in flight (buying) to 448, then one round trip at 100 ms + 0.5 ms per request (this
+    // host busy: no more answers a second), then 100 ms + 0.1 ms per request. Cut at once by the threshold, the window
+    // went to 229 and was at 366 after 16 round trips; judged again, it holds at 448 and reaches 512 by round 12.
+    let round = 0;
+    const limit = new AdaptiveLimit();
+    const seen = rounds(limit, 16, (n) => (++round <= 7 ? 100 + n / 4 : round === 8 ? 100 + n / 2 : 100 + n / 10));
+    expect(seen[6]).toBe(448);
+    expect(limit.slowStart).toBe(false);
+    expect(Math.min(...seen.slice(7))).toBeGreaterThanOrEqual(448);
+    expect(seen.indexOf(512)).toBeGreaterThan(0);
+    expect(seen.indexOf(512)).toBeLessThanOrEqual(12);
+  });
+
   it('a window cut by a passing slowdown climbs back to its ceiling in a few round trips, not dozens', () => {
     // 100 ms, but 160 ms for three round trips early on (a fresh service or this client warming up): start-up ends
     // with a cut near 220. Windows that find no queue at all in a row grow by more each time (a tenth, a fifth, two
