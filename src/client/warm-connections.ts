@@ -119,7 +119,7 @@ export class WarmConnections {
     this.#sweep ??= setTimeout(this.#closeStale, this.#idleMs).unref();
   }
 
-  /** The newest idle connection still fit to carry a request: the server has neither sent anything on it nor closed it. */
+  /** The newest idle connection still fit to carry a request: the server has sent nothing on it, nor closed it. */
   #take(): Socket | undefined {
     for (let parked = this.#idle.pop(); parked !== undefined; parked = this.#idle.pop()) {
       const { socket, drop } = parked;
@@ -150,7 +150,7 @@ export class WarmConnections {
   };
 }
 
-/** An idle connection opened ahead; `drop` closes it and forgets it. (The connector's own error listener stays on it.) */
+/** An idle connection opened ahead; `drop` closes and forgets it. (The connector's own error listener stays on it.) */
 interface Parked {
   readonly socket: Socket;
   readonly since: number;

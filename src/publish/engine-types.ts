@@ -36,7 +36,7 @@ export interface ListingSender {
   postListingJson(body: string, options: RequestOptions): Promise<CreateListingResult>;
   /** End every request in flight (on abandon); without it, abandon only stops the run. */
   destroy?(): Promise<void>;
-  /** Open connections ahead, up to `count` in all: the window is about to grow by that much. */
+  /** Open connections ahead, up to `count` in all: the window is about to grow to that many (a ListingsClient does). */
   prepareConnections?(count: number): void;
 }
 

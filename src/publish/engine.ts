@@ -223,7 +223,10 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
     if (sourceError !== undefined) throw sourceError as Error;
   }
 
-  /** Rows are read and prepared ahead of the window (the one it grows to next), so an answer's next request leaves at once. */
+  /**
+   * Rows are read and prepared ahead of the window (the one it grows to next), so an answer's next request leaves at
+   * once.
+   */
   #wantsRows(): boolean {
     const sending = this.#sending;
     if (sending === undefined) return true;
