@@ -32,6 +32,12 @@ export function checkPublishOptions(options: unknown): asserts options is Publis
     if (typeof sender !== 'object' || sender === null || typeof (sender as Options).postListingJson !== 'function') {
       throw new ConfigError((name) => `${name('sender')} must have a postListingJson method (a ListingsClient does), not ${shown(sender)}`, { setting: { key: 'sender' } });
     }
+    for (const method of ['destroy', 'prepareConnections']) {
+      const given = (sender as Options)[method];
+      if (given !== undefined && typeof given !== 'function') {
+        throw new ConfigError((name) => `${name('sender')}.${method}, when given, must be a method, not ${shown(given)}`, { setting: { key: 'sender' } });
+      }
+    }
   }
   whole(o, 'concurrency', 1);
   whole(o, 'maxConcurrency', 1);

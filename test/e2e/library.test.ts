@@ -183,6 +183,8 @@ describe('validate on the run layer: the library and the CLI', () => {
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ sender: null }, 'sender'],
       [{ sender: {} }, 'sender'],
+      [{ sender: { postListingJson: () => Promise.resolve(), prepareConnections: 5 } }, 'sender'],
+      [{ sender: { postListingJson: () => Promise.resolve(), destroy: 'yes' } }, 'sender'],
       [{ sender: client, concurrency: Number.NaN }, 'concurrency'],
       [{ sender: client, concurrency: '8' }, 'concurrency'],
       [{ sender: client, maxConcurrency: Infinity }, 'maxConcurrency'],
