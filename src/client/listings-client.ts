@@ -95,6 +95,7 @@ export class ListingsClient {
   readonly #unsignalledError = (error: unknown): never => this.#throwTransportError(error, undefined);
 
   #throwTransportError(error: unknown, signal: AbortSignal | undefined): never {
+    this.warm?.discard();
     throw this.transportError(error, signal);
   }
 

@@ -71,6 +71,16 @@ export class WarmConnections {
     this.#openMore();
   }
 
+  /**
+   * A request failed without an answer: the service may have gone away or restarted, and the idle connections with
+   * it, though their close is not yet read (a request handed one would fail too, one more error in a row). They are
+   * closed, and none is opened ahead until asked again.
+   */
+  discard(): void {
+    this.#wanted = 0;
+    for (const parked of this.#idle.splice(0)) parked.socket.destroy();
+  }
+
   /** Close the idle connections; none is opened ahead again. */
   close(): void {
     this.#closed = true;

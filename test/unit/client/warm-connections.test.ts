@@ -93,6 +93,22 @@ describe('WarmConnections', () => {
     expect(sockets).toHaveLength(11);
   });
 
+  it('a request that failed without an answer discards the idle ones, and none opens until asked again', async () => {
+    // A service that restarts closes them all, but their close may not be read before the next request takes one.
+    const { origin, sockets, closed } = await service();
+    poolTo(origin);
+    expect(await send(origin)).toBe(201);
+    warm!.prepare(5);
+    await until(() => sockets.length === 5);
+    warm!.discard();
+    await until(() => closed() === 4);
+    await turns(5);
+    expect(sockets).toHaveLength(5);
+    expect(warm!.size).toBe(1);
+    warm!.prepare(3);
+    await until(() => sockets.length === 7);
+  });
+
   it('idle connections opened ahead never keep the process alive', async () => {
     // A process that opened connections ahead and then has nothing left to do ends at once, though they would stay
     // idle for a minute: before, it waited for them (the test's timeout).
