@@ -85,7 +85,7 @@ export class WarmConnections {
   close(): void {
     this.#closed = true;
     clearTimeout(this.#sweep);
-    for (const parked of this.#idle.splice(0)) parked.socket.destroy();
+    this.discard();
   }
 
   #openMore(): void {
