@@ -1,14 +1,16 @@
-import type { Catalog, CatalogNotice, CatalogOptions, Draft, Format, ReadProgress } from './types.js';
+import type { Catalog, CatalogNotice, CatalogOptions, Draft, Format, ReadProgress, ShapeSends } from './types.js';
 import { openRecords, type RecordItem, type RecordStream } from './read-records.js';
 import { checkTarget, FieldCounter, mapHeaderTelling, mapRecords, type HeaderMapping } from './mapping/index.js';
 import { batchedRecords, hasBatches } from './formats/batches.js';
 import { PRESETS, presetChoiceNotice, presetKind, recognisePreset, requireColumns, type PresetKind } from './presets/index.js';
 import { didYouMean } from '../did-you-mean.js';
-import { namedSetting, UsageError } from '../errors.js';
+import { ConfigError, namedSetting, UsageError } from '../errors.js';
 import { redactSourceName } from '../secret-url.js';
 
 /** Checks what can be checked before anything is read: the mapping's targets, the preset's name, and that they are not mixed. */
 export function checkCatalogOptions(options: CatalogOptions): void {
+  const sends: unknown = options.sends;
+  if (sends !== undefined && !isShapeSends(sends)) throw new ConfigError('the catalog option sends must be { shape: string, fields: string[] }');
   const map = options.map ?? {};
   for (const field of Object.keys(map)) checkTarget(field, options.mapFrom?.[field] ?? { key: 'map', value: `${field}=${map[field]}` });
   if (options.preset !== undefined && !(PRESETS as readonly string[]).includes(options.preset)) {
@@ -22,26 +24,33 @@ export function checkCatalogOptions(options: CatalogOptions): void {
   }
 }
 
+function isShapeSends(value: unknown): value is ShapeSends {
+  if (typeof value !== 'object' || value === null) return false;
+  const { shape, fields } = value as Record<string, unknown>;
+  return typeof shape === 'string' && Array.isArray(fields) && fields.every((field) => typeof field === 'string');
+}
+
 /** Drafts counted on their way out, so that optional fields no listing gives are told at the end of reading. */
-async function* counted(drafts: AsyncIterable<Draft>, source: string, notify: (notice: CatalogNotice) => void): AsyncIterable<Draft> {
+async function* counted(drafts: AsyncIterable<Draft>, source: string, notify: (notice: CatalogNotice) => void, sends: ShapeSends | undefined): AsyncIterable<Draft> {
   const counter = new FieldCounter();
   for await (const draft of drafts) {
     counter.add(draft);
     yield draft;
   }
-  for (const notice of counter.notices(source, { map: {}, preset: true })) notify(notice);
+  for (const notice of counter.notices(source, { map: {}, preset: true, ...(sends === undefined ? {} : { sends }) })) notify(notice);
 }
 
 function draftsOf(stream: RecordStream, records: AsyncIterable<RecordItem>, options: CatalogOptions, preset: PresetKind | undefined, headerColumns: () => readonly string[] | undefined, headerMapping: HeaderMapping | undefined): AsyncIterable<Draft> {
   if (preset !== undefined) {
     const drafts = preset.drafts(records);
-    return options.onNotice === undefined ? drafts : counted(drafts, stream.name, options.onNotice);
+    return options.onNotice === undefined ? drafts : counted(drafts, stream.name, options.onNotice, options.sends);
   }
   return mapRecords(records, {
     ...(options.map === undefined ? {} : { map: options.map }),
     ...(options.listSeparator === undefined ? {} : { listSeparator: options.listSeparator }),
     ...(options.mapFrom === undefined ? {} : { mapFrom: options.mapFrom }),
     ...(options.onNotice === undefined ? {} : { onNotice: options.onNotice }),
+    ...(options.sends === undefined ? {} : { sends: options.sends }),
     ...(headerMapping === undefined ? {} : { headerMapping }),
     fixedColumns: isTabular(stream.format),
     header: { columns: headerColumns, source: stream.name },

@@ -70,6 +70,11 @@ export type CatalogSetting = 'format' | 'delimiter' | 'jsonPath' | 'map' | 'mapp
 
 /** Options of the catalog reader (sources, formats, mapping). */
 export interface CatalogOptions {
+  /**
+   * The request shape and the fields its body sends: a field some row gives that it does not send is told once at
+   * the end of reading (a `not-sent` notice), since that value goes nowhere.
+   */
+  sends?: ShapeSends;
   /** Override the format found from the name, Content-Type or content. */
   format?: Format;
   /** CSV delimiter; sniffed among , ; tab | when absent. */
@@ -109,12 +114,15 @@ export interface CatalogOptions {
  * - `columns-not-read`: columns (CSV, TSV) or keys of the first record (JSON, NDJSON) that no listing field reads.
  * - `empty-field`: an optional field that no row of the source gives (`0 of 194 rows have images_source`).
  * - `preset`: which preset `auto` chose for the source by its header (`preset`), or that none matched.
+ * - `not-sent`: fields some row gives that the request's shape has no place for (`title` in the flat shape), told
+ *   only when the options say what the shape sends (`sends`).
  * - `mapping-proposal`: columns that likely give fields no column gives yet (`SKU_ID` for sku, `Titel` for title).
  */
 export type CatalogNotice =
   | { kind: 'loose-header'; source: string; matches: Array<{ column: string; field: string }>; message: string }
   | { kind: 'columns-not-read'; source: string; columns: string[]; message: string }
   | { kind: 'preset'; source: string; preset?: string; message: string }
+  | { kind: 'not-sent'; source: string; shape: string; fields: string[]; message: string }
   | { kind: 'mapping-proposal'; source: string; proposal: Array<{ field: string; column: string; typo: boolean }>; given: Record<string, string>; message: string }
   | {
       kind: 'empty-field';
@@ -128,6 +136,12 @@ export type CatalogNotice =
       inHeader?: boolean;
       message: string;
     };
+
+/** A request shape's name and the draft fields (and `overrides`) its body carries. */
+export interface ShapeSends {
+  shape: string;
+  fields: readonly string[];
+}
 
 /** The draft fields a row may leave empty (defaults, saved configurations or the shape may cover them). */
 export const OPTIONAL_FIELDS = ['title', 'marketplace', 'images_source', 'merchant_location_key', 'fulfillment_policy_id', 'payment_policy_id', 'return_policy_id'] as const;

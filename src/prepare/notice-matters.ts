@@ -1,4 +1,4 @@
-import type { CatalogNotice } from '../catalog/types.js';
+import type { CatalogNotice, ShapeSends } from '../catalog/types.js';
 import type { ListingDefaults } from './types.js';
 
 /** The fields each shape sends, besides sku. */
@@ -6,6 +6,15 @@ const SENT: Record<ListingDefaults['shape'], readonly string[]> = {
   flat: ['marketplace', 'images_source', 'merchant_location_key', 'fulfillment_policy_id', 'payment_policy_id', 'return_policy_id'],
   wrapped: ['title', 'marketplace'],
 };
+
+/**
+ * What a shape's request body carries, for the catalog's notice of fields given but not sent. A flat run's title is
+ * left out of that notice: the flat request has no title (the service derives it), and every shop export has one,
+ * so saying so on every run would be noise; the wrapped request leaving out images, settings and overrides is news.
+ */
+export function shapeSends(shape: ListingDefaults['shape']): ShapeSends {
+  return { shape, fields: shape === 'flat' ? ['sku', 'overrides', 'title', ...SENT.flat] : ['sku', ...SENT.wrapped] };
+}
 
 /**
  * Whether a notice is news for this run. A field no row gives is, when the shape sends it and:

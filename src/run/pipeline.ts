@@ -1,5 +1,6 @@
 import { openCatalogs } from '../catalog/open-catalog.js';
 import type { Catalog, CatalogOptions } from '../catalog/types.js';
+import { shapeSends } from '../prepare/notice-matters.js';
 import { createPreparer } from '../prepare/preparer.js';
 import type { ListingDefaults } from '../prepare/types.js';
 import { publishRows, type PublishRun } from '../publish/engine.js';
@@ -30,7 +31,7 @@ export interface RunPipeline extends CheckedDrafts {
  */
 export async function openPipeline(sources: readonly string[], options: PipelineOptions): Promise<RunPipeline> {
   const { defaults } = options;
-  const catalog = await openCatalogs(sources, options.catalog);
+  const catalog = await openCatalogs(sources, { ...options.catalog, sends: options.catalog.sends ?? shapeSends(defaults.shape) });
   const { drafts, fanOut } = await createDraftsCheck(defaults)(catalog.drafts);
   return { catalog, drafts, fanOut, publish: (publishOptions) => publishRows(drafts, publishOptions, createPreparer(defaults)) };
 }

@@ -5,6 +5,7 @@ import { unreadOf, type Unread } from '../catalog/unread.js';
 import { libraryName, SourceError } from '../errors.js';
 import { checkOutputs } from '../fs/check-outputs.js';
 import { checkFanOut } from '../prepare/fan-out.js';
+import { shapeSends } from '../prepare/notice-matters.js';
 import { createPreparer } from '../prepare/preparer.js';
 import type { PreparedRow } from '../prepare/types.js';
 import type { RowOutcome } from '../publish/outcome.js';
@@ -117,7 +118,11 @@ export async function runValidateSpec(spec: ValidateSpec): Promise<ValidateResul
   // judged once, by the first source with rows.
   const checkDrafts = createDraftsCheck(defaults);
   const tally = new ValidateTally(spec.showErrors ?? SHOW_ERRORS, spec.keepErrors ?? true, watcher.onError);
-  const catalogOptions = { ...spec.source.catalog, ...(watcher.onNotice === undefined ? {} : { onNotice: watcher.onNotice }) };
+  const catalogOptions = {
+    ...spec.source.catalog,
+    sends: spec.source.catalog.sends ?? shapeSends(defaults.shape),
+    ...(watcher.onNotice === undefined ? {} : { onNotice: watcher.onNotice }),
+  };
   const requests = spec.requestsOut === undefined ? undefined : await openRequestsOut(spec.requestsOut, spec.outputs?.name);
   let outputs: RunOutputs | undefined;
   // Outcomes are made only for whoever reads them: the reports and the log.

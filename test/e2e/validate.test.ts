@@ -165,6 +165,15 @@ describe.concurrent('listings validate --out', () => {
     expect(result.code).toBe(0);
     const first = JSON.parse(readFileSync(out, 'utf8').split('\n')[0]!) as unknown;
     expect(first).toEqual({ marketplace: 'ebay', payload: { sku: 'MUG-001', title: 'Stoneware Mug, Blue' } });
+    // The images, the location key and the overrides the rows give have no place in that request: said once.
+    expect(result.stderr).toContain('notice: fixtures/catalog.ndjson: images_source, merchant_location_key, fulfillment_policy_id, payment_policy_id, return_policy_id, overrides are given but not sent: the wrapped request has no such fields\n');
+    expect(result.stderr.match(/given but not sent/g)).toHaveLength(1);
+  });
+
+  it('the flat shape tells no field as not sent: it has no title, which the service derives', async () => {
+    const result = await runCli(['validate', 'fixtures/catalog.ndjson']);
+    expect(result.code).toBe(0);
+    expect(result.stderr).not.toContain('not sent');
   });
 
   it('fails with exit 2 before reading when the file cannot be written', async () => {

@@ -88,7 +88,11 @@ export async function* mapRecords(records: AsyncIterable<RecordItem>, options: M
     if (columns !== undefined) useHeader(columns, options.header.source);
   }
   if (counter !== undefined && notify !== undefined && source !== undefined) {
-    const notices: CatalogNotice[] = counter.notices(source, { map: fieldMap, ...(options.fixedColumns && header !== undefined ? { header } : {}) });
+    const notices: CatalogNotice[] = counter.notices(source, {
+      map: fieldMap,
+      ...(options.fixedColumns && header !== undefined ? { header } : {}),
+      ...(options.sends === undefined ? {} : { sends: options.sends }),
+    });
     for (const notice of notices) notify(notice);
   }
 }

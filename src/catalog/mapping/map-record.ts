@@ -1,4 +1,4 @@
-import type { CatalogNotice, CatalogRecord, Draft, DraftValues } from '../types.js';
+import type { CatalogNotice, CatalogRecord, Draft, DraftValues, ShapeSends } from '../types.js';
 import type { FieldIssue } from '../../contract/issues.js';
 import type { Setting } from '../../errors.js';
 import { LIST_FIELD, OVERRIDES_PREFIX, TEXT_FIELDS, type FieldMap, type TextField } from './fields.js';
@@ -24,6 +24,8 @@ export interface MappingOptions {
   mapFrom?: Record<string, Setting>;
   /** Told, once each, what is worth saying about the catalog as a whole (see CatalogNotice). */
   onNotice?: (notice: CatalogNotice) => void;
+  /** What the request's shape sends, for the notice of fields given but not sent (see CatalogOptions.sends). */
+  sends?: ShapeSends;
   /**
    * The header already mapped and checked, its notices told (openCatalog does this as soon as the header is read,
    * before any draft is asked for); without it, the header is mapped on the first record.

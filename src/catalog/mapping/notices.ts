@@ -1,4 +1,4 @@
-import { OPTIONAL_FIELDS, type CatalogNotice, type Draft, type OptionalField } from '../types.js';
+import { OPTIONAL_FIELDS, type CatalogNotice, type Draft, type OptionalField, type ShapeSends } from '../types.js';
 import { quoteName } from './header.js';
 import type { FieldMap } from './fields.js';
 import type { ProposedColumn } from './propose.js';
@@ -44,6 +44,8 @@ export interface FieldColumns {
   header?: readonly string[];
   /** Listings rather than rows: a preset folds rows into listings, and its columns are its own. */
   preset?: boolean;
+  /** What the request's shape sends: the fields rows give beyond it are told (see CatalogOptions.sends). */
+  sends?: ShapeSends;
 }
 
 function isUnreadable(draft: Draft): boolean {
@@ -57,16 +59,29 @@ function isUnreadable(draft: Draft): boolean {
 export class FieldCounter {
   rows = 0;
   readonly #given = new Set<OptionalField>();
+  #overridesGiven = false;
 
   add(draft: Draft): void {
     if (draft.skip !== undefined || isUnreadable(draft)) return;
     this.rows++;
-    if (this.#given.size === OPTIONAL_FIELDS.length) return;
     const values = draft.values;
+    if (!this.#overridesGiven && values.overrides !== undefined && Object.keys(values.overrides).length > 0) this.#overridesGiven = true;
+    if (this.#given.size === OPTIONAL_FIELDS.length) return;
     for (let i = 0; i < OPTIONAL_FIELDS.length; i++) {
       const field = OPTIONAL_FIELDS[i]!;
       if (values[field] !== undefined) this.#given.add(field);
     }
+  }
+
+  /** The fields some row gave that `sends` has no place for, as one notice; none when every one is sent. */
+  #notSent(source: string, sends: ShapeSends): CatalogNotice | undefined {
+    const given: string[] = OPTIONAL_FIELDS.filter((field) => this.#given.has(field));
+    if (this.#overridesGiven) given.push('overrides');
+    const fields = given.filter((field) => !sends.fields.includes(field));
+    if (fields.length === 0) return undefined;
+    const which = fields.length === 1 ? `${fields[0]} is` : `${fields.join(', ')} are`;
+    const what = fields.length === 1 ? 'no such field' : 'no such fields';
+    return { kind: 'not-sent', source, shape: sends.shape, fields, message: `${source}: ${which} given but not sent: the ${sends.shape} request has ${what}` };
   }
 
   /** One notice per optional field that no row gave; none when no row was read. */
@@ -76,6 +91,8 @@ export class FieldCounter {
     const one = this.rows === 1;
     const unit = columns.preset ? (one ? 'listing' : 'listings') : one ? 'row' : 'rows';
     const verb = one ? 'has' : 'have';
+    const notSent = columns.sends === undefined ? undefined : this.#notSent(source, columns.sends);
+    if (notSent !== undefined) notices.push(notSent);
     for (const field of OPTIONAL_FIELDS) {
       if (this.#given.has(field)) continue;
       const head = `${source}: 0 of ${this.rows} ${unit} ${verb} ${field}`;

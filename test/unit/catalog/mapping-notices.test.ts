@@ -98,6 +98,29 @@ describe('mapRecords: notices', () => {
     expect(told.map((notice) => notice.message)).toEqual(['c.csv: 1 key of the first record not read by any listing field: "id"']);
   });
 
+  it('tells once the fields some row gives that the request shape does not send, when told what it sends', async () => {
+    const records = [rec({ sku: 'A', title: 'Mug', 'overrides.price': '1' }), rec({ sku: 'B', images_source: 'https://x.example/a.jpg' }, 3)];
+    const told: CatalogNotice[] = [];
+    const sends = { shape: 'wrapped', fields: ['sku', 'title', 'marketplace'] };
+    await collect(mapRecords(feed(records), { fixedColumns: false, onNotice: (notice) => told.push(notice), sends }));
+    const notSent = told.filter((notice) => notice.kind === 'not-sent');
+    expect(notSent).toEqual([
+      { kind: 'not-sent', source: 'c.csv', shape: 'wrapped', fields: ['images_source', 'overrides'], message: 'c.csv: images_source, overrides are given but not sent: the wrapped request has no such fields' },
+    ]);
+    const alone: CatalogNotice[] = [];
+    await collect(mapRecords(feed([rec({ sku: 'A', title: 'Mug' })]), { fixedColumns: false, onNotice: (notice) => alone.push(notice), sends: { shape: 'flat', fields: ['sku'] } }));
+    expect(alone.find((notice) => notice.kind === 'not-sent')?.message).toBe('c.csv: title is given but not sent: the flat request has no such field');
+    const without: CatalogNotice[] = [];
+    await collect(mapRecords(feed(records), { fixedColumns: false, onNotice: (notice) => without.push(notice) }));
+    expect(without.some((notice) => notice.kind === 'not-sent')).toBe(false);
+  });
+
+  it('refuses a sends option of the wrong shape before anything is read (a library caller\'s)', async () => {
+    for (const sends of [5, null, { shape: 'flat' }, { shape: 'flat', fields: 'sku' }, { shape: 1, fields: [] }, { shape: 'flat', fields: [1] }]) {
+      await expect(openCatalog(join(REPO_ROOT, 'fixtures', 'catalog.csv'), { sends } as never)).rejects.toThrow('the catalog option sends must be { shape: string, fields: string[] }');
+    }
+  });
+
   it('says nothing when no row was read, and nothing without a listener', async () => {
     const told: CatalogNotice[] = [];
     await collect(mapRecords(feed([]), { fixedColumns: true, onNotice: (notice) => told.push(notice) }));
