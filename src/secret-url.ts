@@ -7,6 +7,12 @@
 export const MASK = '****';
 
 const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
+/**
+ * A special scheme mistyped with one slash or with backslashes (`https:/user:pass@host/x`, `http:\\user:pass@host`):
+ * not a URL to this tool (it is read as a file name), but the URL parser and a reader take it for one, so its
+ * userinfo is masked as a URL's is.
+ */
+const MISTYPED_SCHEME = /^(?:https?|wss?|ftp|s3):[/\\]+/i;
 /** Schemes whose authority also ends at a `\` (the URL standard's "special" schemes). */
 const SPECIAL = new Set(['http', 'https', 'ws', 'wss', 'ftp', 'file']);
 
@@ -97,13 +103,13 @@ export function sourceIdentity(source: string): string {
 }
 
 function redactSource(source: string, masked: ParamTest): string {
-  const scheme = SCHEME.exec(source)?.[0];
+  const scheme = SCHEME.exec(source)?.[0] ?? MISTYPED_SCHEME.exec(source)?.[0];
   if (scheme === undefined) return source;
   const rest = source.slice(scheme.length);
   let at: number;
   if (URL.canParse(source)) {
     // As the URL parser reads it: the authority ends at the first `/`, `?` or `#`, its userinfo at its last `@`.
-    const ends = SPECIAL.has(scheme.slice(0, -3).toLowerCase()) ? /[/?#\\]/ : /[/?#]/;
+    const ends = SPECIAL.has(scheme.slice(0, scheme.indexOf(':')).toLowerCase()) ? /[/?#\\]/ : /[/?#]/;
     const end = rest.search(ends);
     at = (end < 0 ? rest : rest.slice(0, end)).lastIndexOf('@');
   } else {
@@ -115,6 +121,8 @@ function redactSource(source: string, masked: ParamTest): string {
 
 /** URLs in free text: up to a space, a quote or a bracket. */
 const URL_IN_TEXT = /[a-z][a-z0-9+.-]*:\/\/[^\s"'<>`]+/gi;
+/** A mistyped URL in free text that holds a userinfo (see MISTYPED_SCHEME): up to a space, a quote or a bracket. */
+const MISTYPED_URL_IN_TEXT = /\b(?:https?|wss?|ftp|s3):[/\\]+[^\s"'<>`@]*@[^\s"'<>`]*/gi;
 /** Punctuation that ends a sentence or a location (`url:12:`) rather than the URL. */
 const TRAILING = /[:,;.)\]}]+$/;
 /** A parameter outside a whole URL (a request line, a path and query): only after a `?` or `&`. */
@@ -134,6 +142,7 @@ export function redactUrlsIn(text: string): string {
       return `${redactSourceName(url.slice(0, url.length - trailing.length))}${trailing}`;
     });
   }
+  if (out.includes(':/') || out.includes(':\\')) out = out.replace(MISTYPED_URL_IN_TEXT, (url) => redactSourceName(url));
   if (!out.includes('=')) return out;
   const mask = (whole: string, name: string, value: string): string => (value === '' || value.startsWith(MASK) || !isSecretParam(name) ? whole : `${name}=${MASK}`);
   return out.replace(LOOSE_PARAM, mask).replace(SIGNING_PARAM, mask);

@@ -51,7 +51,7 @@ export function redact(text: string): string {
     if (out.includes(secret)) out = out.split(secret).join(MASK);
   }
   // Most text has no `=` and no URL: two checks are all most calls pay (this runs for every cell of a report).
-  return out.includes('=') || out.includes('://') ? redactUrlsIn(out) : out;
+  return out.includes('=') || out.includes(':/') || out.includes(':\\') ? redactUrlsIn(out) : out;
 }
 
 /** The shortest start of a secret masked at the end of a cut text: fewer characters than maskSecret shows are no leak. */

@@ -196,6 +196,18 @@ describe.concurrent('hostile: a source URL that carries credentials is never sho
     });
   }
 
+  it('a URL mistyped with one slash or backslashes (read as a file name): "no such file", the userinfo masked', async ({ expect }) => {
+    const ws = canaryWorkspace();
+    for (const source of [`https:/${USER}:${PASS}@127.0.0.1:9/x.csv`, `http:\\\\${USER}:${PASS}@127.0.0.1:9/x.csv`]) {
+      const validated = await ws.run(['validate', source]);
+      expect(validated.code, validated.stderr).toBe(4);
+      expect(validated.stderr).toMatch(/^error https?:[/\\]+\*{4}@127\.0\.0\.1:9\/x\.csv: no such file/m);
+      const published = await ws.run(publishArgs(ws, source, ['--log-format', 'json']));
+      expect(published.code, published.stderr).toBe(4);
+    }
+    expectNoCanary(expect, ws, CANARIES);
+  });
+
   it('an s3:// source whose key holds a signed query: the store error names it redacted', async ({ expect }) => {
     const store: S3TestServer = await startS3Server(['bucket']);
     try {

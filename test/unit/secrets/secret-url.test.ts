@@ -95,6 +95,11 @@ describe('redactUrlsIn and redact: URLs in free text', () => {
     ['a signing parameter anywhere (a store echoing its canonical request)', 'X-Amz-Credential=AKIA%2Fx\nX-Amz-Signature=abc', 'X-Amz-Credential=****\nX-Amz-Signature=****'],
     ['a plain sentence with `=` is left alone', 'expected price=12.5, got key = none', 'expected price=12.5, got key = none'],
     ['text naming a key field is left alone', 'rejected: authorization=Bearer ****', 'rejected: authorization=Bearer ****'],
+    // Read as file names (no `://`), but URLs to the URL parser and to a reader: their userinfo is masked all the same.
+    ['a URL mistyped with one slash', 'https:/alice:PASSw0rd@h:42833/x.csv: no such file', 'https:/****@h:42833/x.csv: no such file'],
+    ['a URL mistyped with backslashes', 'error http:\\\\alice:PASSw0rd@h/x.csv', 'error http:\\\\****@h/x.csv'],
+    ['a password holding `@`, mistyped', 'HTTP:/a:p@ss@h/x', 'HTTP:/****@h/x'],
+    ['a path that only looks like one is left alone', 'see notes:/a@b.csv', 'see notes:/a@b.csv'],
   ])('%s', (_name, text, shown) => {
     expect(redactUrlsIn(text)).toBe(shown);
     expect(redact(text)).toBe(shown);
