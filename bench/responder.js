@@ -16,31 +16,37 @@ const { values } = parseArgs({
 const latencyMs = Number(values.latency);
 const workers = Math.max(1, Number(values.workers));
 
-const LISTING = Buffer.from(
-  JSON.stringify({ sku: 'SKU-BENCH', status: 'ready', title: 'Benchmark listing', item_specifics: ['Brand', 'Colour', 'Size'] }),
-);
-const HEADERS = { 'content-type': 'application/json', 'content-length': String(LISTING.length) };
+// The answer echoes the request's SKU, as the contract's does (a client checks it). The SKU is found in the body's
+// text, not by parsing it: the responder stays far cheaper than the client it serves.
+const SKU_IN_BODY = /"sku":("(?:[^"\\]|\\.)*")/;
+const AFTER_SKU = ',"status":"ready","title":"Benchmark listing","item_specifics":["Brand","Colour","Size"]}';
 
 let posts = 0;
 let bytes = 0;
 let inFlight = 0;
 let maxInFlight = 0;
 
-function answer(res) {
+function answer(res, body) {
   inFlight--;
-  res.writeHead(201, HEADERS);
-  res.end(LISTING);
+  const listing = Buffer.from(`{"sku":${SKU_IN_BODY.exec(body)?.[1] ?? '""'}${AFTER_SKU}`);
+  res.writeHead(201, { 'content-type': 'application/json', 'content-length': String(listing.length) });
+  res.end(listing);
 }
 
 function serve(port) {
   const server = http.createServer((req, res) => {
     if (req.method === 'POST') {
       if (++inFlight > maxInFlight) maxInFlight = inFlight;
-      req.on('data', (chunk) => (bytes += chunk.length));
+      let body = '';
+      req.setEncoding('utf8');
+      req.on('data', (chunk) => {
+        bytes += Buffer.byteLength(chunk);
+        body += chunk;
+      });
       req.on('end', () => {
         posts++;
-        if (latencyMs > 0) setTimeout(answer, latencyMs, res);
-        else answer(res);
+        if (latencyMs > 0) setTimeout(answer, latencyMs, res, body);
+        else answer(res, body);
       });
       return;
     }

@@ -1,13 +1,14 @@
 import type { Draft } from '../catalog/types.js';
 import { classifyFailure } from '../client/classify.js';
 import type { ListingsClient } from '../client/listings-client.js';
-import type { ListingRequest, ListingResponse } from '../contract/schemas.js';
+import { skuOf, type ListingRequest, type ListingResponse } from '../contract/schemas.js';
 import { ApiError, UsageError } from '../errors.js';
 import { stringifyJson } from '../json-number.js';
 import { createPreparer } from '../prepare/index.js';
 import type { ListingDefaults } from '../prepare/types.js';
 import type { FieldIssue } from '../contract/issues.js';
 import { idempotencyKey } from './idempotency.js';
+import { echoMismatch } from './echo.js';
 
 /** One listing, given by its fields rather than read from a catalog (`listings create SKU`): checked, then sent. */
 
@@ -46,7 +47,10 @@ export function prepareOneListing(fields: OneListingFields, defaults: ListingDef
 export async function sendOneListing(client: ListingsClient, request: ListingRequest): Promise<{ status: number; listing: ListingResponse } | { rejected: ApiError }> {
   const body = stringifyJson(request);
   try {
-    return await client.postListingJson(body, { idempotencyKey: idempotencyKey(body) });
+    const result = await client.postListingJson(body, { idempotencyKey: idempotencyKey(body) });
+    const mismatch = echoMismatch(skuOf(request), result);
+    if (mismatch !== undefined) throw mismatch;
+    return result;
   } catch (error) {
     if (error instanceof ApiError && error.status >= 400 && error.status < 500 && classifyFailure(error) === 'row') return { rejected: error };
     throw error;

@@ -14,6 +14,7 @@ import { createFlowControl } from './flow/create.js';
 import type { FlowControl } from './flow/flow-control.js';
 import type { SendTicket } from './flow/concurrency-limit.js';
 import type { EngineClock, ListingSender, PublishOptions } from './engine-types.js';
+import { echoMismatch } from './echo.js';
 
 /**
  * Real errors in a row, with the retry budget spent, after which the service counts as unusable. One refused
@@ -194,6 +195,11 @@ export class Sending {
   }
 
   #succeeded(task: Task, ticket: SendTicket, result: CreateListingResult): void {
+    const mismatch = echoMismatch(task.row.sku, result);
+    if (mismatch !== undefined) {
+      this.#failedAttempt(task, ticket, mismatch);
+      return;
+    }
     const now = this.#now();
     const observer = this.#options.onEvent;
     if (observer !== undefined) observer({ type: 'answer', index: task.index, attempt: task.attempts, status: result.status, kind: 'ok', ms: now - ticket.sentAt });

@@ -134,6 +134,16 @@ describe('listings create', () => {
     expect(server.paths).toEqual(['/prefix/v1/listings']);
   });
 
+  it('a 2xx answer for another SKU is reported, not shown as this one made (exit 3)', async () => {
+    const server = await answering(201, { sku: 'SOMEONE-ELSE', status: 'ready', title: 't', item_specifics: [] });
+    const r = await runCli(['create', 'SKU-1', '--base-url', server.url, '--marketplace', 'EBAY_US', ...POLICIES], { env: env() });
+    await server.close();
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('HTTP 201: the answer is for SKU "SOMEONE-ELSE", not "SKU-1": the listing was not made as sent');
+    expect(r.stdout).not.toContain('SOMEONE-ELSE');
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
   it('an unreachable base URL: a clear network error, exit 3, no stack trace', async () => {
     const r = await runCli(['create', 'SKU-11', '--base-url', 'http://127.0.0.1:9', '--marketplace', 'EBAY_US', ...POLICIES], { env: env() });
     expect(r.code).toBe(3);

@@ -119,7 +119,7 @@ const CASES: Record<string, Case> = {
   'HUGE-201': { name: 'a 201 of 3 MB (not read past 1 MiB)', answer: send(201, JSON.stringify({ sku: 'x', status: 'ready', title: 't'.repeat(3_000_000), item_specifics: [] })), outcome: 'failed', status: 201, shows: /^HTTP 201: the answer is larger than 1 MiB/ },
   'BOM-201': {
     name: 'a 201 listing after a UTF-8 byte order mark (published, as an error body after one is read)',
-    answer: send(201, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify({ sku: 'x', status: `ready${ESCAPES}`, title: 'Bom title', item_specifics: [] }))])),
+    answer: send(201, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify({ sku: 'BOM-201', status: `ready${ESCAPES}`, title: 'Bom title', item_specifics: [] }))])),
     outcome: 'published',
     status: 201,
     shows: /^Bom title$/,
@@ -140,10 +140,17 @@ const CASES: Record<string, Case> = {
   },
   'ESC-LISTING': {
     name: 'a 201 listing whose status and title hold escapes (published; written escaped and cut short)',
-    answer: send(201, JSON.stringify({ sku: 'x', status: `ready${ESCAPES}`, title: `T${ESCAPES}${'t'.repeat(100_000)}`, item_specifics: [ESCAPES] })),
+    answer: send(201, JSON.stringify({ sku: 'ESC-LISTING', status: `ready${ESCAPES}`, title: `T${ESCAPES}${'t'.repeat(100_000)}`, item_specifics: [ESCAPES] })),
     outcome: 'published',
     status: 201,
     shows: /^Tbad \\u001b\[2J\\u001b\]0;pwned\\u0007t+…$/,
+  },
+  'ECHO-OTHER': {
+    name: 'a 201 listing for another SKU (hostile, and long): failed, not published, the echo escaped and cut short',
+    answer: send(201, JSON.stringify({ sku: `OTHER${ESCAPES}${'o'.repeat(5_000)}`, status: 'ready', title: 'Other', item_specifics: [] })),
+    outcome: 'failed',
+    status: 201,
+    shows: /^HTTP 201: the answer is for SKU "OTHERbad \\u001b\[2J\\u001b\]0;pwned\\u0007o+…", not "ECHO-OTHER": the listing was not made as sent$/,
   },
   // An identifier with control characters is refused before it is sent (issue 21): the service never sees it.
   [EVIL_SKU]: { name: 'a hostile SKU from the catalog, refused before sending', answer: send(422, JSON.stringify({ message: 'sku rejected' })), outcome: 'invalid', status: '', shows: /^sku: holds a control character \(U\+001B\) at character 6/ },

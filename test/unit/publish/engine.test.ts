@@ -225,14 +225,16 @@ describe('publishRows', () => {
     let served = 0;
     let sinceBack = 0;
     const handler = (req: IncomingMessage, res: ServerResponse): void => {
-      req.resume();
+      let body = '';
+      req.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
       req.on('end', () => {
         const back = down !== undefined;
         if (back && ++sinceBack <= 3) {
           res.writeHead(503, { 'content-type': 'application/json' }).end('{"message":"warming up"}');
           return;
         }
-        res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ sku: 'x', status: 'ready', title: 't', item_specifics: [] }));
+        const { sku } = JSON.parse(body) as { sku: string };
+        res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ sku, status: 'ready', title: 't', item_specifics: [] }));
         if (!back && ++served === 100) {
           down = Date.now();
           first.closeAllConnections();
