@@ -36,9 +36,10 @@ export function inert(text: string): string {
   return printable(text, { lines: false }).replaceAll('##[', '\\u0023#[');
 }
 
-// The colours chalk writes (SGR: ESC [ digits m), then every control character but tab and LF, and the bidi controls.
+// The colours chalk writes (SGR: ESC [ digits m), then every control character but tab and LF, the line and paragraph
+// separators (a line break to some readers, as in `printable`), and the bidi controls.
 // eslint-disable-next-line no-control-regex -- control characters are what this matches
-const TERMINAL_UNSAFE = /\u001b\[[0-9;]*m|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const TERMINAL_UNSAFE = /\u001b\[[0-9;]*m|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
 
 /**
  * The last guard before the terminal, whatever a code path forgot to escape: every control character is written out

@@ -142,6 +142,9 @@ describe('terminalSafe: the last guard of stdout and stderr', () => {
   it('writes out every control character but tab and LF, and the bidi controls', () => {
     expect(terminalSafe('a\u001b]0;t\u0007b\rc\u009bd\u202ee\tf\ng', false)).toBe('a\\u001b]0;t\\u0007b\\u000dc\\u009bd\\u202ee\tf\ng');
   });
+  it('writes out the line and paragraph separators (a line break to some readers), as printable does', () => {
+    expect(terminalSafe('{"title":"a\u2028b\u2029c"}', false)).toBe('{"title":"a\\u2028b\\u2029c"}');
+  });
   it('lets the colours through only when colours are on', () => {
     expect(terminalSafe('\u001b[31mred\u001b[39m \u001b[2J', true)).toBe('\u001b[31mred\u001b[39m \\u001b[2J');
     expect(terminalSafe('\u001b[31mred\u001b[39m', false)).toBe('\\u001b[31mred\\u001b[39m');
