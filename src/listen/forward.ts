@@ -24,19 +24,28 @@ export class Forwarder {
     this.agent = this.url.protocol === 'https:' ? new HttpsAgent({ keepAlive: true }) : new HttpAgent({ keepAlive: true });
   }
 
-  /** Send one request; resolves, never rejects. `ok` is a 2xx answer. */
+  /**
+   * Send one request; resolves, never rejects, within `timeoutMs` whatever the target does: the socket's idle timeout
+   * alone would wait for ever on a target that trickles its answer a byte at a time (and a shutdown waits for the
+   * forwards in flight). `ok` is a 2xx answer read to its end.
+   */
   send(request: ForwardRequest): Promise<ForwardResult> {
     const started = performance.now();
     const ms = (): number => Math.round(performance.now() - started);
     const send = this.url.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise((resolve) => {
       let settled = false;
+      let req: ReturnType<typeof send> | undefined;
+      const deadline = setTimeout(() => {
+        settle({ ok: false, error: `no whole answer within ${this.timeoutMs} ms`, ms: ms() });
+        req?.destroy();
+      }, this.timeoutMs);
       const settle = (result: ForwardResult): void => {
         if (settled) return;
         settled = true;
+        clearTimeout(deadline);
         resolve(result);
       };
-      let req: ReturnType<typeof send>;
       try {
         req = send(this.url, {
           method: request.method,
@@ -54,10 +63,11 @@ export class Forwarder {
         // The answer's body is not wanted, but it is read to its end so the connection can be used again.
         res.resume();
         res.on('end', () => settle({ ok: status >= 200 && status < 300, status, ms: ms() }));
-        res.on('error', () => settle({ ok: status >= 200 && status < 300, status, ms: ms() }));
+        res.on('error', () => settle({ ok: false, error: `the answer (HTTP ${status}) was cut off`, ms: ms() }));
+        res.on('close', () => settle({ ok: false, error: `the answer (HTTP ${status}) was cut off`, ms: ms() }));
       });
       req.on('timeout', () => {
-        req.destroy(new Error(`no answer within ${this.timeoutMs} ms`));
+        req?.destroy(new Error(`no answer within ${this.timeoutMs} ms`));
       });
       req.on('error', (error: NodeJS.ErrnoException) => settle({ ok: false, error: error.code ?? error.message, ms: ms() }));
       req.end(request.body);
