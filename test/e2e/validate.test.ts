@@ -68,6 +68,28 @@ describe.concurrent('listings validate: invalid rows', () => {
     expect(result.code).toBe(1);
   });
 
+  it('a U+FFFD written as UTF-8 is a value: only the rows whose own bytes are not UTF-8 are refused (CSV, JSON, NDJSON)', async () => {
+    const dir = tempDir('listings-fffd-');
+    const env = { LISTINGS_MARKETPLACE: 'EBAY_US' };
+    const notUtf8 = 'is not valid UTF-8 text (save the file as UTF-8; is it Latin-1 or Windows-1252?)';
+    const csv = join(dir, 's3.csv');
+    writeFileSync(csv, Buffer.from('sku,overrides.n\nZ0,\xef\xbf\xbd\nZ1,caf\xe9\n', 'latin1'));
+    const json = join(dir, 'w.json');
+    writeFileSync(json, Buffer.from('[{"sku":"W1","overrides":{"note":"\xef\xbf\xbd"}},{"sku":"W3","overrides":{"note":"caf\xe9"}}]', 'latin1'));
+    const ndjson = join(dir, 'w.ndjson');
+    writeFileSync(ndjson, Buffer.from('{"sku":"N1","overrides":{"note":"\xef\xbf\xbd"}}\n{"sku":"N3","overrides":{"note":"caf\xe9"}}\n', 'latin1'));
+    for (const [file, refused] of [
+      [csv, `${csv}:3: the row ${notUtf8}`],
+      [json, `${json}#2: record 2 ${notUtf8}`],
+      [ndjson, `${ndjson}:2: the line ${notUtf8}`],
+    ]) {
+      const result = await runCli(['validate', file!, ...POLICIES], { env });
+      expect(result.stdout.trim()).toBe(refused);
+      expect(beforeNextStep(result.stderr).split('\n').at(-1)).toBe('2 rows: 1 valid, 1 invalid');
+      expect(result.code).toBe(1);
+    }
+  });
+
   it('defaults from flags fill what rows leave empty (row value still wins)', async () => {
     const result = await runCli(['validate', ERRORS, '--fulfillment-policy-id', 'f-9']);
     expect(result.stdout).not.toContain(':5:');
