@@ -160,6 +160,24 @@ describe.concurrent('listings validate: invalid rows', () => {
   });
 });
 
+describe.concurrent('listings validate: several sources, one stops the run', () => {
+  it.each([
+    ['an unclosed quote in the middle source', 'mb.csv', 'sku,overrides.n\nM3,"open\nM4,x\n', 'about 1 row (14 bytes) not read: a quoted value was never closed (mb.csv); not opened: mc.csv'],
+    ['an empty middle source', 'emp.csv', '', 'emp.csv not read: the source could not be read; not opened: mc.csv'],
+  ])('%s: it and the source after it are named as not read, in --json and the report', async (_name, middle, text, told) => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'ma.csv'), 'sku\nM1\nM2\n');
+    writeFileSync(join(dir, middle), text);
+    writeFileSync(join(dir, 'mc.csv'), 'sku\nM5\nM6\n');
+    const result = await runCli(['validate', 'ma.csv', middle, 'mc.csv', ...POLICIES, '--json', '--report', 'r.csv'], { cwd: dir, env: { LISTINGS_MARKETPLACE: 'EBAY_US' } });
+    expect(result.code, result.stderr).toBe(4);
+    expect(result.stderr).toContain(`stopped: ${told}\n`);
+    expect((JSON.parse(result.stdout) as { unread: { sources_not_read: string[] } }).unread.sources_not_read).toEqual([middle, 'mc.csv']);
+    const notRead = readFileSync(join(dir, 'r.csv'), 'utf8').trim().split('\n').filter((line) => line.includes(',not_read,'));
+    expect(notRead.map((line) => line.split(',')[0])).toEqual([middle, 'mc.csv']);
+  });
+});
+
 describe.concurrent('listings validate --out', () => {
   it('writes the request body of each valid row, one JSON per line', async () => {
     const dir = tempDir();
