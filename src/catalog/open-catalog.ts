@@ -168,9 +168,11 @@ export async function openCatalogs(sources: readonly string[], options: CatalogO
     for (const source of rest) {
       unopened--;
       const finished = current.progress();
+      // Counted once this one opens: a source that cannot be opened leaves the progress at the one before.
+      const next = await openCatalog(source, options);
       doneBytes += finished.bytesRead;
       doneTotal = doneTotal === undefined || finished.totalBytes === undefined ? undefined : doneTotal + finished.totalBytes;
-      current = await openCatalog(source, options);
+      current = next;
       yield* current.drafts;
     }
   }
@@ -184,5 +186,6 @@ export async function openCatalogs(sources: readonly string[], options: CatalogO
       const total = unopened > 0 || doneTotal === undefined || now.totalBytes === undefined ? undefined : doneTotal + now.totalBytes;
       return { bytesRead: doneBytes + now.bytesRead, ...(total === undefined ? {} : { totalBytes: total }) };
     },
+    notOpened: () => rest.slice(rest.length - unopened),
   };
 }

@@ -160,4 +160,6 @@ export interface Catalog {
   name: string;
   drafts: AsyncIterable<Draft>;
   progress(): ReadProgress;
+  /** Several sources read as one: those not opened yet, in order (a run that stops names them as not read). */
+  notOpened?(): readonly string[];
 }

@@ -16,6 +16,18 @@ export function notReadReason(summary: RunSummary, name: NameSetting): string {
 }
 
 /**
+ * The not_read lines of a report (source cell, reason): one for the source that stopped the run, then one for each
+ * source after it, never opened; `lastSource` (the source of the last row) when the run names none.
+ */
+export function notReadLines(summary: RunSummary, name: NameSetting, lastSource: string): [string, string][] {
+  const [stopped, ...notOpened] = summary.unread?.sources_not_read ?? [];
+  if (stopped === undefined) return [[lastSource, notReadReason(summary, name)]];
+  const retry = `${name('retryFailed')} of this report sends them`;
+  const first = `the run stopped in this source: its rows after the last line listed for it were not read (${retry}); ${unreadText(summary.unread!)}`;
+  return [[stopped, first], ...notOpened.map((source): [string, string] => [source, `the run stopped before this source was opened: none of its rows was read (${retry})`])];
+}
+
+/**
  * Whether a spreadsheet could run `value` as a formula: its first character past white space and quotes (a
  * spreadsheet may trim either) is `=`, `+`, `-`, `@` or their full-width forms, or the white space holds a tab, CR or
  * LF. Skipping a leading `'` too makes `'x` judged as `x` is: so the single quote added to the one can be told from
@@ -85,6 +97,11 @@ export function csvFormat(): ReportFormat {
     header: `${REPORT_COLUMNS.join(',')}\n`,
     row: (o: RowOutcome): string =>
       `${sourceOf(o)},${number(lineOf(o.location))},${optional(o.sku === undefined ? undefined : printable(o.sku, { lines: false }))},${o.outcome},${optional(safeText(o.reason))},${number(o.httpStatus)},${optional(listingText(o.listingStatus))},${optional(listingText(o.title))},${o.attempts},${o.durationMs},${optional(safeText(o.error))},${marketplaceOf(o)}\n`,
-    footer: (summary: RunSummary, name: NameSetting) => (summary.complete ? '' : `${sourceCell},,,not_read,${csvCell(notReadReason(summary, name))},,,,0,0,,\n`),
+    footer: (summary: RunSummary, name: NameSetting) =>
+      summary.complete
+        ? ''
+        : notReadLines(summary, name, source)
+            .map(([named, reason]) => `${csvCell(printable(named, { lines: false }))},,,not_read,${csvCell(reason)},,,,0,0,,\n`)
+            .join(''),
   };
 }

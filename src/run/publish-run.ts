@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { estimateRowCount } from '../catalog/count-rows.js';
 import type { CatalogOptions } from '../catalog/types.js';
-import { unreadOf } from '../catalog/unread.js';
+import { rowsNotRead, unreadOf } from '../catalog/unread.js';
 import { libraryName, UsageError } from '../errors.js';
 import { checkFanOut, type FanOut } from '../prepare/fan-out.js';
 import type { ListingSender, PublishOptions } from '../publish/engine-types.js';
@@ -140,8 +140,8 @@ export async function runPublishSpec(spec: PublishSpec, watcher: PublishWatcher 
     const stats = run.stats();
     const traffic = { requests: stats.requests, throttled: stats.throttled, overloaded: stats.overloaded, timeouts: stats.timeouts, peakConcurrency: stats.peakInFlight };
     // An interrupted run counts the rest of its sources; a source that stopped, the rest after the row that stopped it.
-    const unread = sourceError === undefined ? undefined : await unreadOf(sourceError, catalog.progress(), counter.rows);
-    const notRead = !run.readToEnd && interrupted() && sourceError === undefined ? await listingsNotRead(sources, spec.source.catalog, counter.rows, fanOut) : unread?.rows_estimate ?? undefined;
+    const unread = sourceError === undefined ? undefined : await unreadOf(sourceError, catalog.progress(), counter.rows, catalog.notOpened?.() ?? []);
+    const notRead = !run.readToEnd && interrupted() && sourceError === undefined ? await listingsNotRead(sources, spec.source.catalog, counter.rows, fanOut) : rowsNotRead(unread);
     const planned = counter.summary(Math.round(performance.now() - startedAt), [...reports], traffic, { complete: run.readToEnd, interrupted: interrupted(), notRead, unread });
     // Decided before the reports close, so that they can say it; an output that fails to close, or a signal while
     // they close, still changes it (the report saying otherwise is the one dropped, or another one).

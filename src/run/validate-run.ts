@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { openCatalog } from '../catalog/open-catalog.js';
 import type { Draft, ReadProgress } from '../catalog/types.js';
-import { unreadOf, type Unread } from '../catalog/unread.js';
+import { rowsNotRead, unreadOf, type Unread } from '../catalog/unread.js';
 import { libraryName, SourceError } from '../errors.js';
 import { checkOutputs } from '../fs/check-outputs.js';
 import { checkFanOut } from '../prepare/fan-out.js';
@@ -143,12 +143,18 @@ export async function runValidateSpec(spec: ValidateSpec): Promise<ValidateResul
   let stoppedAfter: number | undefined;
   // How far through the source being read reading has got.
   let progress = (): ReadProgress => ({ bytesRead: 0 });
+  // The sources after the one being read: never opened, should it stop the run.
+  let notOpened: readonly string[] = [];
   try {
     outputs = reports.length === 0 ? undefined : await RunOutputs.open({ reports, onFailure: () => undefined });
-    for (const source of sources) {
-      const catalog = await openCatalog(source, catalogOptions);
-      progress = () => catalog.progress();
+    for (const [index, source] of sources.entries()) {
+      notOpened = sources.slice(index + 1);
+      // The first source that cannot be opened fails the run before anything is read, as a publish does; a later one
+      // stops it like a source that cannot be read to its end.
+      const first = index === 0 ? await openCatalog(source, catalogOptions) : undefined;
       try {
+        const catalog = first ?? (await openCatalog(source, catalogOptions));
+        progress = () => catalog.progress();
         // With several marketplaces each row is checked once per marketplace (a row naming its own, once).
         for await (const draft of (await checkDrafts(catalog.drafts)).drafts) {
           if (stoppedAfter !== undefined) {
@@ -180,11 +186,11 @@ export async function runValidateSpec(spec: ValidateSpec): Promise<ValidateResul
     await requests?.close();
   }
   const { counts } = tally;
-  const unread = cut === undefined ? undefined : await unreadOf(cut, progress(), counts.inputRows);
+  const unread = cut === undefined ? undefined : await unreadOf(cut, progress(), counts.inputRows, notOpened);
   const verdictCounts = { ...NO_ROWS, rows: counts.rows, validated: counts.valid, invalid: counts.invalid, skipped: counts.skipped, not_attempted: counts.notValidated };
   let ending = endingOf(cut, outputs?.failure, stoppedAfter);
   let verdict = verdictOf('validate', ending, verdictCounts);
-  const reading = { complete: cut === undefined && outputs?.failure === undefined, interrupted: false, notRead: unread?.rows_estimate ?? undefined, unread };
+  const reading = { complete: cut === undefined && outputs?.failure === undefined, interrupted: false, notRead: rowsNotRead(unread), unread };
   const summary = counter?.summary(Math.round(performance.now() - startedAt), [...reports], undefined, reading);
   const name = spec.outputs?.name ?? libraryName;
   const repeat = spec.outputs?.repeat === undefined ? {} : { repeat: spec.outputs.repeat };

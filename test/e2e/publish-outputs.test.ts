@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
@@ -79,5 +79,38 @@ describe('listings publish: an output that fails mid-run (disk full)', () => {
       expect(second.code, second.stderr).toBe(0);
       expect(await sandbox.stats()).toMatchObject({ created: 400, duplicates: 0 });
     });
+  });
+});
+
+/**
+ * Several sources, one of which stops the run: the sources after it are never opened, and the summary, the report's
+ * not_read lines and the stop line name each one not read (a CI job sees which files to send again); the total is not
+ * made up for files never read.
+ */
+describe.concurrent('listings publish: several sources, one stops the run', () => {
+  const policies = { LISTINGS_MARKETPLACE: 'EBAY_US', LISTINGS_MERCHANT_LOCATION_KEY: 'loc', LISTINGS_FULFILLMENT_POLICY_ID: 'fp', LISTINGS_PAYMENT_POLICY_ID: 'pp', LISTINGS_RETURN_POLICY_ID: 'rp' };
+  const notOpened = 'mc.csv,,,not_read,the run stopped before this source was opened: none of its rows was read (--retry-failed of this report sends them),,,,0,0,,';
+
+  it.each([
+    ['an unclosed quote in the middle source', 'mb.csv', 'sku,overrides.n\nM3,"open\nM4,x\n', 3, { reason: 'unclosed_quote', bytes: 14, rows_estimate: 1 }, 'about 1 row (14 bytes) not read: a quoted value was never closed (mb.csv); not opened: mc.csv'],
+    ['an empty middle source', 'emp.csv', '', 2, { reason: 'source_error', bytes: null, rows_estimate: null }, 'emp.csv not read: the source could not be read; not opened: mc.csv'],
+  ])('%s: exit 4; it and the source after it are named as not read', async (_name, middle, text, rows, account, told) => {
+    const sandbox = await startSandboxProcess([]);
+    const dir = tempDir();
+    writeFileSync(join(dir, 'ma.csv'), 'sku\nM1\nM2\n');
+    writeFileSync(join(dir, middle), text);
+    writeFileSync(join(dir, 'mc.csv'), 'sku\nM5\nM6\n');
+    const result = await runCli(['publish', 'ma.csv', middle, 'mc.csv', '--report', 'r.csv', '--json'], { cwd: dir, env: { ...publishEnv(sandbox.url), ...policies } });
+    expect(result.code, result.stderr).toBe(4);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(result.stderr).toContain(`and ${told}\n`);
+    const summary = JSON.parse(result.stdout) as Record<string, unknown>;
+    expect(summary).toMatchObject({ rows, complete: false, total: null, unread: { ...account, sources_not_read: [middle, 'mc.csv'] } });
+    const lines = readFileSync(join(dir, 'r.csv'), 'utf8').trim().split('\n');
+    expect(lines.filter((line) => line.includes(',not_read,'))).toEqual([
+      `${middle},,,not_read,the run stopped in this source: its rows after the last line listed for it were not read (--retry-failed of this report sends them); ${told},,,,0,0,,`,
+      notOpened,
+    ]);
+    expect((await sandbox.stats()).created).toBe(2);
   });
 });

@@ -68,6 +68,28 @@ describe.concurrent('listings validate: invalid rows', () => {
     expect(result.code).toBe(1);
   });
 
+  it('a U+FFFD written as UTF-8 is a value: only the rows whose own bytes are not UTF-8 are refused (CSV, JSON, NDJSON)', async () => {
+    const dir = tempDir('listings-fffd-');
+    const env = { LISTINGS_MARKETPLACE: 'EBAY_US' };
+    const notUtf8 = 'is not valid UTF-8 text (save the file as UTF-8; is it Latin-1 or Windows-1252?)';
+    const csv = join(dir, 's3.csv');
+    writeFileSync(csv, Buffer.from('sku,overrides.n\nZ0,\xef\xbf\xbd\nZ1,caf\xe9\n', 'latin1'));
+    const json = join(dir, 'w.json');
+    writeFileSync(json, Buffer.from('[{"sku":"W1","overrides":{"note":"\xef\xbf\xbd"}},{"sku":"W3","overrides":{"note":"caf\xe9"}}]', 'latin1'));
+    const ndjson = join(dir, 'w.ndjson');
+    writeFileSync(ndjson, Buffer.from('{"sku":"N1","overrides":{"note":"\xef\xbf\xbd"}}\n{"sku":"N3","overrides":{"note":"caf\xe9"}}\n', 'latin1'));
+    for (const [file, refused] of [
+      [csv, `${csv}:3: the row ${notUtf8}`],
+      [json, `${json}#2: record 2 ${notUtf8}`],
+      [ndjson, `${ndjson}:2: the line ${notUtf8}`],
+    ]) {
+      const result = await runCli(['validate', file!, ...POLICIES], { env });
+      expect(result.stdout.trim()).toBe(refused);
+      expect(beforeNextStep(result.stderr).split('\n').at(-1)).toBe('2 rows: 1 valid, 1 invalid');
+      expect(result.code).toBe(1);
+    }
+  });
+
   it('defaults from flags fill what rows leave empty (row value still wins)', async () => {
     const result = await runCli(['validate', ERRORS, '--fulfillment-policy-id', 'f-9']);
     expect(result.stdout).not.toContain(':5:');
@@ -135,6 +157,24 @@ describe.concurrent('listings validate: invalid rows', () => {
     expect(json).toMatchObject({ rows: 3, valid: 2, invalid: 1, errors: [], errors_not_shown: 1 });
     const full = JSON.parse((await runCli(['validate', file, '--json'])).stdout) as JsonResult;
     expect(full.errors).toEqual([{ source: file, line: null, record: 2, marketplace: 'EBAY_US', field: 'images_source[0]', message: 'not an absolute http(s) URL: "not a url"' }]);
+  });
+});
+
+describe.concurrent('listings validate: several sources, one stops the run', () => {
+  it.each([
+    ['an unclosed quote in the middle source', 'mb.csv', 'sku,overrides.n\nM3,"open\nM4,x\n', 'about 1 row (14 bytes) not read: a quoted value was never closed (mb.csv); not opened: mc.csv'],
+    ['an empty middle source', 'emp.csv', '', 'emp.csv not read: the source could not be read; not opened: mc.csv'],
+  ])('%s: it and the source after it are named as not read, in --json and the report', async (_name, middle, text, told) => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'ma.csv'), 'sku\nM1\nM2\n');
+    writeFileSync(join(dir, middle), text);
+    writeFileSync(join(dir, 'mc.csv'), 'sku\nM5\nM6\n');
+    const result = await runCli(['validate', 'ma.csv', middle, 'mc.csv', ...POLICIES, '--json', '--report', 'r.csv'], { cwd: dir, env: { LISTINGS_MARKETPLACE: 'EBAY_US' } });
+    expect(result.code, result.stderr).toBe(4);
+    expect(result.stderr).toContain(`stopped: ${told}\n`);
+    expect((JSON.parse(result.stdout) as { unread: { sources_not_read: string[] } }).unread.sources_not_read).toEqual([middle, 'mc.csv']);
+    const notRead = readFileSync(join(dir, 'r.csv'), 'utf8').trim().split('\n').filter((line) => line.includes(',not_read,'));
+    expect(notRead.map((line) => line.split(',')[0])).toEqual([middle, 'mc.csv']);
   });
 });
 

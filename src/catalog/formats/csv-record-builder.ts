@@ -96,16 +96,18 @@ export class CsvRecordBuilder {
   }
 
   /**
-   * A record csv-parse read whole; `ending`: how it meets the end of the input. Returns the item to emit, or null for
-   * none (the header, a blank row).
+   * A record csv-parse read whole, from input offset `start` to `end`; `ending`: how it meets the end of the input.
+   * Returns the item to emit, or null for none (the header, a blank row).
    */
-  record(values: string[], parserLines: number, ending: RecordEnding = 'delimited'): RecordItem | null {
+  record(values: string[], parserLines: number, ending: RecordEnding, start: number, end: number): RecordItem | null {
     if (this.stopped !== undefined) return null;
     const line = this.#lines.recordEnd(values, parserLines);
     this.lastLine = line;
+    // Only bytes of this record that were not UTF-8 refuse it: a U+FFFD written as UTF-8 is a value like any other.
+    const invalid = this.#watch.invalidIn(start, end) && anyReplacement(values);
     const columns = this.columns;
-    if (columns === undefined) return this.cutting && ending === 'unterminated' ? null : this.#header(values, line);
-    if (this.#watch.invalid && anyReplacement(values)) return this.#error(line, `the row ${INVALID_UTF8}`);
+    if (columns === undefined) return this.cutting && ending === 'unterminated' ? null : this.#header(values, line, invalid);
+    if (invalid) return this.#error(line, `the row ${INVALID_UTF8}`);
     if (columns.length > 1 && allEmpty(values)) return null;
     const fields: Record<string, string> = {};
     for (let i = 0; i < values.length; i++) fields[columns[i]!] = values[i]!;
@@ -229,8 +231,8 @@ export class CsvRecordBuilder {
     return this.#error(line, `the row is cut off: reading stopped inside it (${why})`);
   }
 
-  #header(values: string[], line: number): RecordItem | null {
-    const problems = this.#watch.invalid && anyReplacement(values) ? [INVALID_UTF8] : headerProblems(values);
+  #header(values: string[], line: number, invalid: boolean): RecordItem | null {
+    const problems = invalid ? [INVALID_UTF8] : headerProblems(values);
     if (problems.length === 0) {
       this.columns = values;
       this.#onHeader?.(values);

@@ -95,7 +95,7 @@ async function* csvBatches(input: Readable, options: CsvReadOptions): AsyncGener
     delimiterByte === undefined
       ? undefined
       : new CsvFastScanner(delimiterByte, (values, parserLines, end, after) => {
-          const item = builder.record(values, parserLines, end);
+          const item = builder.record(values, parserLines, end, recordStart, after);
           recordStart = after;
           if (item !== null) items.push(item);
         });
@@ -156,7 +156,7 @@ async function* csvBatches(input: Readable, options: CsvReadOptions): AsyncGener
     reset.call(this);
   }
   const push = (record: string[]): void => {
-    const item = builder.record(record, core!.info.lines, ending ? recordEnding() : 'delimited');
+    const item = builder.record(record, core!.info.lines, ending ? recordEnding() : 'delimited', recordStart, core!.info.bytes);
     recordStart = core!.info.bytes;
     if (item !== null) items.push(item);
   };

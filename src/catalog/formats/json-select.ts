@@ -1,7 +1,7 @@
 import { namedSetting, SourceError, UsageError, type Location, type Setting, type SettingText } from '../../errors.js';
 import type { RecordItem } from '../types.js';
 import { notReadToEnd } from '../sources/read-failure.js';
-import { isJsonObject, jsonHasReplacement } from './json-values.js';
+import { isJsonObject } from './json-values.js';
 import { MAX_RECORD_BYTES } from './limits.js';
 import { INVALID_UTF8 } from './utf8-watch.js';
 import { numberFromText } from '../../json-number.js';
@@ -65,7 +65,6 @@ export class JsonSelector {
   stopped: Error | undefined;
   readonly #source: string;
   readonly #path: readonly string[] | undefined;
-  readonly #invalidUtf8: () => boolean;
   readonly #emit: (item: RecordItem) => void;
   readonly #onStop: () => void;
   #mode: Mode = 'start';
@@ -83,11 +82,12 @@ export class JsonSelector {
   // The element being built.
   #builder: JsonValueBuilder | undefined;
   #size = 0;
+  /** Set when the element being built holds bytes that were not UTF-8. */
+  #invalidText = false;
 
-  constructor(source: string, path: readonly string[] | undefined, invalidUtf8: () => boolean, emit: (item: RecordItem) => void, onStop: () => void) {
+  constructor(source: string, path: readonly string[] | undefined, emit: (item: RecordItem) => void, onStop: () => void) {
     this.#source = source;
     this.#path = path !== undefined && path.length > 0 ? path : undefined;
-    this.#invalidUtf8 = invalidUtf8;
     this.#emit = emit;
     this.#onStop = onStop;
   }
@@ -113,6 +113,14 @@ export class JsonSelector {
       this.#emit(this.#error(this.#index, `record ${this.#index} is cut off: reading stopped inside it (${why})`));
     }
     this.#stop(failure);
+  }
+
+  /**
+   * The text read so far ends with bytes that were not UTF-8 (a U+FFFD in the string being read): the element being
+   * built, if any, is refused at its end. Outside an element they are in no record (or in one refused already).
+   */
+  invalidText(): void {
+    if (this.#mode === 'element') this.#invalidText = true;
   }
 
   token(token: JsonToken): void {
@@ -245,6 +253,7 @@ export class JsonSelector {
       this.#depth++;
       this.#builder = new JsonValueBuilder();
       this.#size = 0;
+      this.#invalidText = false;
       this.#builder.open({});
       this.#mode = 'element';
       return;
@@ -298,7 +307,7 @@ export class JsonSelector {
     this.#builder = undefined;
     if (!isJsonObject(fields)) return;
     if (duplicate !== undefined) return this.#emit(this.#error(this.#index, `record ${this.#index} ${new JsonDuplicateKeyError(duplicate).message}`));
-    if (this.#invalidUtf8() && jsonHasReplacement(fields)) {
+    if (this.#invalidText) {
       this.#emit(this.#error(this.#index, `record ${this.#index} ${INVALID_UTF8}`));
       return;
     }

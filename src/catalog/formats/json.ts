@@ -4,7 +4,7 @@ import { MAX_JSON_SPACE_BYTES, MAX_RECORD_BYTES } from './limits.js';
 import type { RecordItem } from '../types.js';
 import { failureReason, isAbort, readFailure } from '../sources/read-failure.js';
 import { JsonSelector, ONLY_WHITE_SPACE, type JsonToken } from './json-select.js';
-import { Utf8Watch } from './utf8-watch.js';
+import { Utf8Decoder } from './utf8-watch.js';
 
 /** Options of the JSON reader. */
 export interface JsonReadOptions {
@@ -24,8 +24,6 @@ interface ParserInternals {
   _done: boolean;
   /** The string, key or number being packed: it grows with the value, however long. */
   _accumulator: string;
-  /** Where each input chunk (bytes) comes in, once the first one was seen to be bytes. */
-  _transformBuffer(this: Parser, chunk: Buffer, encoding: BufferEncoding, callback: Callback): void;
 }
 const internals = Parser.prototype as unknown as ParserInternals;
 
@@ -38,14 +36,14 @@ class JsonRecordParser extends Parser {
   readonly selector: JsonSelector;
   /** Bytes taken in since the last token: white space with no end (a stream of spaces) is not read for ever. */
   #sinceToken = 0;
+  readonly #decoder = new Utf8Decoder();
 
-  constructor(options: JsonReadOptions, watch: Utf8Watch) {
+  constructor(options: JsonReadOptions) {
     super({ packKeys: true, packStrings: true, packNumbers: true, streamKeys: false, streamStrings: false, streamNumbers: false });
     const path = options.jsonPath === undefined || options.jsonPath === '' ? undefined : options.jsonPath.split('.');
     this.selector = new JsonSelector(
       options.source,
       path,
-      () => watch.invalid,
       (item) => super.push(item),
       () => super.push(null),
     );
@@ -58,10 +56,30 @@ class JsonRecordParser extends Parser {
     return true;
   }
 
-  _transformBuffer(chunk: Buffer, encoding: BufferEncoding, callback: Callback): void {
+  /** Where each input chunk (bytes) comes in, once the first one was seen to be bytes: decoded here, not by the parser. */
+  _transformBuffer(chunk: Buffer, _encoding: BufferEncoding, callback: Callback): void {
     this.#sinceToken += chunk.length;
     if (this.#sinceToken > MAX_JSON_SPACE_BYTES) this.selector.broken(`over ${MAX_JSON_SPACE_BYTES / 1024 / 1024} MiB of white space hold no JSON value; reading stopped here`);
-    internals._transformBuffer.call(this, chunk, encoding, callback);
+    const { text, invalidEnds } = this.#decoder.write(chunk);
+    if (invalidEnds === undefined) {
+      (this as unknown as ParserInternals)._buffer += text;
+      this._processBuffer(callback);
+    } else this.#parseMarked(text, invalidEnds, 0, callback);
+  }
+
+  /**
+   * Text holding U+FFFDs made for bytes that were not UTF-8 is parsed up to each in turn: the parser takes a string's
+   * text as far as it is given, so the record being read then is the one whose value holds those bytes.
+   */
+  #parseMarked(text: string, invalidEnds: readonly number[], next: number, callback: Callback): void {
+    const from = next === 0 ? 0 : invalidEnds[next - 1]!;
+    const to = next < invalidEnds.length ? invalidEnds[next]! : text.length;
+    (this as unknown as ParserInternals)._buffer += text.slice(from, to);
+    this._processBuffer((error) => {
+      if (error || next === invalidEnds.length) return callback(error);
+      this.selector.invalidText();
+      this.#parseMarked(text, invalidEnds, next + 1, callback);
+    });
   }
 
   _processBuffer(callback: Callback): void {
@@ -88,6 +106,8 @@ class JsonRecordParser extends Parser {
   }
 
   override _flush(callback: Callback): void {
+    // An incomplete character at the end: cut short, the JSON cannot end there (the parser says so).
+    (this as unknown as ParserInternals)._buffer += this.#decoder.end();
     super._flush((error) => {
       this.selector.end();
       callback(error);
@@ -102,20 +122,18 @@ class JsonRecordParser extends Parser {
  * read before it, and after the record it breaks inside as an error item.
  */
 export async function* jsonRecords(input: Readable, options: JsonReadOptions): AsyncGenerator<RecordItem> {
-  const watch = new Utf8Watch();
-  const parser = new JsonRecordParser(options, watch);
+  const parser = new JsonRecordParser(options);
   const selector = parser.selector;
   // Piped, not pipeline(): an input that fails would destroy the parser, and the records it holds for the reader
   // with it. The failure ends the records instead, after them and the record it cut off.
   input.once('error', (error) => selector.failed(readFailure(error, options.source, selector.position), isAbort(error) ? undefined : failureReason(error).why));
-  input.pipe(watch).pipe(parser);
+  input.pipe(parser);
   try {
     for await (const item of parser as AsyncIterable<RecordItem>) yield item;
   } catch (error) {
     throw readFailure(error, options.source);
   } finally {
     parser.destroy();
-    watch.destroy();
     input.destroy();
   }
   if (selector.stopped !== undefined) throw selector.stopped;

@@ -1,5 +1,4 @@
 import { isUtf8 } from 'node:buffer';
-import { Transform, type TransformCallback } from 'node:stream';
 
 /** Where a trailing, incomplete UTF-8 sequence starts (or the length, when the buffer ends on a whole character). */
 function completeLength(buf: Buffer): number {
@@ -14,39 +13,131 @@ function completeLength(buf: Buffer): number {
 }
 
 /**
- * Passes bytes through unchanged and notes whether they were ever not valid UTF-8. Decoders downstream replace bad
- * bytes with U+FFFD; once `invalid` is set, a record holding U+FFFD is reported instead of read. A valid file costs
- * one native check per chunk and nothing per record.
+ * Calls `invalid(start, end)` for each run of bytes that is not UTF-8, cut as the WHATWG decoder (and Node's) cuts
+ * them: each run is one U+FFFD once decoded. Returns where a sequence the end of `buf` cuts short starts (the bytes
+ * to keep for the next chunk), or `buf.length`. Only a chunk that failed the native check is walked byte by byte.
  */
-export class Utf8Watch extends Transform {
-  invalid = false;
+function findInvalid(buf: Buffer, invalid: (start: number, end: number) => void): number {
+  const length = buf.length;
+  let i = 0;
+  while (i < length) {
+    const byte = buf[i]!;
+    if (byte < 0x80) {
+      i++;
+      continue;
+    }
+    let need: number;
+    let lower = 0x80;
+    let upper = 0xbf;
+    if (byte >= 0xc2 && byte <= 0xdf) need = 1;
+    else if (byte >= 0xe0 && byte <= 0xef) {
+      need = 2;
+      if (byte === 0xe0) lower = 0xa0;
+      else if (byte === 0xed) upper = 0x9f;
+    } else if (byte >= 0xf0 && byte <= 0xf4) {
+      need = 3;
+      if (byte === 0xf0) lower = 0x90;
+      else if (byte === 0xf4) upper = 0x8f;
+    } else {
+      invalid(i, i + 1);
+      i++;
+      continue;
+    }
+    let j = i + 1;
+    for (; j <= i + need; j++) {
+      if (j === length) return i;
+      const next = buf[j]!;
+      if (next < lower || next > upper) break;
+      lower = 0x80;
+      upper = 0xbf;
+    }
+    if (j <= i + need) invalid(i, j);
+    i = j;
+  }
+  return length;
+}
+
+/**
+ * Passes bytes through unchanged and notes where they are not valid UTF-8: the offsets (from the start of the
+ * input) of the bytes a decoder downstream replaces with U+FFFD. A record is refused when its own bytes hold one;
+ * a U+FFFD written in the file as UTF-8 is a value like any other. A valid chunk costs one native check.
+ */
+export class Utf8Watch {
+  #carry: Buffer | undefined;
+  /** The offset in the input of the next chunk's first byte (the carry's, when there is one). */
+  #offset = 0;
+  /** Offsets of bad bytes, increasing; `#head` is the first not yet forgotten. */
+  #bad: number[] = [];
+  #head = 0;
+
+  /** Checks the next chunk of the input. */
+  see(chunk: Buffer): void {
+    const buf = this.#carry === undefined ? chunk : Buffer.concat([this.#carry, chunk]);
+    const base = this.#offset;
+    let end = completeLength(buf);
+    if (!isUtf8(buf.subarray(0, end))) end = findInvalid(buf, (start) => this.#bad.push(base + start));
+    this.#carry = end < buf.length ? Buffer.from(buf.subarray(end)) : undefined;
+    this.#offset = base + end;
+  }
+
+  /** The input has ended: an incomplete character left at its end is not UTF-8. */
+  seeEnd(): void {
+    if (this.#carry !== undefined) this.#bad.push(this.#offset);
+    this.#carry = undefined;
+  }
+
+  /**
+   * True when the input's bytes from `start` to `end` (offsets) held bytes that were not UTF-8. Asked in the order
+   * of the input: what lies before `start` is forgotten.
+   */
+  invalidIn(start: number, end: number): boolean {
+    const bad = this.#bad;
+    let head = this.#head;
+    while (head < bad.length && bad[head]! < start) head++;
+    if (head > 1024 && head * 2 > bad.length) {
+      bad.splice(0, head);
+      head = 0;
+    }
+    this.#head = head;
+    return head < bad.length && bad[head]! < end;
+  }
+}
+
+/**
+ * Decodes UTF-8 chunk by chunk, as a StringDecoder does (bytes that are not UTF-8 become U+FFFD), and tells where
+ * in the text each U+FFFD made for such bytes ends, so that a reader can tell it from a U+FFFD written in the file.
+ */
+export class Utf8Decoder {
   #carry: Buffer | undefined;
 
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    this.see(chunk);
-    callback(null, chunk);
-  }
-
-  override _flush(callback: TransformCallback): void {
-    this.seeEnd();
-    callback();
-  }
-
-  /** Checks the next chunk (for a reader that takes the bytes itself rather than through this stream). */
-  see(chunk: Buffer): void {
-    if (!this.invalid) this.#check(chunk);
-  }
-
-  /** The bytes have ended: an incomplete character left at the end makes them invalid. */
-  seeEnd(): void {
-    if (this.#carry !== undefined) this.invalid = true;
-  }
-
-  #check(chunk: Buffer): void {
+  /** The text of the next chunk, and the indexes in it just after each U+FFFD made for bytes that were not UTF-8. */
+  write(chunk: Buffer): { text: string; invalidEnds: number[] | undefined } {
     const buf = this.#carry === undefined ? chunk : Buffer.concat([this.#carry, chunk]);
-    const end = completeLength(buf);
-    if (!isUtf8(buf.subarray(0, end))) this.invalid = true;
+    let end = completeLength(buf);
+    let text: string;
+    let invalidEnds: number[] | undefined;
+    if (isUtf8(buf.subarray(0, end))) text = buf.toString('utf8', 0, end);
+    else {
+      const ends: number[] = [];
+      text = '';
+      let from = 0;
+      end = findInvalid(buf, (start, stop) => {
+        text += `${buf.toString('utf8', from, start)}\uFFFD`;
+        ends.push(text.length);
+        from = stop;
+      });
+      text += buf.toString('utf8', from, end);
+      invalidEnds = ends;
+    }
     this.#carry = end < buf.length ? Buffer.from(buf.subarray(end)) : undefined;
+    return { text, invalidEnds };
+  }
+
+  /** The input has ended: an incomplete character left at its end is one U+FFFD (bytes that were not UTF-8). */
+  end(): string {
+    const left = this.#carry === undefined ? '' : '\uFFFD';
+    this.#carry = undefined;
+    return left;
   }
 }
 

@@ -174,6 +174,48 @@ describe('csv: bad input', () => {
     ]);
   });
 
+  // A U+FFFD written as UTF-8 is a value; only rows whose own bytes are not UTF-8 are refused, at any chunk size
+  // (a bad sequence or a U+FFFD cut between chunks), read by the fast scanner or csv-parse, CSV or TSV.
+  it.each([
+    ['csv, fast scanner', ',', true],
+    ['csv, csv-parse', ',', false],
+    ['tsv', '\t', true],
+  ])('refuses only the rows holding bytes that are not UTF-8, never a genuine U+FFFD beside them (%s)', async (_name, delimiter, fastScan) => {
+    const rows = ['sku\tn', 'Z0\t\uFFFD', 'Z1\tcaf\uFFFD', 'Z2\t\uFFFDx\uFFFD', 'Z3\tx', 'Z4\t"q\uFFFD"', 'Z5\t\uFFFD'];
+    const text = Buffer.concat(
+      rows.map((row, index) => {
+        const line = Buffer.from(`${row.replaceAll('\t', delimiter)}\n`);
+        // Rows 3 and 4 hold bytes that are not UTF-8 in place of their first U+FFFD (a Latin-1 é, a cut 3-byte sequence).
+        const bad = index === 2 ? Buffer.from([0xe9]) : index === 3 ? Buffer.from([0xe2, 0x82]) : undefined;
+        if (bad === undefined) return line;
+        const at = line.indexOf(Buffer.from('\uFFFD'));
+        return Buffer.concat([line.subarray(0, at), bad, line.subarray(at + 3)]);
+      }),
+    );
+    const expected = [
+      [2, { sku: 'Z0', n: '\uFFFD' }],
+      [3, 'error: the row is not valid UTF-8 text (save the file as UTF-8; is it Latin-1 or Windows-1252?)'],
+      [4, 'error: the row is not valid UTF-8 text (save the file as UTF-8; is it Latin-1 or Windows-1252?)'],
+      [5, { sku: 'Z3', n: 'x' }],
+      [6, { sku: 'Z4', n: 'q\uFFFD' }],
+      [7, { sku: 'Z5', n: '\uFFFD' }],
+    ];
+    for (let chunkSize = 1; chunkSize <= text.length; chunkSize++) {
+      const items = await collect(csvRecords(bytes(text, chunkSize), { source: 'c.csv', delimiter, fastScan })).then(brief);
+      expect({ chunkSize, items }).toEqual({ chunkSize, items: expected });
+    }
+  });
+
+  it('refuses a last row that ends inside a character, and not the row before it', async () => {
+    const text = Buffer.concat([Buffer.from('sku,n\nA,\uFFFD\nB,x'), Buffer.from([0xef, 0xbf])]);
+    for (let chunkSize = 1; chunkSize <= text.length; chunkSize++) {
+      expect(await read(text, ',', chunkSize)).toEqual([
+        [2, { sku: 'A', n: '\uFFFD' }],
+        [3, 'error: the row is not valid UTF-8 text (save the file as UTF-8; is it Latin-1 or Windows-1252?)'],
+      ]);
+    }
+  });
+
   it('keeps a genuine U+FFFD in a valid file', async () => {
     expect(await read('a\nx \uFFFD y\n')).toEqual([[2, { a: 'x \uFFFD y' }]]);
   });

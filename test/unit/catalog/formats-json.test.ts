@@ -142,6 +142,36 @@ describe('json', () => {
     ]);
   });
 
+  // A U+FFFD written as UTF-8 (or as \\ufffd) is a value; only records whose own bytes are not UTF-8 are refused, at
+  // any chunk size (a bad sequence or a U+FFFD cut between chunks), in a value or a key.
+  it('refuses only the records holding bytes that are not UTF-8, never a genuine U+FFFD beside them', async () => {
+    const text = Buffer.concat([
+      Buffer.from('[{"sku":"W1","n":"\uFFFD"},{"sku":"W2","n":"caf'),
+      Buffer.from([0xe9]),
+      Buffer.from('"},{"sku":"W3","n":"\\ufffd\uFFFD"},{"sku":"W4","'),
+      Buffer.from([0xf0, 0x9f, 0x98]),
+      Buffer.from('":1},{"sku":"W5","n":{"m":["\uFFFD"]}}]'),
+    ]);
+    const expected = [
+      [1, { sku: 'W1', n: '\uFFFD' }],
+      [2, 'error: record 2 is not valid UTF-8 text (save the file as UTF-8; is it Latin-1 or Windows-1252?)'],
+      [3, { sku: 'W3', n: '\uFFFD\uFFFD' }],
+      [4, 'error: record 4 is not valid UTF-8 text (save the file as UTF-8; is it Latin-1 or Windows-1252?)'],
+      [5, { sku: 'W5', n: { m: ['\uFFFD'] } }],
+    ];
+    for (let chunkSize = 1; chunkSize <= text.length; chunkSize++) {
+      expect({ chunkSize, items: await json(text, undefined, chunkSize) }).toEqual({ chunkSize, items: expected });
+    }
+  });
+
+  it('refuses a record whose U+FFFD is a value but whose other value holds bytes that are not UTF-8', async () => {
+    const text = Buffer.concat([Buffer.from('[{"a":"\uFFFD","b":"x'), Buffer.from([0xff]), Buffer.from('"},{"a":"\uFFFD"}]')]);
+    expect(await json(text)).toEqual([
+      [1, 'error: record 1 is not valid UTF-8 text (save the file as UTF-8; is it Latin-1 or Windows-1252?)'],
+      [2, { a: '\uFFFD' }],
+    ]);
+  });
+
   it('reports a record over 1 MiB and reads the next', async () => {
     const big = 'x'.repeat(300 * 1024);
     const text = `[{"a":"${big}","b":"${big}","c":"${big}","d":"${big}"},{"sku":"B"}]`;
@@ -239,6 +269,17 @@ describe('ndjson', () => {
       [5, 'error: the line is not valid UTF-8 text (save the file as UTF-8; is it Latin-1 or Windows-1252?)'],
       [6, { sku: 'B' }],
     ]);
+  });
+
+  it('refuses only the lines holding bytes that are not UTF-8, never a genuine U+FFFD beside them', async () => {
+    const text = Buffer.concat([Buffer.from('{"n":"\uFFFD"}\n{"n":"caf'), Buffer.from([0xe9]), Buffer.from('"}\n{"n":"\uFFFD"}\n')]);
+    for (let chunkSize = 1; chunkSize <= text.length; chunkSize++) {
+      expect(await ndjson(text, chunkSize)).toEqual([
+        [1, { n: '\uFFFD' }],
+        [2, 'error: the line is not valid UTF-8 text (save the file as UTF-8; is it Latin-1 or Windows-1252?)'],
+        [3, { n: '\uFFFD' }],
+      ]);
+    }
   });
 
   it('reports a line over 1 MiB without holding it, and goes on', async () => {

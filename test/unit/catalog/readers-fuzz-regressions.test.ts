@@ -9,7 +9,6 @@ import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { csvRecords } from '../../../src/catalog/formats/csv.js';
 import { jsonRecords } from '../../../src/catalog/formats/json.js';
-import { jsonHasReplacement } from '../../../src/catalog/formats/json-values.js';
 import { openCatalog } from '../../../src/catalog/open-catalog.js';
 import { SourceError } from '../../../src/errors.js';
 import { seededRandom } from '../../../src/sandbox/random.js';
@@ -51,11 +50,13 @@ describe('JSON: a record nested deeper than the call stack, in a file that is no
     ]);
   });
 
-  it('jsonHasReplacement walks any depth', () => {
-    let value: unknown = ['\uFFFD'];
-    for (let i = 0; i < 100_000; i++) value = [value];
-    expect(jsonHasReplacement({ a: value })).toBe(true);
-    expect(jsonHasReplacement({ a: [[[{ b: 'x' }]]], c: 1 })).toBe(false);
+  it('a record holding bytes that are not UTF-8 deep inside is refused', async () => {
+    const deep = `${'['.repeat(50)}"caf\xe9"${']'.repeat(50)}`;
+    const { items } = await stopped(jsonRecords(bytes(Buffer.from(`[{"sku":"A","a":${deep}},{"sku":"B"}]`, 'latin1')), { source: 'j.json' }));
+    expect(items).toEqual([
+      [1, expect.stringMatching(/^error: record 1 is not valid UTF-8/)],
+      [2, { sku: 'B' }],
+    ]);
   });
 });
 
