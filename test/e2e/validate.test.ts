@@ -266,6 +266,17 @@ describe.concurrent('listings validate: usage and source errors', () => {
     expect(result.code).toBe(4);
   });
 
+  // Before: the records under the second key were never read nor reported, and the run said "1 row: 1 valid".
+  it('a key of --json-path given twice exits 4 after the rows before it, naming the key, with no stack trace', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'd.json'), '{"products":[{"sku":"P1"}],"product\\u0073":[{"sku":"P2"}]}');
+    const result = await runCli(['validate', 'd.json', '--json-path', 'products', '--marketplace', 'EBAY_US', ...POLICIES], { cwd: dir });
+    expect(result.stderr).toContain('1 row: 1 valid, 0 invalid');
+    expect(result.stderr).toContain('error d.json#2: not read to its end: the top-level object holds the key "products" twice, so the records under one of them would be lost');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(result.code).toBe(4);
+  });
+
   it('an unknown --map target exits 2 before reading, with a did-you-mean', async () => {
     const result = await runCli(['validate', 'fixtures/no-such-catalog.csv', '--map', 'titel=Name']);
     expect(result.stderr).toContain('"titel" is not a listing field');

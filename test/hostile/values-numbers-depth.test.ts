@@ -145,6 +145,35 @@ describe('a key written twice in one object', () => {
   });
 });
 
+describe('a field written both as a dotted key and inside a nested object', () => {
+  // Before: one of the two values was sent and the other dropped in silence, the row valid.
+  const records = [
+    '{"sku":"FIRST","overrides.colour":"red","overrides":{"colour":"blue"}}',
+    '{"sku":"OBJECT","overrides":{"a":{"b":1}},"overrides.a":"2"}',
+    '{"sku":"MAPPED","Price":"1","overrides":{"price":"2"}}',
+    '{"sku":"ONCE","Price":"3","overrides":{"colour":"red"}}',
+  ];
+  it.each([
+    ['c.ndjson', `${records.join('\n')}\n`, (row: number) => `c.ndjson:${row}`],
+    ['c.json', `[${records.join(',\n')}]`, (row: number) => `c.json#${row}`],
+  ])('%s: that row is invalid at its place, naming the field and both places; the rest is sent as written', async (name, text, at) => {
+    const dir = tempDir('values-dotted-nested-');
+    writeFileSync(join(dir, name), text);
+    const r = await runCli(['validate', name, ...LISTING, '--map', 'overrides.price=Price', '--out', 'requests.ndjson'], { cwd: dir });
+    expect(r.code, r.stderr).toBe(1);
+    const twice = (first: string, second: string) => `given twice, as ${first} and as ${second}, so one of its values would be lost`;
+    expect(r.stdout).toContain(`${at(1)}: [EBAY_US] overrides.colour: ${twice('the key "overrides.colour"', '"colour" inside "overrides"')}`);
+    expect(r.stdout).toContain(`${at(2)}: [EBAY_US] overrides.a: ${twice('the key "overrides.a"', '"a" inside "overrides"')}`);
+    expect(r.stdout).toContain(`${at(3)}: [EBAY_US] overrides.price: ${twice('the key "Price"', '"price" inside "overrides"')}`);
+    expect(r.stderr).toMatch(/4 rows: 1 valid, 3 invalid/);
+    expect(r.stdout + r.stderr).not.toMatch(/\n\s+at /);
+    const written = readFileSync(join(dir, 'requests.ndjson'), 'utf8').trim().split('\n');
+    expect(written).toHaveLength(1);
+    expect(written[0]).toContain('"sku":"ONCE"');
+    expect(written[0]).toContain('"overrides":{"colour":"red","price":"3"}');
+  });
+});
+
 describe('a CSV catalog', () => {
   it('sends its cells as the text they are: a quantity "007" or "1e400" is never made a number', async () => {
     const dir = tempDir('values-csv-');

@@ -15,7 +15,7 @@ export interface JsonToken {
 
 /** What `broken` is told when the input ended holding nothing but white space. */
 export const ONLY_WHITE_SPACE = 'nothing but white space';
-type Mode = 'start' | 'seek' | 'skip' | 'elements' | 'element' | 'done';
+type Mode = 'start' | 'seek' | 'skip' | 'elements' | 'element' | 'after' | 'done';
 
 const SCALAR_NAMES: Readonly<Record<string, string>> = {
   stringValue: 'a string',
@@ -134,6 +134,8 @@ export class JsonSelector {
         return this.#skip(token);
       case 'seek':
         return this.#seek(token);
+      case 'after':
+        return this.#after(token);
       case 'start':
         return this.#start(token);
       case 'done':
@@ -226,6 +228,10 @@ export class JsonSelector {
       }
       return;
     }
+    if (this.#path === undefined && this.#chosen !== undefined && key === this.#chosen) {
+      this.#stopAtKeyTwice('the top-level object', key);
+      return;
+    }
     if (this.#path === undefined && name === 'startArray') {
       if (this.#chosen !== undefined) {
         const why = `the top-level object holds several arrays (${JSON.stringify(this.#chosen)}, ${JSON.stringify(key)})`;
@@ -241,11 +247,36 @@ export class JsonSelector {
     if (opens) this.#startSkip('seek');
   }
 
+  /**
+   * After the records at the path, the rest of each object on the path is read for its path key given a second time:
+   * JSON.parse would keep that later value, so reading only the first would lose the records of the other in silence.
+   */
+  #after(token: JsonToken): void {
+    const path = this.#path!;
+    const name = token.name;
+    if (name === 'keyValue') {
+      if (token.value !== path[this.#segment]) return;
+      this.#stopAtKeyTwice(this.#segment === 0 ? 'the top-level object' : JSON.stringify(path.slice(0, this.#segment).join('.')), path[this.#segment]!);
+    } else if (name === 'endObject') {
+      this.#depth--;
+      if (this.#segment === 0) this.#mode = 'done';
+      else this.#segment--;
+    } else if (name === 'startObject' || name === 'startArray') {
+      this.#startSkip('after');
+    }
+  }
+
+  /** The key the records are read from is met a second time in the same object. */
+  #stopAtKeyTwice(within: string, key: string): void {
+    const why = `${within} holds the key ${JSON.stringify(key)} twice, so the records under one of them would be lost`;
+    this.#stop(notReadToEnd(this.#at({ record: this.#index + 1 }), why, { hint: 'keep one key of that name, holding all the records' }));
+  }
+
   #elements(token: JsonToken): void {
     const name = token.name;
     if (name === 'endArray') {
       this.#depth--;
-      this.#mode = this.#path === undefined && this.#seekDepth === 1 ? 'seek' : 'done';
+      this.#mode = this.#path === undefined ? (this.#seekDepth === 1 ? 'seek' : 'done') : 'after';
       return;
     }
     this.#index++;

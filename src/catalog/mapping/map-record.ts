@@ -2,7 +2,7 @@ import type { CatalogNotice, CatalogRecord, Draft, DraftValues, ShapeSends } fro
 import type { FieldIssue } from '../../contract/issues.js';
 import type { Setting } from '../../errors.js';
 import { LIST_FIELD, OVERRIDES_PREFIX, TEXT_FIELDS, type FieldMap, type TextField } from './fields.js';
-import { appendList, lookup, toOverrideValue, toText } from './values.js';
+import { appendList, lookup, nestedPlace, toOverrideValue, toText, type Place } from './values.js';
 import { isJsonObject } from '../formats/json-values.js';
 
 /** How records become drafts: the renames, and how list cells are split. */
@@ -101,15 +101,52 @@ export function columnsNotRead(columns: readonly string[], map: FieldMap): strin
   return columns.filter((column) => !read.has(column) && !roots.has(column));
 }
 
+/** True when a value says something: not absent, null, or empty text. */
+function isGiven(raw: unknown): boolean {
+  return raw !== undefined && raw !== null && !(typeof raw === 'string' && raw.trim() === '');
+}
+
+/** How a place in a JSON record is named in messages: `the key "overrides.price"`, `"price" inside "overrides"`. */
+function keyName(column: string): string {
+  return `the key ${JSON.stringify(column)}`;
+}
+
+function nestedName(column: string): string {
+  const dot = column.lastIndexOf('.');
+  return `${JSON.stringify(column.slice(dot + 1))} inside ${JSON.stringify(column.slice(0, dot))}`;
+}
+
+function givenTwice(first: string, second: string): string {
+  return `given twice, as ${first} and as ${second}, so one of its values would be lost`;
+}
+
+/**
+ * `lookup`, refusing a JSON record that gives the column both as a dotted key and through nested objects
+ * (`"meta.barcode"` and `"meta": {"barcode"}`): `lookup` would take the key and drop the other in silence.
+ */
+function read(fields: Record<string, unknown>, column: string, path: string, issues: FieldIssue[]): unknown {
+  const raw = lookup(fields, column);
+  if (raw === undefined || !column.includes('.') || !Object.hasOwn(fields, column)) return raw;
+  const nested = nestedPlace(fields, column);
+  if (nested === undefined || !isGiven(raw) || !isGiven(nested.holder[nested.key])) return raw;
+  issues.push({ path, message: givenTwice(keyName(column), nestedName(column)) });
+  return undefined;
+}
+
+/** Where `column` reads its value from: the record's own key, else the end of its dotted path. */
+function placeOf(fields: Record<string, unknown>, column: string): Place | undefined {
+  return Object.hasOwn(fields, column) ? { holder: fields, key: column } : nestedPlace(fields, column);
+}
+
 function mapOverrides(fields: Record<string, unknown>, plan: ColumnPlan, issues: FieldIssue[]): Record<string, unknown> | undefined {
   let overrides: Record<string, unknown> | undefined;
-  const whole = lookup(fields, plan.overridesObject);
-  if (isJsonObject(whole)) {
-    const object = whole;
+  const whole = read(fields, plan.overridesObject, 'overrides', issues);
+  const wholeObject = isJsonObject(whole) ? whole : undefined;
+  if (wholeObject !== undefined) {
     // Its own enumerable keys, in Object.keys order, without an array per entry.
-    for (const key in object) {
-      if (!Object.hasOwn(object, key)) continue;
-      const value = toOverrideValue(object[key]);
+    for (const key in wholeObject) {
+      if (!Object.hasOwn(wholeObject, key)) continue;
+      const value = toOverrideValue(wholeObject[key]);
       if (value !== undefined) overrides = putOverride(overrides, key, value, issues);
     }
   } else if (whole !== undefined && whole !== null && whole !== '') {
@@ -117,9 +154,18 @@ function mapOverrides(fields: Record<string, unknown>, plan: ColumnPlan, issues:
   }
   const keys = plan.overrideKeys;
   for (let i = 0; i < keys.length; i++) {
-    const entry = keys[i]!;
-    const value = toOverrideValue(lookup(fields, entry[1]));
-    if (value !== undefined) overrides = putOverride(overrides, entry[0], value, issues);
+    const [key, column] = keys[i]!;
+    const value = toOverrideValue(read(fields, column, OVERRIDES_PREFIX + key, issues));
+    if (value === undefined) continue;
+    if (wholeObject !== undefined && Object.hasOwn(wholeObject, key) && toOverrideValue(wholeObject[key]) !== undefined) {
+      const place = placeOf(fields, column);
+      // A column whose path leads into the overrides object (`--map overrides.price=overrides.price`) reads the same value.
+      if (place?.holder === wholeObject && place.key === key) continue;
+      const inWhole = nestedName(`${plan.overridesObject}.${key}`);
+      issues.push({ path: OVERRIDES_PREFIX + key, message: givenTwice(Object.hasOwn(fields, column) ? keyName(column) : nestedName(column), inWhole) });
+      continue;
+    }
+    overrides = putOverride(overrides, key, value, issues);
   }
   return overrides;
 }
@@ -152,7 +198,7 @@ function appendCell(cell: string, separator: string, into: string[]): void {
 
 /** A text field's value from its column: trimmed, absent when empty; a value of another kind is an issue. */
 function textOf(fields: Record<string, unknown>, column: string, field: TextField, issues: FieldIssue[]): string | undefined {
-  const raw = lookup(fields, column);
+  const raw = read(fields, column, field, issues);
   if (raw === undefined || raw === null) return undefined;
   // Text cells are most of what is read: trimmed here without toText's result object.
   if (typeof raw === 'string') {
@@ -177,7 +223,7 @@ function draftFrom(record: CatalogRecord, plan: ColumnPlan, separator: string): 
   const images: string[] = [];
   const list = plan.list;
   for (let i = 0; i < list.length; i++) {
-    const raw = lookup(fields, list[i]!);
+    const raw = read(fields, list[i]!, LIST_FIELD, issues);
     if (typeof raw === 'string') appendCell(raw, separator, images);
     else appendList(raw, separator, images, issues, LIST_FIELD);
   }

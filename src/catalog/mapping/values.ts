@@ -1,5 +1,6 @@
 import type { FieldIssue } from '../../contract/issues.js';
 import { JsonNumber } from '../../json-number.js';
+import { isJsonObject } from '../formats/json-values.js';
 
 /** What a raw value says about a field: nothing (absent), a value, or why it cannot be used. */
 export type Coerced<T> = { value?: T; issue?: string };
@@ -67,10 +68,28 @@ export function toOverrideValue(raw: unknown): unknown {
 export function lookup(fields: Record<string, unknown>, column: string): unknown {
   if (Object.hasOwn(fields, column)) return fields[column];
   if (!column.includes('.')) return undefined;
-  let node: unknown = fields;
-  for (const part of column.split('.')) {
-    if (typeof node !== 'object' || node === null || Array.isArray(node) || !Object.hasOwn(node, part)) return undefined;
-    node = (node as Record<string, unknown>)[part];
+  const place = nestedPlace(fields, column);
+  return place === undefined ? undefined : place.holder[place.key];
+}
+
+/** Where a value is held: the object and its own key. */
+export interface Place {
+  holder: Record<string, unknown>;
+  key: string;
+}
+
+/** Where the dotted path `column` ends inside nested objects (`meta.barcode`: key `barcode` of `meta`), if it does. */
+export function nestedPlace(fields: Record<string, unknown>, column: string): Place | undefined {
+  let holder = fields;
+  let start = 0;
+  // Walked with indexOf, not split: CSV reads its dotted columns (`overrides.condition`) this way in every row.
+  for (let dot = column.indexOf('.'); dot >= 0; dot = column.indexOf('.', start)) {
+    const part = column.slice(start, dot);
+    const next = Object.hasOwn(holder, part) ? holder[part] : undefined;
+    if (!isJsonObject(next)) return undefined;
+    holder = next;
+    start = dot + 1;
   }
-  return node;
+  const key = column.slice(start);
+  return Object.hasOwn(holder, key) ? { holder, key } : undefined;
 }

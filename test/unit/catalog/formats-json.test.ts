@@ -58,6 +58,28 @@ describe('json', () => {
     });
   });
 
+  // Before: with a path, reading ended at the first array: the records under the second key were never read nor reported.
+  it.each([
+    ['{"products":[{"sku":"A"}],"products":[{"sku":"B"}]}', 'products', 'the top-level object holds the key "products" twice'],
+    ['{"products":[{"sku":"A"}],"product\\u0073":[{"sku":"B"}]}', 'products', 'the top-level object holds the key "products" twice'],
+    ['{"products":[{"sku":"A"}],"meta":{"products":[1]},"products":null}', 'products', 'the top-level object holds the key "products" twice'],
+    ['{"data":{"items":[{"sku":"A"}],"next":{"items":[]}},"data":{"items":[{"sku":"B"}]}}', 'data.items', 'the top-level object holds the key "data" twice'],
+    ['{"data":{"items":[{"sku":"A"}],"items":[{"sku":"B"}]}}', 'data.items', '"data" holds the key "items" twice'],
+    ['{"products":[{"sku":"A"}],"products":[{"sku":"B"}]}', undefined, 'the top-level object holds the key "products" twice'],
+    ['{"products":[{"sku":"A"}],"products":{"sku":"B"}}', undefined, 'the top-level object holds the key "products" twice'],
+  ])('stops at a key of the records\' path given twice, after the records of the first: %s (path %s)', async (text, path, why) => {
+    for (const chunkSize of [undefined, 1]) {
+      expect(await jsonStopped(text, path, chunkSize)).toEqual({
+        items: [[1, { sku: 'A' }]],
+        error: `SourceError: c.json#2: not read to its end: ${why}, so the records under one of them would be lost`,
+      });
+    }
+  });
+
+  it('reads to the end of the document after the records at the path, a key of the path met deeper or elsewhere being no second one', async () => {
+    expect(await json('{"data":{"items":[{"sku":"A"}],"x":{"items":[]}},"meta":{"data":{"items":[]}},"items":[]}', 'data.items')).toEqual([[1, { sku: 'A' }]]);
+  });
+
   it.each([
     ['{"a":1,"b":{"c":[]}}', undefined, 'SourceError: c.json: the top-level object holds no array of records'],
     ['{"items":[]}', 'products', 'UsageError: c.json: the top-level object has no key "products" (jsonPath)'],

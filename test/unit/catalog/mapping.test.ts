@@ -108,6 +108,48 @@ describe('renames (--map, --mapping)', () => {
   });
 });
 
+describe('a JSON record giving one field both as a dotted key and inside a nested object', () => {
+  // Before: the dotted key won (or the overrides object did) and the other value was dropped, the row valid.
+  const twice = (first: string, second: string) => `given twice, as ${first} and as ${second}, so one of its values would be lost`;
+
+  it.each([
+    ['dotted key first', { sku: 'B', 'overrides.price': '1', overrides: { price: '2' } }],
+    ['nested object first', { sku: 'B', overrides: { price: '2' }, 'overrides.price': '1' }],
+  ])('refuses an overrides key given both ways (%s), naming the field and both places', (_order, fields) => {
+    const draft = createRecordMapper()(rec(fields));
+    expect(draft.issues).toEqual([{ path: 'overrides.price', message: twice('the key "overrides.price"', '"price" inside "overrides"') }]);
+  });
+
+  it('refuses a dotted key that would replace a nested object of the same key', () => {
+    const draft = createRecordMapper()(rec({ sku: 'B', overrides: { a: { b: 1 } }, 'overrides.a': '2' }));
+    expect(draft.issues).toEqual([{ path: 'overrides.a', message: twice('the key "overrides.a"', '"a" inside "overrides"') }]);
+  });
+
+  it('refuses an overrides key mapped to a column when the overrides object also holds it', () => {
+    const map = createRecordMapper({ map: parseMapFlags(['overrides.price=Price']) });
+    const draft = map(rec({ sku: 'A', Price: '1', overrides: { price: '2' } }));
+    expect(draft.issues).toEqual([{ path: 'overrides.price', message: twice('the key "Price"', '"price" inside "overrides"') }]);
+  });
+
+  it('refuses a field mapped to a dotted path when the record also has that dotted key', () => {
+    const map = createRecordMapper({ map: { sku: 'meta.barcode', images_source: 'media.images' } });
+    const draft = map(rec({ 'meta.barcode': '1', meta: { barcode: '2' }, 'media.images': ['a'], media: { images: ['b'] } }));
+    expect(draft.issues).toEqual([
+      { path: 'sku', message: twice('the key "meta.barcode"', '"barcode" inside "meta"') },
+      { path: 'images_source', message: twice('the key "media.images"', '"images" inside "media"') },
+    ]);
+  });
+
+  it('reads a field given once, or given twice where one place is empty, or reached twice at the same place', () => {
+    const map = createRecordMapper();
+    expect(map(rec({ sku: 'A', 'overrides.price': '1', overrides: { colour: 'red' } }))).toMatchObject({ values: { overrides: { colour: 'red', price: '1' } }, issues: [] });
+    expect(map(rec({ sku: 'A', 'overrides.price': '1', overrides: { price: '' } }))).toMatchObject({ values: { overrides: { price: '1' } }, issues: [] });
+    expect(map(rec({ sku: 'A', 'overrides.price': null, overrides: { price: '2' } }))).toMatchObject({ values: { overrides: { price: '2' } }, issues: [] });
+    const samePlace = createRecordMapper({ map: parseMapFlags(['overrides.price=overrides.price']) });
+    expect(samePlace(rec({ sku: 'A', overrides: { price: '2' } }))).toMatchObject({ values: { overrides: { price: '2' } }, issues: [] });
+  });
+});
+
 describe('header check (CSV, TSV)', () => {
   it('reports a mapped column missing from the header once, clearly', () => {
     expect(() => checkHeader(['Handle', 'Variant Sku'], { sku: 'Variant SKU' }, 'shop.csv')).toThrow(
