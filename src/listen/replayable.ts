@@ -29,6 +29,11 @@ function headerProblem(name: string, value: string): string | undefined {
   return droppedHeader(name);
 }
 
+/** Base64 as Buffer writes it (padded, no white space): Buffer.from would decode anything else to other bytes in silence. */
+function isCanonicalBase64(text: string): boolean {
+  return Buffer.from(text, 'base64').toString('base64') === text;
+}
+
 /**
  * A recording is input from outside (a file anyone may have edited): its line is sent again only with a method a
  * callback has, and only with the headers that are valid and are neither credentials nor of the connection (the
@@ -36,7 +41,9 @@ function headerProblem(name: string, value: string): string | undefined {
  */
 export function replayable(record: RecordedCallback): Replayable {
   if (!REPLAYED_METHODS.has(record.method)) return { skipped: `method ${record.method}: only POST and PUT are sent again` };
-  const headers: Record<string, string> = {};
+  if (record.body_encoding === 'base64' && !isCanonicalBase64(record.body)) return { skipped: 'its body is not the base64 a recording writes, so its bytes are not known' };
+  // No prototype: a header named `__proto__` (a valid name) is kept as any other, not dropped by the assignment.
+  const headers = Object.create(null) as Record<string, string>;
   const dropped: DroppedHeader[] = [];
   for (const [raw, value] of Object.entries(record.headers)) {
     const name = raw.toLowerCase();

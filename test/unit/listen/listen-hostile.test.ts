@@ -121,4 +121,18 @@ describe('replayable: a recorded line is input from outside', () => {
     const result = replayable(record({ body_encoding: 'base64', body: Buffer.from([0, 255]).toString('base64') }));
     expect('request' in result && [...result.request.body]).toEqual([0, 255]);
   });
+
+  it('skips a body that is not the base64 a recording writes (it would decode to other bytes in silence)', () => {
+    for (const body of ['!!!notbase64\u001b[2J', 'AP8', 'AP8=\n', 'A P8=']) {
+      expect(replayable(record({ body_encoding: 'base64', body }))).toEqual({ skipped: 'its body is not the base64 a recording writes, so its bytes are not known' });
+    }
+  });
+
+  it('keeps a header named __proto__ (a valid name) as any other, not dropped by the assignment', () => {
+    const headers = JSON.parse('{"__proto__":"x","content-type":"text/plain"}') as Record<string, string>;
+    const result = replayable(record({ headers }));
+    if (!('request' in result)) throw new Error('expected a request');
+    expect(Object.keys(result.request.headers)).toEqual(['__proto__', 'content-type']);
+    expect(result.request.headers.__proto__).toBe('x');
+  });
 });
