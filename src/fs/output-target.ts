@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
 import { chmod, lstat, mkdir, open, realpath, stat, type FileHandle } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
 
 /** How an output may be written, besides as a regular file. */
@@ -30,6 +30,27 @@ export type OutputTarget =
    */
   | { kind: 'stream'; path: string; linked?: true };
 
+/**
+ * Why a folder on the way to `path` may not be passed through: a symbolic link owned by another user than this one
+ * or root, in a folder anyone may write to (`/tmp`), where it may have been planted; a link an administrator made
+ * in a folder of theirs (`/data -> /mnt/data`) is followed. Undefined when none is (folders not there yet are made
+ * by this run).
+ */
+async function foreignLinkOnTheWay(path: string): Promise<string | undefined> {
+  const uid = process.getuid?.();
+  if (uid === undefined) return undefined;
+  const folders: string[] = [];
+  for (let folder = dirname(resolve(path)); folder !== dirname(folder); folder = dirname(folder)) folders.push(folder);
+  for (const folder of folders.reverse()) {
+    const found = await lstat(folder).catch(() => undefined);
+    if (found === undefined) return undefined;
+    if (!found.isSymbolicLink() || found.uid === uid || found.uid === 0) continue;
+    const parent = await stat(dirname(folder)).catch(() => undefined);
+    if (parent === undefined || (parent.mode & 0o002) !== 0) return `its folder ${folder} is a symbolic link owned by another user (uid ${found.uid}) in a folder anyone may write to, which is not followed`;
+  }
+  return undefined;
+}
+
 /** The file flags no output is opened without: never through a symbolic link at the last step. */
 export const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 
@@ -39,8 +60,11 @@ export const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
  * A symbolic link at the path is followed, as most tools do (`--report /dev/stdout`, a report linked into a shared
  * folder), when it belongs to this user or to root. One owned by another user is refused: it may have been planted
  * in a shared folder to point a run at a file of its choosing (the kernel's protected_symlinks refuses the same).
+ * So is a folder on the way that is such a link (`/tmp/reports -> a folder of its choosing`).
  */
 export async function inspectOutput(path: string, rules: OutputRules = {}): Promise<OutputTarget | { refused: string }> {
+  const plantedFolder = await foreignLinkOnTheWay(path);
+  if (plantedFolder !== undefined) return { refused: plantedFolder };
   let tooLong = false;
   const link = await lstat(path).catch((error: NodeJS.ErrnoException) => void (tooLong = error.code === 'ENAMETOOLONG'));
   if (tooLong) return { refused: 'its name is longer than the file system allows (ENAMETOOLONG)' };

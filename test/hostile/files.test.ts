@@ -1,9 +1,9 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN, cliEnv, runCli, type CliResult } from '../helpers/cli.js';
+import { BIN, cliEnv, REPO_ROOT, runCli, type CliResult } from '../helpers/cli.js';
 import { startSandboxProcess } from '../helpers/sandbox-process.js';
 import { tempDir } from '../helpers/tmp.js';
 import { withTinyDisk } from '../helpers/tiny-disk.js';
@@ -126,6 +126,23 @@ describe('hostile files: what is at the output path', () => {
     expect(result.stderr).toMatch(/cannot write the report .*r\.csv: it is a symbolic link owned by another user \(uid 65534\), which is not followed/);
     expect(readFileSync(join(dir, 'victim.csv'), 'utf8')).toBe('secret');
     expect((await sandbox.stats()).requests).toBe(0);
+  });
+});
+
+describe('hostile files: a planted folder link', () => {
+  it.skipIf(!root)('a folder link owned by another user on the way to the report is not followed: exit 2, nothing written there', async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'chosen'));
+    // A shared folder as /tmp is: anyone may write to it (sticky).
+    const shared = join(dir, 'shared');
+    mkdirSync(shared, { mode: 0o1777 });
+    chmodSync(shared, 0o1777);
+    symlinkSync(join(dir, 'chosen'), join(shared, 'reports'));
+    spawnSync('chown', ['-h', '65534', join(shared, 'reports')]);
+    const result = await runCli(['validate', join(REPO_ROOT, 'fixtures', 'catalog.csv'), '--report', join(shared, 'reports', 'r.csv')], { cwd: dir });
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toContain(`its folder ${join(shared, 'reports')} is a symbolic link owned by another user (uid 65534) in a folder anyone may write to, which is not followed`);
+    expect(readdirSync(join(dir, 'chosen'))).toEqual([]);
   });
 });
 

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { lstatSync, statSync } from 'node:fs';
-import { lstat, mkdir, mkdtemp, readFile, readdir, readlink, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, mkdtemp, readFile, readdir, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AtomicFile, writeFileAtomic } from '../../../src/fs/atomic-write.js';
@@ -104,6 +104,24 @@ describe('AtomicFile: hostile paths', () => {
     expect((await lstat(path)).uid).toBe(65534);
     await expect(writeFileAtomic(path, 'new')).rejects.toThrow(/symbolic link owned by another user \(uid 65534\), which is not followed/);
     expect(await readFile(real, 'utf8')).toBe('old');
+  });
+
+  it.skipIf(process.getuid?.() !== 0)('a folder on the way that is a link another user could plant (in a folder anyone may write to) is not followed', async () => {
+    await mkdir(join(dir, 'chosen'));
+    const shared = join(dir, 'shared');
+    await mkdir(shared);
+    await chmod(shared, 0o1777);
+    await symlink(join(dir, 'chosen'), join(shared, 'planted'));
+    spawnSync('chown', ['-h', '65534', join(shared, 'planted')]);
+    await expect(writeFileAtomic(join(shared, 'planted', 'sub', 'r.csv'), 'new')).rejects.toThrow(`its folder ${join(shared, 'planted')} is a symbolic link owned by another user (uid 65534) in a folder anyone may write to, which is not followed`);
+    expect(await readdir(join(dir, 'chosen'))).toEqual([]);
+    // This user's link there, or another user's link in a folder only its owner writes to, is followed.
+    await symlink(join(dir, 'chosen'), join(shared, 'mine'));
+    await writeFileAtomic(join(shared, 'mine', 'r.csv'), 'ok');
+    await symlink(join(dir, 'chosen'), join(dir, 'admin'));
+    spawnSync('chown', ['-h', '65534', join(dir, 'admin')]);
+    await writeFileAtomic(join(dir, 'admin', 'r2.csv'), 'ok');
+    expect((await readdir(join(dir, 'chosen'))).sort()).toEqual(['r.csv', 'r2.csv']);
   });
 
   it('a named pipe is written in place and stays a pipe; a pipe is refused where a regular file is needed', async () => {
