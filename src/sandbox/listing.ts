@@ -7,6 +7,7 @@ import {
   type ListingRequest,
   type WrappedListingRequest,
 } from '../contract/index.js';
+import { JsonDepthError, JsonDuplicateKeyError, MAX_JSON_DEPTH, parseJsonRecord } from '../json-text.js';
 
 /** An error body as the sandbox sends it: `{"error":{"code","message","details"?}}`. */
 export interface SandboxErrorBody {
@@ -74,10 +75,16 @@ function wrappedListing(request: WrappedListingRequest): Record<string, unknown>
 export function judgeListing(text: string, savedDefaults: boolean): ListingVerdict {
   let body: unknown;
   try {
-    body = JSON.parse(text);
-  } catch {
+    // As the client reads what comes from outside: bounded depth, and a key given twice refused, not the last kept.
+    body = parseJsonRecord(text);
+  } catch (error) {
+    if (error instanceof JsonDepthError) return invalid(`the body is nested deeper than ${MAX_JSON_DEPTH} levels`);
+    if (error instanceof JsonDuplicateKeyError) return invalid(`the body ${error.message}`);
     return invalid('the body is not valid JSON');
   }
+  // Walked only when the text could spell the key (written plainly or with \u escapes): most bodies cannot.
+  const proto = text.includes('__proto__') || text.includes('\\u') ? protoKeyPath(body) : undefined;
+  if (proto !== undefined) return invalid(`the body holds the key "__proto__" (at ${proto}), which no field of a listing has`, [{ field: proto, message: 'is not a field of a listing' }]);
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return invalid('the body must be a JSON object');
   const parsed = requestSchemaFor(Object.hasOwn(body, 'payload') ? 'wrapped' : 'flat', savedDefaults).safeParse(body);
   if (!parsed.success) return rejected(parsed.error);
@@ -85,6 +92,21 @@ export function judgeListing(text: string, savedDefaults: boolean): ListingVerdi
   return isWrappedRequest(request)
     ? { ok: true, marketplace: request.marketplace, sku: request.payload.sku, listing: wrappedListing(request) }
     : { ok: true, marketplace: request.marketplace, sku: request.sku, listing: flatListing(request) };
+}
+
+/** Where a body holds an own `__proto__` key (which a schema's object would drop in silence), if it does. */
+function protoKeyPath(value: unknown): string | undefined {
+  const stack: Array<{ node: unknown; path: string }> = [{ node: value, path: '' }];
+  while (stack.length > 0) {
+    const { node, path } = stack.pop()!;
+    if (typeof node !== 'object' || node === null) continue;
+    for (const [key, inner] of Object.entries(node)) {
+      const at = path === '' ? key : `${path}.${key}`;
+      if (key === '__proto__' && !Array.isArray(node)) return at;
+      stack.push({ node: inner, path: at });
+    }
+  }
+  return undefined;
 }
 
 function rejected(error: Parameters<typeof issuesFromZod>[0]): ListingVerdict {

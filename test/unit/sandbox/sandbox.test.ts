@@ -133,6 +133,23 @@ describe('the contract', () => {
     }
   });
 
+  it('400 on what the client refuses too: JSON past 64 levels, a key given twice, a __proto__ key (never a 201 that changed it)', async () => {
+    const base = JSON.stringify(flat('SKU-D', {})).slice(0, -1);
+    const deep = `${base},"overrides":{"deep":${'['.repeat(100_000)}${']'.repeat(100_000)}}}`;
+    const cases: [string, string][] = [
+      [deep, 'the body is nested deeper than 64 levels'],
+      [`${base},"overrides":{"condition":"NEW","condition":"USED"}}`, 'the body holds the key "condition" twice in one object, so one of its values would be lost'],
+      [`${base},"overrides":{"__proto__":{"condition":"NEW"}}}`, 'the body holds the key "__proto__" (at overrides.__proto__), which no field of a listing has'],
+      [`${base},"overrides":{"\\u005f_proto__":{"condition":"NEW"}}}`, 'the body holds the key "__proto__" (at overrides.__proto__), which no field of a listing has'],
+    ];
+    for (const [body, message] of cases) {
+      const reply = await post(sandbox, body);
+      expect(reply.status, message).toBe(400);
+      expect(reply.json).toMatchObject({ error: { code: 'invalid_request', message } });
+    }
+    expect((await post(sandbox, `${base},"overrides":{"condition":"NEW"}}`)).status).toBe(201);
+  });
+
   it('404 JSON on other paths, 405 with Allow on other methods', async () => {
     const notFound = await call(sandbox.url, { path: '/v2/listings', body: wrapped('N') });
     expect(notFound.status).toBe(404);
