@@ -296,17 +296,27 @@ describe.concurrent('an S3-compatible store that is hostile', () => {
     expect(store.count()).toBeLessThanOrEqual(3);
   });
 
-  /** An answer of `status` whose body never ends (1 MiB every 2 ms) until the client hangs up; counts what it sent. */
+  /**
+   * An answer of `status` whose body never ends (1 MiB every 2 ms, as fast as the client takes it) until the client
+   * hangs up; counts what it sent. Paced by the client's reading, so what it sent is what the client took (plus the
+   * socket's buffers), not what piled up in this server while a busy machine kept the client from reading.
+   */
   function endlessXml(status: number, sent: { bytes: number }) {
     return (_request: SeenRequest, response: ServerResponse): void => {
       response.writeHead(status, { 'content-type': 'application/xml' });
       response.write('<?xml version="1.0" encoding="UTF-8"?><ListBucketResult><IsTruncated>false</IsTruncated><Prefix>');
       const chunk = Buffer.alloc(1024 * 1024, 'a');
-      const timer = setInterval(() => {
+      let closed = false;
+      response.once('close', () => {
+        closed = true;
+      });
+      const pump = (): void => {
+        if (closed) return;
         sent.bytes += chunk.length;
-        response.write(chunk);
-      }, 2);
-      response.once('close', () => clearInterval(timer));
+        if (response.write(chunk)) setTimeout(pump, 2);
+        else response.once('drain', pump);
+      };
+      pump();
     };
   }
 
