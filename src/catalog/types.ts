@@ -111,7 +111,8 @@ export interface CatalogOptions {
  * Something about a catalog as a whole, told once (not per row) and not an error. `message` is written for the person
  * who owns the catalog; names taken from the catalog in it are quoted and escaped (see `quoteName`).
  * - `loose-header`: header names that match a field only when case and spaces are ignored (`"SKU "` read as sku).
- * - `columns-not-read`: columns (CSV, TSV) or keys of the first record (JSON, NDJSON) that no listing field reads.
+ * - `columns-not-read`: columns (CSV, TSV) or keys (JSON, NDJSON) that no listing field reads: the first record's when
+ *   it is read, then those only later records hold, at the end of reading.
  * - `empty-field`: an optional field that no row of the source gives (`0 of 194 rows have images_source`).
  * - `preset`: which preset `auto` chose for the source by its header (`preset`), or that none matched.
  * - `not-sent`: fields some row gives that the request's shape has no place for (`title` in the flat shape), told

@@ -2,7 +2,8 @@ import type { CatalogNotice, CatalogRecord, Draft } from '../types.js';
 import { isRecordError, type RecordError, type RecordItem } from '../types.js';
 import { columnsNotRead, createRecordMapper, type MappingOptions } from './map-record.js';
 import { exportLookalike, mapHeader, type HeaderMapping } from './header.js';
-import { columnsNotReadNotice, FieldCounter, looseHeaderNotice, proposalNotice } from './notices.js';
+import { columnsNotReadNotice, FieldCounter, laterKeysNotReadNotice, looseHeaderNotice, proposalNotice } from './notices.js';
+import { KeysNotRead } from './keys-not-read.js';
 import { proposeMapping } from './propose.js';
 import type { FieldMap } from './fields.js';
 import { hasBatches } from '../formats/batches.js';
@@ -61,17 +62,19 @@ export async function* mapRecords(records: AsyncIterable<RecordItem>, options: M
     if (columns !== undefined) useHeader(columns, options.header.source);
   }
   let first = true;
+  // JSON records need not share their keys: those no field reads are looked for in every record.
+  const keysNotRead = !options.fixedColumns && notify !== undefined ? new KeysNotRead(map) : undefined;
   const draftOf = (item: RecordItem): Draft => {
     if (isRecordError(item)) return unreadableDraft(item);
     if (first) {
       first = false;
       source ??= item.location.source;
       if (toDraft === undefined) useHeader(Object.keys(item.fields), item.location.source);
-      else if (!options.fixedColumns && notify !== undefined) {
-        const notice = columnsNotReadNotice(source, columnsNotRead(Object.keys(item.fields), map), true);
-        if (notice !== undefined) notify(notice);
+      else if (keysNotRead !== undefined) {
+        const notice = columnsNotReadNotice(source, keysNotRead.add(item.fields, item.location), true);
+        if (notice !== undefined) notify?.(notice);
       }
-    }
+    } else keysNotRead?.add(item.fields, item.location);
     const draft = toDraft!(item);
     counter?.add(draft);
     return draft;
@@ -94,5 +97,10 @@ export async function* mapRecords(records: AsyncIterable<RecordItem>, options: M
       ...(options.sends === undefined ? {} : { sends: options.sends }),
     });
     for (const notice of notices) notify(notice);
+  }
+  if (keysNotRead !== undefined && source !== undefined) {
+    const { keys, capped } = keysNotRead.later;
+    const notice = laterKeysNotReadNotice(source, keys, capped);
+    if (notice !== undefined) notify?.(notice);
   }
 }

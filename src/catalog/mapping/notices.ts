@@ -2,6 +2,8 @@ import { OPTIONAL_FIELDS, type CatalogNotice, type Draft, type OptionalField, ty
 import { quoteName } from './header.js';
 import type { FieldMap } from './fields.js';
 import type { ProposedColumn } from './propose.js';
+import { formatLocation } from '../../errors.js';
+import { MAX_KEYS, type LaterKey } from './keys-not-read.js';
 
 /** Names shown in one notice; the rest are counted ("and 4 more"), so a notice stays one short line. */
 export const NAMES_SHOWN = 6;
@@ -34,6 +36,20 @@ export function columnsNotReadNotice(source: string, columns: string[], keys: bo
   if (columns.length === 0) return undefined;
   const what = keys ? `${plural(columns.length, 'key', 'keys')} of the first record` : plural(columns.length, 'column', 'columns');
   return { kind: 'columns-not-read', source, columns, message: `${source}: ${what} not read by any listing field: ${someNames(columns)}` };
+}
+
+/**
+ * The keys no field reads that only records after the first hold (JSON records need not share their keys), told at
+ * the end of reading, each with where it was first seen; `capped` when so many keys came that the count stopped.
+ */
+export function laterKeysNotReadNotice(source: string, later: readonly LaterKey[], capped: boolean): CatalogNotice | undefined {
+  if (later.length === 0) return undefined;
+  const named = later.map(({ key, at }) => `${quoteName(key)} (first at ${formatLocation(at)})`);
+  const shown = named.slice(0, NAMES_SHOWN).join(', ');
+  const rest = later.length > NAMES_SHOWN ? ` and ${later.length - NAMES_SHOWN} more` : '';
+  const stop = capped ? ` (keys past the first ${MAX_KEYS.toLocaleString('en-US')} were not looked at)` : '';
+  const columns = later.map(({ key }) => key);
+  return { kind: 'columns-not-read', source, columns, message: `${source}: ${plural(later.length, 'key', 'keys')} of later records not read by any listing field: ${shown}${rest}${stop}` };
 }
 
 /** Where each optional field is read from, for the end-of-reading notices. */

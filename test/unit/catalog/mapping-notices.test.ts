@@ -90,12 +90,15 @@ describe('mapRecords: notices', () => {
     expect(told[4]).toMatchObject({ kind: 'empty-field', field: 'images_source', rows: 2, column: 'images_source', inHeader: true });
   });
 
-  it('for JSON, lists the first record keys no field reads; no notice for a field some row gives', async () => {
+  it('for JSON, lists the first record keys no field reads, then those of later records; no notice for a field some row gives', async () => {
     const told: CatalogNotice[] = [];
     const full = { title: 'T', marketplace: 'EBAY_US', merchant_location_key: 'l', fulfillment_policy_id: 'f', payment_policy_id: 'p', return_policy_id: 'r' };
     const items: RecordItem[] = [rec({ sku: 'A', id: 7, ...full }), rec({ sku: 'B', pics: ['https://x/a.jpg'], other: 1 })];
     await collect(mapRecords(feed(items), { map: { images_source: 'pics' }, onNotice: (notice) => told.push(notice) }));
-    expect(told.map((notice) => notice.message)).toEqual(['c.csv: 1 key of the first record not read by any listing field: "id"']);
+    expect(told.map((notice) => notice.message)).toEqual([
+      'c.csv: 1 key of the first record not read by any listing field: "id"',
+      'c.csv: 1 key of later records not read by any listing field: "other" (first at c.csv:2)',
+    ]);
   });
 
   it('tells once the fields some row gives that the request shape does not send, when told what it sends', async () => {
@@ -126,6 +129,29 @@ describe('mapRecords: notices', () => {
     await collect(mapRecords(feed([]), { fixedColumns: true, onNotice: (notice) => told.push(notice) }));
     expect(told).toEqual([]);
     expect(await collect(mapRecords(feed([rec({ sku: 'A' })]), { fixedColumns: true }))).toHaveLength(1);
+  });
+
+  it('tells the keys no field reads that only later JSON records hold, once each, where each was first seen', async () => {
+    const told: CatalogNotice[] = [];
+    const json = (fields: Record<string, unknown>, record: number): CatalogRecord => ({ location: { source: 'c.json', record }, fields });
+    const records = [json({ sku: 'A', colour: 'red' }, 1), json({ sku: 'B', colour: 'red', weight: 2 }, 2), json({ sku: 'C', title: 't', weight: 3 }, 3), json({ sku: 'D', 'x\u001b': 1 }, 4)];
+    const drafts = await collect(mapRecords(feed(records), { onNotice: (notice) => told.push(notice) }));
+    expect(drafts).toHaveLength(4);
+    const notRead = told.filter((notice) => notice.kind === 'columns-not-read');
+    expect(notRead.map((notice) => notice.message)).toEqual([
+      'c.json: 1 key of the first record not read by any listing field: "colour"',
+      'c.json: 2 keys of later records not read by any listing field: "weight" (first at c.json#2), "x\\u001b" (first at c.json#4)',
+    ]);
+    expect(notRead[1]).toMatchObject({ columns: ['weight', 'x\u001b'] });
+  });
+
+  it('stops looking for new keys past 10,000 names, and says so', async () => {
+    const told: CatalogNotice[] = [];
+    const records = Array.from({ length: 10_050 }, (_, i): CatalogRecord => ({ location: { source: 'c.ndjson', line: i + 1 }, fields: { sku: `S${i}`, [`k${i}`]: 1 } }));
+    await collect(mapRecords(feed(records), { onNotice: (notice) => told.push(notice) }));
+    const later = told.filter((notice) => notice.kind === 'columns-not-read').at(-1)!;
+    expect(later.kind === 'columns-not-read' && later.columns.length).toBeLessThan(10_000);
+    expect(later.message).toMatch(/^c\.ndjson: \d+ keys of later records not read by any listing field: "k1" \(first at c\.ndjson:2\), .* and \d+ more \(keys past the first 10,000 were not looked at\)$/);
   });
 
   it('caps a long list of columns not read', async () => {
