@@ -9,6 +9,7 @@ import { isNotHttp, notHttpHint } from './transport-errors.js';
 import { ListingsError } from '../errors.js';
 import { redact, redactCut, registerSecret } from '../secrets.js';
 import { VERSION } from '../version.js';
+import { parseHttpDate } from '../http-date.js';
 
 /** The step of a diagnosis that asks the service: one request that creates nothing, its answer, and the clock. */
 
@@ -74,8 +75,16 @@ function judgeAnswer(answer: Answer, endpoint: Endpoint, options: DiagnoseOption
 
 export function checkClock(answer: Answer): Check {
   const date = header(answer.headers, 'date');
-  const server = date === undefined ? Number.NaN : Date.parse(date);
-  if (Number.isNaN(server)) return { name: 'clock', status: 'warn', message: 'the answer carries no Date header: the clock was not compared', fix: 'nothing to do unless times in reports look wrong' };
+  if (date === undefined) return { name: 'clock', status: 'warn', message: 'the answer carries no Date header: the clock was not compared', fix: 'nothing to do unless times in reports look wrong' };
+  const server = parseHttpDate(date, answer.localMs);
+  if (server === undefined) {
+    return {
+      name: 'clock',
+      status: 'warn',
+      message: `the answer's Date header is not an HTTP date (${shortText(redact(date), 100)}): the clock was not compared`,
+      fix: 'nothing to do unless times in reports look wrong',
+    };
+  }
   // `Date` is truncated to the second: the service's time is somewhere in the second after it.
   const skew = server + 500 - answer.localMs;
   const seconds = Math.round(Math.abs(skew) / 1000);

@@ -1,9 +1,12 @@
+import { parseHttpDate } from '../http-date.js';
+
 /**
  * Parse an HTTP `Retry-After` header (RFC 9110 §10.2.3) into a delay in milliseconds.
  *
  * - delta-seconds (`"2"`, `"120"`): that many seconds;
  * - an HTTP date (`"Wed, 21 Oct 2015 07:28:00 GMT"`): the time left until then, 0 when it is already past;
- * - absent, empty or unreadable: `undefined` (the caller falls back to its own backoff).
+ * - absent, empty or unreadable (`1.5`, `-3`, a date in no HTTP form, such as `May 5`): `undefined` (the caller falls
+ *   back to its own backoff).
  *
  * Fractional or negative seconds are not delta-seconds and read as garbage, as the RFC's grammar says.
  */
@@ -15,11 +18,8 @@ export function parseRetryAfter(value: string | undefined, nowMs: number): numbe
     const seconds = Number(text);
     return Number.isSafeInteger(seconds * 1000) ? seconds * 1000 : Number.MAX_SAFE_INTEGER;
   }
-  // An HTTP date always names a weekday or month, so it holds a letter; this keeps "1.5" or "-3" from Date.parse.
-  if (!/[a-z]/i.test(text)) return undefined;
-  const at = Date.parse(text);
-  if (Number.isNaN(at)) return undefined;
-  return Math.max(0, at - nowMs);
+  const at = parseHttpDate(text, nowMs);
+  return at === undefined ? undefined : Math.max(0, at - nowMs);
 }
 
 function isDigits(text: string): boolean {
