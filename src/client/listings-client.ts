@@ -65,6 +65,9 @@ export class ListingsClient {
       'application/json',
       'accept',
       'application/json',
+      // Listings are small: no compression is asked for (one that comes anyway is read, see content-coding.ts).
+      'accept-encoding',
+      'identity',
       'user-agent',
       options.userAgent ?? `listings-cli/${VERSION}`,
     ];
@@ -104,6 +107,7 @@ export class ListingsClient {
     const { statusCode } = answer;
     if (statusCode >= 200 && statusCode < 300) {
       if (answer.cut) throw new ApiError(statusCode, `HTTP ${statusCode}: the answer is larger than ${MAX_LISTING_BODY / 1024 / 1024} MiB, so not a listing; not read further`, undefined);
+      if (answer.unreadable !== undefined) throw new ApiError(statusCode, redact(`HTTP ${statusCode}: the answer cannot be read: ${answer.unreadable}`), undefined);
       return { status: statusCode, listing: parseListing(statusCode, answer.text) };
     }
     // An error body is read only so far: a key the server echoed across that end must not be shown in part.
@@ -112,6 +116,7 @@ export class ListingsClient {
     const parsed = parseErrorBody(redact(raw));
     const retryAfter = headerValue(responseHeaders['retry-after']);
     let message = redact(errorMessage(statusCode, parsed));
+    if (answer.unreadable !== undefined) message = redact(`${message} (its body cannot be read: ${answer.unreadable})`);
     let hint: string | undefined;
     if (statusCode === 304) {
       // Not a redirect: the answer to a conditional request, which a POST is not; there is no address to go to.

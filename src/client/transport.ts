@@ -3,6 +3,7 @@ import type { ProxyRoute } from './endpoint.js';
 import { proxyAgent } from './proxy.js';
 import { PoolClass, undiciErrors } from './undici.js';
 import { UsageError } from '../errors.js';
+import { contentEncodingOf, decodeContent } from './content-coding.js';
 
 /** How the client reaches the service: its connections (direct, or through a proxy) and one request on them. */
 
@@ -28,7 +29,11 @@ export interface RawAnswer {
   rawHeaders: Buffer[];
   text: string;
   cut: boolean;
+  /** Why the body could not be read, when it came in a content coding this client does not read (or a broken one). */
+  unreadable?: string;
 }
+
+const EMPTY = Buffer.alloc(0);
 
 /**
  * One request through `pool.dispatch` with a handler that gathers the answer itself: no response stream, no
@@ -163,10 +168,22 @@ class AnswerHandler implements Dispatcher.DispatchHandler {
     this.#settled = true;
     this.#cleanUp();
     const chunks = this.#chunks ?? [];
-    const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+    let body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+    // A compressed body (a server or proxy may compress though none was asked for), decoded within the same bound.
+    const encoding = body.length === 0 ? undefined : contentEncodingOf(this.#rawHeaders);
+    let unreadable: string | undefined;
+    if (encoding !== undefined && /[^\s,]/.test(encoding) && encoding.trim().toLowerCase() !== 'identity') {
+      const decoded = this.#cut ? ({ tooLarge: true } as const) : decodeContent(body, encoding, MAX_LISTING_BODY);
+      if ('body' in decoded) body = decoded.body;
+      else {
+        body = EMPTY;
+        if ('tooLarge' in decoded) this.#cut = true;
+        else unreadable = decoded.unreadable;
+      }
+    }
     const success = this.#statusCode >= 200 && this.#statusCode < 300;
     const text = (success ? body : body.subarray(0, MAX_ERROR_BODY)).toString('utf8');
-    this.resolve({ statusCode: this.#statusCode, rawHeaders: this.#rawHeaders, text, cut: this.#cut });
+    this.resolve({ statusCode: this.#statusCode, rawHeaders: this.#rawHeaders, text, cut: this.#cut || (!success && body.length > MAX_ERROR_BODY), ...(unreadable === undefined ? {} : { unreadable }) });
   }
 
   #fail(error: Error): void {

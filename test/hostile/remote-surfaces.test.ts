@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { afterAll, describe, it, type ExpectStatic } from 'vitest';
 import { runCli, spawnCli } from '../helpers/cli.js';
@@ -128,6 +128,63 @@ async function notHttpServer(): Promise<number> {
   await once(server, 'listening');
   return (server.address() as AddressInfo).port;
 }
+
+describe.concurrent('an answer compressed though no compression was asked for', () => {
+  const listingOf = (request: SeenRequest): Buffer => Buffer.from(JSON.stringify({ sku: (JSON.parse(request.body) as { sku: string }).sku, status: 'ready', title: 'T', item_specifics: [] }));
+  const codings: Array<[string, (body: Buffer) => Buffer]> = [
+    ['gzip', (body) => gzipSync(body)],
+    ['deflate', (body) => deflateSync(body)],
+    ['br', (body) => brotliCompressSync(body)],
+    ['gzip, br', (body) => brotliCompressSync(gzipSync(body))],
+  ];
+  for (const [coding, encode] of codings) {
+    it(`${coding}: read, and every row published (it asked for identity)`, async ({ expect }) => {
+      const service = await startScriptedService((request, response) => {
+        response.writeHead(201, { 'content-type': 'application/json', 'content-encoding': coding });
+        response.end(encode(listingOf(request)));
+      });
+      const dir = tempDir('remote-coding-');
+      const result = await runCli(['publish', writeCatalog(dir, 3), '--max-attempts', '1', '--report', join(dir, 'r.csv')], { cwd: dir, env: publishEnv(service.url, KEY) });
+      expect(result.code, result.stderr).toBe(0);
+      expect(readFileSync(join(dir, 'r.csv'), 'utf8').match(/,published,/g)).toHaveLength(3);
+      expect(service.requests.every((request) => request.headers['accept-encoding'] === 'identity')).toBe(true);
+    });
+  }
+
+  it('a 100 KB gzip body that decodes to 100 MB: not a listing (exit 3), never held whole; an error body so is cut', async ({ expect }) => {
+    const bomb = gzipSync(Buffer.alloc(100 * 1024 * 1024, 0x20));
+    const service = await startScriptedService((_request, response) => {
+      response.writeHead(201, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      response.end(bomb);
+    });
+    const result = await run(CREATE, publishEnv(service.url, KEY));
+    expect(result.code, result.stderr).toBe(3);
+    expect(result.stderr).toContain('HTTP 201: the answer is larger than 1 MiB, so not a listing');
+    const failing = await startScriptedService((_request, response) => {
+      response.writeHead(500, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      response.end(bomb);
+    });
+    const failed = await run(CREATE, publishEnv(failing.url, KEY));
+    expect(failed.code, failed.stderr).toBe(3);
+    expect(failed.stderr).toMatch(/HTTP 500/);
+    expect(failed.stderr).not.toMatch(/internal error|\n\s+at /);
+  });
+
+  it('a coding this client does not read, or a broken one: the row fails saying so', async ({ expect }) => {
+    for (const [coding, body, said] of [
+      ['zstd', Buffer.from([0x28, 0xb5, 0x2f, 0xfd]), 'it is encoded as "zstd", which this client does not read'],
+      ['gzip', Buffer.from('not gzip at all'), 'its gzip encoding is broken'],
+    ] as const) {
+      const service = await startScriptedService((_request, response) => {
+        response.writeHead(201, { 'content-type': 'application/json', 'content-encoding': coding });
+        response.end(body);
+      });
+      const result = await run(CREATE, publishEnv(service.url, KEY));
+      expect(result.code, result.stderr).toBe(3);
+      expect(result.stderr).toContain(`HTTP 201: the answer cannot be read: ${said}`);
+    }
+  });
+});
 
 describe.concurrent('create shows the listing the service sent on one line per field', () => {
   it('a line break (and a runner command after it) in status, title, item_specifics or a key is written \\u000a', async ({ expect }) => {

@@ -31,7 +31,7 @@ describe('parseHttpDate: the three forms RFC 9110 names, nothing Date.parse woul
 });
 
 describe('doctor: the clock check', () => {
-  const answer = (date: string | undefined) => ({ status: 400, headers: date === undefined ? {} : { date }, text: '', localMs: NOW });
+  const answer = (date: string | undefined) => ({ status: 400, headers: date === undefined ? {} : { date }, text: '', localMs: NOW, ms: 0 });
 
   it('compares the clock with an HTTP date, and says which way it is off', () => {
     expect(checkClock(answer('Mon, 01 Jun 2026 12:00:00 GMT'))).toMatchObject({ status: 'ok' });
