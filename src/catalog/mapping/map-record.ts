@@ -150,7 +150,9 @@ function mapOverrides(fields: Record<string, unknown>, plan: ColumnPlan, issues:
       if (value !== undefined) overrides = putOverride(overrides, key, value, issues);
     }
   } else if (whole !== undefined && whole !== null && whole !== '') {
-    issues.push({ path: 'overrides', message: 'must be an object of override values, e.g. {"condition": "NEW"}' });
+    // Text (a CSV cell, which stays text even when it looks like JSON) cannot be an object: each override has its own column.
+    const message = typeof whole === 'string' ? 'is text, not an object of override values: give each override a column (or key) of its own, e.g. overrides.condition' : 'must be an object of override values, e.g. {"condition": "NEW"}';
+    issues.push({ path: 'overrides', message });
   }
   const keys = plan.overrideKeys;
   for (let i = 0; i < keys.length; i++) {

@@ -65,9 +65,10 @@ describe('default mapping', () => {
       { path: 'sku', message: 'must be text, not an object' },
       { path: 'title', message: 'must be text, not a boolean' },
       { path: 'images_source[2]', message: 'must be text, not an object' },
-      { path: 'overrides', message: 'must be an object of override values, e.g. {"condition": "NEW"}' },
+      { path: 'overrides', message: 'is text, not an object of override values: give each override a column (or key) of its own, e.g. overrides.condition' },
     ]);
     expect(draft.values.images_source).toEqual(['ok', '5']);
+    expect(map(rec({ sku: 'A', overrides: [1] })).issues).toEqual([{ path: 'overrides', message: 'must be an object of override values, e.g. {"condition": "NEW"}' }]);
   });
 });
 
