@@ -1,6 +1,7 @@
 import type { Dispatcher, Pool } from 'undici';
 import { ConnectionTiers } from './connection-tiers.js';
 import { buildConnectorFn, parseHeaders, undiciErrors } from './undici.js';
+import { checkRequestJson } from '../request-json.js';
 import { WarmConnections } from './warm-connections.js';
 import { proxyError, proxyHopError } from './proxy.js';
 import { MAX_LISTING_BODY, openDispatcher, post, type RawAnswer } from './transport.js';
@@ -79,6 +80,7 @@ export class ListingsClient {
     let checked: RequestOptions;
     try {
       checked = checkRequestOptions(options);
+      checkRequestJson(request);
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)));
     }

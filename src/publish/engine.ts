@@ -1,6 +1,7 @@
 import { checkPublishOptions, checkRows } from './check-publish-options.js';
 import { guardCallbacks } from './guard-callbacks.js';
 import type { PreparedRow } from '../prepare/types.js';
+import { checkedCallerRow } from './caller-row.js';
 import type { RowOutcome } from './outcome.js';
 import { contentHash, idempotencyKeyForHash } from './idempotency.js';
 import { selectRow, unsent } from './row-selection.js';
@@ -204,7 +205,7 @@ export class PublishRun implements AsyncIterable<RowOutcome> {
             continue;
           }
           if (next.done === true) this.#sourceDone = true;
-          else this.#accept(this.#prepare === undefined ? (next.value as PreparedRow) : this.#prepare(next.value));
+          else this.#accept(this.#prepare === undefined ? checkedCallerRow(next.value as PreparedRow) : this.#prepare(next.value));
           continue;
         }
         burst = 0;

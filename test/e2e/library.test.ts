@@ -49,6 +49,65 @@ describe('the library surface (built package)', () => {
   });
 });
 
+describe('a request JavaScript would send otherwise than given (built package)', () => {
+  const flat = { marketplace: 'EBAY_US', merchant_location_key: 'wh-1', fulfillment_policy_id: 'F-1', payment_policy_id: 'P-1', return_policy_id: 'R-1', images_source: ['https://images.example.com/a.jpg'] };
+
+  it('createListing refuses NaN, a BigInt, a function, a cycle, a list hole and depth past 64 with a UsageError naming the place; nothing is sent', async () => {
+    const sandbox = await lib.startSandbox({ port: 0, apiKey: 'lib-test-key' });
+    const client = new lib.ListingsClient({ baseUrl: sandbox.url, apiKey: 'lib-test-key' });
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    let deep: Record<string, unknown> = {};
+    for (let i = 0; i < 100_000; i++) deep = { a: deep };
+    const cases: Array<[unknown, string]> = [
+      [{ ...flat, sku: 'A', overrides: { price: Number.NaN } }, 'createListing: request.overrides.price is NaN, which JSON cannot carry (it would be sent as null)'],
+      [{ ...flat, sku: 'A', overrides: { price: 10n } }, 'createListing: request.overrides.price is a BigInt, which JSON cannot carry: give it as a number or a string'],
+      [{ ...flat, sku: 'A', overrides: { price: () => 1 } }, 'createListing: request.overrides.price is a function, which JSON cannot carry (it would be left out)'],
+      [{ ...flat, sku: 'A', images_source: ['https://x/a.jpg', undefined] }, 'createListing: request.images_source[1] is undefined, which JSON cannot carry in a list (it would be sent as null)'],
+      [{ ...flat, sku: 'A', overrides: circular }, 'is nested deeper than 64 levels (or holds itself)'],
+      [{ ...flat, sku: 'A', overrides: deep }, 'is nested deeper than 64 levels (or holds itself)'],
+      [null, 'createListing: request must be an object, not null'],
+    ];
+    try {
+      for (const [request, message] of cases) {
+        const error: unknown = await client.createListing(request as never).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(lib.UsageError);
+        expect((error as Error).message).toContain(message);
+        expect((error as InstanceType<typeof lib.UsageError>).setting).toEqual({ key: 'request' });
+      }
+      expect(sandbox.stats().created).toBe(0);
+      // A Date says itself how it is written, and an undefined property is an absent field: both are sent.
+      const sent = await client.createListing({ ...flat, sku: 'OK-1', title: undefined, overrides: { condition: 'NEW' } } as never);
+      expect(sent.status).toBe(201);
+    } finally {
+      await client.close();
+      await sandbox.close();
+    }
+  });
+
+  it('publishRows: a row the caller prepared with such a request is an invalid row naming the field, the others are published', async () => {
+    const sandbox = await lib.startSandbox({ port: 0, apiKey: 'lib-test-key' });
+    const client = new lib.ListingsClient({ baseUrl: sandbox.url, apiKey: 'lib-test-key' });
+    const requests = [{ ...flat, sku: 'R-1' }, { ...flat, sku: 'R-2', overrides: { price: Number.POSITIVE_INFINITY } }, { ...flat, sku: 'R-3', overrides: { price: 5n } }];
+    async function* rows() {
+      for (const [i, request] of requests.entries()) yield await Promise.resolve({ kind: 'ready' as const, location: { source: 'memory', record: i + 1 }, sku: request.sku, request: request as never });
+    }
+    try {
+      const outcomes: Array<[string | undefined, string, unknown]> = [];
+      for await (const outcome of lib.publishRows(rows(), { sender: client })) outcomes.push([outcome.sku, outcome.outcome, outcome.issues]);
+      expect(outcomes).toEqual([
+        ['R-1', 'published', undefined],
+        ['R-2', 'invalid', [{ path: 'overrides.price', message: 'is Infinity, which JSON cannot carry (it would be sent as null)' }]],
+        ['R-3', 'invalid', [{ path: 'overrides.price', message: 'is a BigInt, which JSON cannot carry: give it as a number or a string' }]],
+      ]);
+      expect(sandbox.stats().created).toBe(1);
+    } finally {
+      await client.close();
+      await sandbox.close();
+    }
+  });
+});
+
 /** What `listings publish` does of a catalog, done from the library: journal, state, reports and the verdict. */
 async function publishFromLibrary(catalog: string, dir: string, url: string, apiKey: string) {
   const client = new lib.ListingsClient({ baseUrl: url, apiKey });
