@@ -1,7 +1,7 @@
 import type { Dispatcher, Pool } from 'undici';
 import { ConnectionTiers } from './connection-tiers.js';
 import { buildConnectorFn, parseHeaders, undiciErrors } from './undici.js';
-import { checkRequestJson } from '../request-json.js';
+import { checkRequestJson } from './request-json.js';
 import { WarmConnections } from './warm-connections.js';
 import { proxyError, proxyHopError } from './proxy.js';
 import { MAX_LISTING_BODY, openDispatcher, post, type RawAnswer } from './transport.js';

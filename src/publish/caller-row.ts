@@ -1,5 +1,5 @@
 import type { PreparedRow } from '../prepare/types.js';
-import { requestJsonProblem } from '../request-json.js';
+import { requestJsonProblem } from '../client/request-json.js';
 
 /**
  * A row a library caller prepared itself (`publishRows` without `prepare`), whose request may be any JavaScript: one

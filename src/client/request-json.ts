@@ -1,5 +1,5 @@
-import { UsageError } from './errors.js';
-import { MAX_JSON_DEPTH } from './json-text.js';
+import { UsageError } from '../errors.js';
+import { MAX_JSON_DEPTH } from '../json-text.js';
 
 /**
  * Refuses a `createListing` request that JSON would send otherwise than it was given (untyped JavaScript reaches the
