@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import { FifoError, openToRead } from './open-to-read.js';
 
 /** A file read whole that is larger than its limit: refused before more than the limit is held. */
 export class TooLargeError extends RangeError {
@@ -10,12 +10,13 @@ export class TooLargeError extends RangeError {
 
 /**
  * A small file read whole as UTF-8 (a config or mapping file): at most `limit` bytes are read, so a huge file, a
- * device such as /dev/zero or an endless pipe costs no more memory than that; more is a {@link TooLargeError}.
- * Other errors are the file system's (ENOENT, EISDIR...).
+ * device such as /dev/zero costs no more memory than that; more is a {@link TooLargeError}. A FIFO is a
+ * {@link FifoError}, found without waiting on it. Other errors are the file system's (ENOENT, EISDIR...).
  */
 export async function readSmallText(path: string, limit: number): Promise<string> {
-  const handle = await open(path, 'r');
+  const { handle, fifo } = await openToRead(path);
   try {
+    if (fifo) throw new FifoError();
     const buffer = Buffer.alloc(limit + 1);
     let length = 0;
     for (;;) {

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { open, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { WriteStream } from 'node:fs';
 import { openOutput } from '../fs/output-target.js';
+import { openToRead } from '../fs/open-to-read.js';
 import { jsonString } from '../json-string.js';
 import { Utf8Chunks } from '../fs/utf8-chunks.js';
 import { redactSourceName, sourceIdentity } from '../secret-url.js';
@@ -196,14 +197,16 @@ export interface JournalRead {
 export async function readPublished(path: string, target: RunTarget): Promise<JournalRead> {
   const read: JournalRead = { published: new Set(), found: false, foreignRuns: 0, foreignTarget: undefined };
   let handle;
+  let fifo;
   try {
-    handle = await open(path, 'r');
+    ({ handle, fifo } = await openToRead(path));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return read;
     throw error;
   }
-  // A device (/dev/null) holds no rows to read back, and one such as /dev/zero would never end.
-  if ((await handle.stat()).isCharacterDevice()) {
+  // A device (/dev/null) holds no rows to read back, and one such as /dev/zero would never end; nor does a FIFO (its
+  // rows went to whoever reads it), which a plain open would have waited on for ever.
+  if (fifo || (await handle.stat()).isCharacterDevice()) {
     await handle.close();
     return read;
   }

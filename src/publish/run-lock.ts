@@ -1,6 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync, unlinkSync } from 'node:fs';
-import { link, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { closeSync, constants, fstatSync, openSync, readFileSync, unlinkSync } from 'node:fs';
+import { link, open, rename, stat, unlink } from 'node:fs/promises';
+import { readSmallText, TooLargeError } from '../fs/small-text.js';
+import { FifoError } from '../fs/open-to-read.js';
 import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { RunLockedError, type LockHolder } from '../errors.js';
@@ -144,17 +146,25 @@ async function writeExclusive(path: string, text: string): Promise<void> {
   }
 }
 
-/** The lock's text and holder (undefined when unreadable); undefined when there is no lock file any more. */
+/**
+ * The lock's text and holder (undefined when unreadable: a FIFO or a file past 64 KiB planted at its path reads as a
+ * lock that does not say who holds it, found without waiting on the FIFO for ever); undefined when there is no lock
+ * file any more.
+ */
 async function readLock(lockPath: string): Promise<{ text: string; holder: LockHolder | undefined } | undefined> {
   let text: string;
   try {
-    text = await readFile(lockPath, 'utf8');
+    text = await readSmallText(lockPath, MAX_LOCK_BYTES);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if (error instanceof FifoError || error instanceof TooLargeError) return { text: '', holder: undefined };
     throw error;
   }
   return { text, holder: parseHolder(text) };
 }
+
+/** The most of a lock file read: one is a line of JSON. */
+const MAX_LOCK_BYTES = 64 * 1024;
 
 function parseHolder(text: string): LockHolder | undefined {
   try {
@@ -196,7 +206,7 @@ async function removeStale(lockPath: string, staleText: string): Promise<boolean
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
     throw error;
   }
-  const moved = await readFile(aside, 'utf8').catch(() => undefined);
+  const moved = await readSmallText(aside, MAX_LOCK_BYTES).catch(() => undefined);
   if (moved === staleText) {
     await unlink(aside).catch(() => undefined);
     return true;
@@ -207,15 +217,21 @@ async function removeStale(lockPath: string, staleText: string): Promise<boolean
 }
 
 async function releaseOne(lock: Held): Promise<void> {
-  const text = await readFile(lock.lockPath, 'utf8').catch(() => undefined);
+  const text = await readSmallText(lock.lockPath, MAX_LOCK_BYTES).catch(() => undefined);
   if (text === lock.text) await unlink(lock.lockPath).catch(() => undefined);
 }
 
 function releaseSync(lock: Held): void {
+  let fd: number | undefined;
   try {
-    if (readFileSync(lock.lockPath, 'utf8') === lock.text) unlinkSync(lock.lockPath);
+    // Without waiting: a FIFO put in its place would hold the exit for ever.
+    fd = openSync(lock.lockPath, constants.O_RDONLY | constants.O_NONBLOCK);
+    if (!fstatSync(fd).isFile()) return;
+    if (readFileSync(fd, 'utf8') === lock.text) unlinkSync(lock.lockPath);
   } catch {
     // gone already, or not ours to remove
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }
 

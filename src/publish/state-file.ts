@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import { openToRead } from '../fs/open-to-read.js';
 import { ConfigError } from '../errors.js';
 import { AtomicFile, writeFileAtomic } from '../fs/atomic-write.js';
 import { runFilePath } from './journal.js';
@@ -43,8 +43,9 @@ export async function loadState(path: string, target: RunTarget): Promise<StateR
   const state = read.state;
   let version = VERSION;
   let handle;
+  let fifo;
   try {
-    handle = await open(path, 'r');
+    ({ handle, fifo } = await openToRead(path));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return read;
     throw unreadable(path, error);
@@ -74,8 +75,9 @@ export async function loadState(path: string, target: RunTarget): Promise<StateR
     return true;
   };
   try {
-    // A device (/dev/null) has no state to read back, and one such as /dev/zero would never end.
-    if ((await handle.stat()).isCharacterDevice()) return read;
+    // A device (/dev/null) has no state to read back, and one such as /dev/zero would never end; nor has a FIFO,
+    // which a plain open would have waited on for ever.
+    if (fifo || (await handle.stat()).isCharacterDevice()) return read;
     // Splitting chunks by hand: several times faster than readline at a million lines.
     let carry = '';
     for await (const chunk of handle.createReadStream({ encoding: 'utf8' })) {

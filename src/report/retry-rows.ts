@@ -1,5 +1,6 @@
-import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import { FifoError, openToRead } from '../fs/open-to-read.js';
 import { pipeline } from 'node:stream/promises';
 import { parse } from 'csv-parse';
 import { ConfigError, UsageError, formatLocation, type Location } from '../errors.js';
@@ -140,18 +141,29 @@ export async function readRetryRows(path: string): Promise<RetryReport> {
     if (outcome !== 'failed' && outcome !== 'not_attempted') return;
     reported.retry.add(id);
   };
-  // Fail before reading when the file is missing, with a message that says which.
+  // Fail before reading when the file is missing (or a FIFO, found without waiting on it), with a message that says which.
+  let handle: FileHandle;
   try {
-    await (await open(path, 'r')).close();
+    const opened = await openToRead(path);
+    handle = opened.handle;
+    if (opened.fifo) {
+      await handle.close();
+      throw new FifoError();
+    }
   } catch (error) {
     throw new ConfigError((name) => `${name('retryFailed')} ${path}: cannot read the report: ${(error as Error).message}`, { cause: error, setting });
   }
+  // Read from the handle opened and checked, not from the path again (which could have been swapped meanwhile).
+  const input = handle.createReadStream();
   try {
-    if (format === 'csv') await readCsv(path, take);
-    else if (format === 'ndjson') await readNdjson(path, take);
-    else await readJson(path, take);
+    if (format === 'csv') await readCsv(input, take);
+    else if (format === 'ndjson') await readNdjson(input, path, take);
+    else await readJson(input, path, take);
   } catch (error) {
     throw new ConfigError((name) => `${name('retryFailed')} ${path}: not a readable listings report: ${(error as Error).message}`, { cause: error, setting });
+  } finally {
+    input.destroy();
+    await handle.close().catch(() => undefined);
   }
   return report;
 }
@@ -161,8 +173,8 @@ function unneutralise(value: string): string {
   return value.charCodeAt(0) === 0x27 && formulaLike(value.slice(1)) ? value.slice(1) : value;
 }
 
-async function readCsv(path: string, take: (row: unknown) => void): Promise<void> {
-  await pipeline(createReadStream(path), parse({ columns: true, relax_column_count: true, max_record_size: MAX_RECORD_BYTES }), async (rows: AsyncIterable<Record<string, string>>) => {
+async function readCsv(input: Readable, take: (row: unknown) => void): Promise<void> {
+  await pipeline(input, parse({ columns: true, relax_column_count: true, max_record_size: MAX_RECORD_BYTES }), async (rows: AsyncIterable<Record<string, string>>) => {
     for await (const row of rows) {
       const marketplace = row.marketplace === undefined ? {} : { marketplace: unneutralise(row.marketplace) };
       take({ outcome: row.outcome, source: unneutralise(row.source ?? ''), line: row.line, sku: unneutralise(row.sku ?? ''), ...marketplace });
@@ -178,12 +190,12 @@ function rowOf(item: RecordItem): Record<string, unknown> {
 
 // Both read by the catalog's readers (loaded only when such a report is read): every line or record bounded in size
 // and depth, so an edited report, or one linked to /dev/zero, is refused as it streams, never held whole.
-async function readNdjson(path: string, take: (row: unknown) => void): Promise<void> {
+async function readNdjson(input: Readable, path: string, take: (row: unknown) => void): Promise<void> {
   const { ndjsonRecords } = await import('../catalog/formats/ndjson.js');
-  for await (const item of ndjsonRecords(createReadStream(path), { source: path })) take(rowOf(item));
+  for await (const item of ndjsonRecords(input, { source: path })) take(rowOf(item));
 }
 
-async function readJson(path: string, take: (row: unknown) => void): Promise<void> {
+async function readJson(input: Readable, path: string, take: (row: unknown) => void): Promise<void> {
   const { jsonRecords } = await import('../catalog/formats/json.js');
-  for await (const item of jsonRecords(createReadStream(path), { source: path, jsonPath: 'rows' })) take(rowOf(item));
+  for await (const item of jsonRecords(input, { source: path, jsonPath: 'rows' })) take(rowOf(item));
 }

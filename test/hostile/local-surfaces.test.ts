@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -298,6 +299,56 @@ describe('hostile local surfaces: --retry-failed and --resume read back what an 
     expect(result.code, result.stderr).toBe(0);
     expectNoCrash(result);
     expect((await sandbox.stats()).created).toBe(5);
+  });
+});
+
+describe('hostile local surfaces: a FIFO planted where the tool reads a file back', () => {
+  // Before: opening a FIFO to read waits for a writer that never comes; the process hung, and a SIGTERM's clean stop
+  // waited on it too (only SIGKILL ended it).
+  const fifo = (path: string): string => {
+    execFileSync('mkfifo', [path]);
+    return path;
+  };
+  const inTime = { timeoutMs: 15_000 };
+
+  it('the config file: refused (exit 2), saying it is a FIFO', async () => {
+    const dir = tempDir();
+    fifo(join(dir, 'config.json'));
+    const result = await runCli(['config', 'list'], { env: { LISTINGS_CONFIG_DIR: dir }, ...inTime });
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stderr).toContain('it is a FIFO (a named pipe), not a file');
+    expectNoCrash(result);
+  });
+
+  it('a --mapping file and a --retry-failed report: refused (exit 2), nothing sent', async () => {
+    const sandbox = await startSandboxProcess([]);
+    const dir = tempDir();
+    const catalog = writeCatalog(dir, 3);
+    for (const args of [['--mapping', fifo(join(dir, 'm.json'))], ['--retry-failed', fifo(join(dir, 'r.csv'))]]) {
+      const result = await runCli(['publish', catalog, ...args], { cwd: dir, env: publishEnv(sandbox.url), ...inTime });
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toContain('it is a FIFO (a named pipe), not a file');
+      expectNoCrash(result);
+    }
+    expect((await sandbox.stats()).requests).toBe(0);
+  });
+
+  it('the lock of the journal: a lock that does not say who holds it (exit 2); the journal itself under --resume: nothing to read back, every row published', async () => {
+    const sandbox = await startSandboxProcess([]);
+    const dir = tempDir();
+    const catalog = writeCatalog(dir, 3);
+    const journal = join(dir, 'journal.ndjson');
+    fifo(`${journal}.lock`);
+    const locked = await runCli(['publish', catalog, '--journal', journal], { cwd: dir, env: publishEnv(sandbox.url), ...inTime });
+    expect(locked.code, locked.stderr).toBe(2);
+    expect(locked.stderr).toContain('which does not say which run holds it');
+    expect((await sandbox.stats()).requests).toBe(0);
+    const other = join(dir, 'other.ndjson');
+    fifo(other);
+    const resumed = await runCli(['publish', catalog, '--resume', '--journal', other], { cwd: dir, env: publishEnv(sandbox.url), ...inTime });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expectNoCrash(resumed);
+    expect((await sandbox.stats()).created).toBe(3);
   });
 });
 
