@@ -56,6 +56,13 @@ export class Sending {
   readonly #alarm: Alarm;
   /** Set once the run stops: nothing more is sent, and answers still coming end their rows with this reason. */
   #halted: string | undefined;
+  /**
+   * Rings at the flow's give-up time (see FlowControl.giveUpAt), so that a service that accepts nothing is given up
+   * on at the deadline, not at its next failure, which a held or backed-off retry may bring seconds later. Unref'd:
+   * it never keeps the process alive by itself.
+   */
+  #giveUpTimer: unknown;
+  #giveUpTimerAt = Infinity;
   #errorsInARow = 0;
   requests = 0;
   retriesSent = 0;
@@ -94,6 +101,9 @@ export class Sending {
   dispatch(): void {
     if (this.#halted !== undefined) return;
     const now = this.#now();
+    // A probe or a retry due at the give-up time is not sent: the run ends instead. (A row read after a quiet spell,
+    // nothing in flight or waiting, is sent: the give-up time is the timer's to judge, and it was not waiting.)
+    if (now >= this.flow.giveUpAt && (this.flow.inFlight > 0 || this.#retries.size > 0) && this.#giveUp(now)) return;
     for (;;) {
       const retry = this.#retries.peekDue(now);
       if (retry === undefined && this.#ready.size === 0) break;
@@ -125,12 +135,55 @@ export class Sending {
       else this.#fail(task, reason);
     }
     this.#alarm.clear();
+    this.#clearGiveUp();
   }
 
   /** The run is over: no timer may keep the process alive. */
   close(): void {
     this.#alarm.clear();
+    this.#clearGiveUp();
   }
+
+  /** True when the give-up time has come with nothing accepted: the run was told the service is unusable. */
+  #giveUp(now: number): boolean {
+    const verdict = this.flow.onDeadline(now);
+    if (verdict === undefined) return false;
+    this.#hooks.unusable(verdict.error, verdict.reason, verdict.hint ?? hintOf(verdict.error));
+    return true;
+  }
+
+  /** Keeps the give-up timer at the flow's give-up time: set by a failure, moved or cleared by progress and the end. */
+  #armGiveUp(): void {
+    const at = this.#halted === undefined ? this.flow.giveUpAt : Infinity;
+    if (at === this.#giveUpTimerAt) return;
+    this.#clearGiveUp();
+    if (at === Infinity) return;
+    const timer = this.#clock.setTimeout(this.#giveUpRang, Math.max(0, at - this.#now()));
+    (timer as { unref?: () => void } | null | undefined)?.unref?.();
+    this.#giveUpTimer = timer;
+    this.#giveUpTimerAt = at;
+  }
+
+  #clearGiveUp(): void {
+    if (this.#giveUpTimer !== undefined) this.#clock.clearTimeout(this.#giveUpTimer);
+    this.#giveUpTimer = undefined;
+    this.#giveUpTimerAt = Infinity;
+  }
+
+  readonly #giveUpRang = (): void => {
+    this.#giveUpTimer = undefined;
+    this.#giveUpTimerAt = Infinity;
+    this.#guarded(() => {
+      if (this.#halted !== undefined) return;
+      const now = this.#now();
+      // A timer may ring a little before the monotonic clock reaches its time: then it is set again.
+      if (now < this.flow.giveUpAt) this.#armGiveUp();
+      // Only while the run waits on the service: rows in flight, waiting for a retry, or held back. A stream whose
+      // topic went quiet after a failure is not given up on for it (the next failure or acceptance decides).
+      else if (this.flow.inFlight > 0 || this.#retries.size > 0 || this.#ready.size > 0) this.#giveUp(now);
+    });
+    this.#hooks.notify();
+  };
 
   /**
    * The window is full and about to grow (a slow service's start-up): the connections its next round needs, for the
@@ -209,6 +262,7 @@ export class Sending {
     this.#hooks.finish(task.index, publishedOutcome(task, result, now));
     this.#options.changedOnly?.set(task.row.request.marketplace, task.row.sku, task.hash);
     this.#options.journal?.record({ index: task.index, sku: task.row.sku, marketplace: task.row.request.marketplace, hash: task.hash, outcome: 'published', status: result.status });
+    this.#armGiveUp();
     this.dispatch();
     this.#hooks.notify();
   }
@@ -243,6 +297,7 @@ export class Sending {
     } else {
       this.#retry(task, kind, error, now, ticket.sentAt);
     }
+    this.#armGiveUp();
     this.dispatch();
     this.#hooks.notify();
   }

@@ -1,7 +1,10 @@
 import { describe, it } from 'vitest';
 import { freePort, hasOpenssl, selfSignedCertificate, startHungService, startStatusService, startTlsService } from '../helpers/fake-services.js';
 import { startSandboxProcess } from '../helpers/sandbox-process.js';
+import { join } from 'node:path';
 import { tempDir } from '../helpers/tmp.js';
+import { publishCatalog, publishEnv, readCsvReport, skuOf } from '../helpers/publish.js';
+import type { RunSummary } from '../../src/report/summary.js';
 import { KEY, expectAllCreated, expectDown, expectSound, expectWithin, publish } from '../helpers/service-health.js';
 
 /**
@@ -162,5 +165,30 @@ describe.concurrent('listings publish: busy is not down', () => {
     expectWithin(expect, run, 15_000, 25_000);
     // Pushback must slow the run down: fewer requests than rows in 3 s of nothing but 503s.
     expect(stats.requests).toBeLessThan(300);
+  });
+
+  it('gives up on an always-503 service at --give-up-after itself, not at the next 503 after it', async ({ expect }) => {
+    // The give-up was checked only when a failure came back, and the sends to a service that accepts nothing are held
+    // 1 s, 2 s, 4 s...: its 503s come at 0, 1, 3 and 7 s, so --give-up-after 4s ended the run at 7 s (never before:
+    // the holds are minimums). 3s would not show it, falling on the 503 at 3 s. Now a timer ends it at the deadline.
+    const sandbox = await startSandboxProcess(['--api-key', KEY, '--fail-rate', '1', '--fail-status', '503']);
+    const rows = 200;
+    const args = (dir: string): string[] => ['--json', '--give-up-after', '4s', '--report', join(dir, 'r.csv')];
+    const { result, dir, ms } = await publishCatalog(rows, args, { env: publishEnv(sandbox.url, KEY), timeoutMs: 30_000 });
+    const run = { result, summary: JSON.parse(result.stdout) as RunSummary, ms };
+    const line = expectDown(expect, run, /nothing accepted/);
+    // The deadline plus 2.5 s of slack for a shared 2-core machine: the run's own time, Node's start-up aside.
+    expect(run.summary.duration_ms).toBeGreaterThanOrEqual(4_000);
+    expectWithin(expect, run, 4_000 + 2_500, 20_000);
+    expect(line).toMatch(/503.*: nothing accepted for 4 s$/);
+    expectSound(expect, run, rows);
+    expect(run.summary.published).toBe(0);
+    // Every row in the report exactly once, in input order: the rows sent failed, the others were not attempted.
+    const report = readCsvReport(join(dir, 'r.csv'));
+    expect(report.map((row) => row.sku)).toEqual(Array.from({ length: rows }, (_, i) => skuOf(i)));
+    expect(report.filter((row) => row.outcome === 'failed')).toHaveLength(run.summary.failed);
+    expect(report.filter((row) => row.outcome === 'not_attempted')).toHaveLength(rows - run.summary.failed);
+    expect(run.summary.failed).toBeGreaterThan(0);
+    expect((await sandbox.stats()).created).toBe(0);
   });
 });

@@ -35,7 +35,9 @@ const STALLED_HINT = 'the service is up but turned every request away as busy: t
  * until the service has gone `giveUpAfterMs` without accepting anything.
  *
  * Pushback (429, 503) never opens it: a busy service makes progress. Only a service that accepts nothing at all for
- * `giveUpAfterMs` is given up on. Pure: the caller passes monotonic milliseconds.
+ * `giveUpAfterMs` is given up on. Pure: the caller passes monotonic milliseconds. A failure tells it only after the
+ * fact; so that the run gives up at that deadline, not at the next failure (which a held or backed-off retry may
+ * bring seconds later), the caller keeps a timer for {@link Breaker.giveUpAt} and calls {@link Breaker.onDeadline}.
  */
 export class Breaker {
   readonly #giveUpAfterMs: number;
@@ -50,6 +52,11 @@ export class Breaker {
   /** The sequence number of the probe in flight. */
   #probeSeq = 0;
   #verdict: BreakerVerdict | undefined;
+  /**
+   * The last pushback, timeout or no connection since something was last accepted: the service has been asked and
+   * accepted nothing. Undefined while there is none (a run with nothing to send is not kept waiting on the service).
+   */
+  #failedSinceProgress: { error: unknown } | undefined;
 
   constructor(now: number, options: BreakerOptions = {}) {
     this.#giveUpAfterMs = options.giveUpAfterMs ?? 60_000;
@@ -66,6 +73,23 @@ export class Breaker {
   /** Set once the run must stop: the service is down. */
   get verdict(): BreakerVerdict | undefined {
     return this.#verdict;
+  }
+
+  /**
+   * When the run gives up on the service unless something is accepted first (monotonic ms): the last progress plus
+   * `giveUpAfterMs`, once a pushback, timeout or failure to connect came after it. Infinity otherwise, and once a
+   * verdict is given.
+   */
+  get giveUpAt(): number {
+    if (this.#verdict !== undefined || this.#failedSinceProgress === undefined) return Infinity;
+    return this.#lastProgressAt + this.#giveUpAfterMs;
+  }
+
+  /** The caller's timer for {@link giveUpAt} rang: the verdict, with the last failure, when the time has come. */
+  onDeadline(now: number): void {
+    const failed = this.#failedSinceProgress;
+    if (this.#verdict !== undefined || failed === undefined) return;
+    this.#stalled(now, failed.error);
   }
 
   /** When the next request may leave: now when closed, the probe time when open, never while a probe is out. */
@@ -85,6 +109,7 @@ export class Breaker {
   onAccepted(now: number): void {
     this.#accepted++;
     this.#lastProgressAt = now;
+    this.#failedSinceProgress = undefined;
     this.#close();
   }
 
@@ -92,6 +117,7 @@ export class Breaker {
   onFailure(now: number, seq: number, kind: FailureKind, error: unknown): void {
     if (this.#verdict !== undefined) return;
     const probe = this.#state === 'half-open' && seq === this.#probeSeq;
+    if (kind === 'timeout' || kind === 'unreachable' || kind === 'throttled' || kind === 'overloaded') this.#failedSinceProgress = { error };
     if (kind === 'timeout') {
       this.#timeoutsInARow++;
       // A probe that times out is an answer to the probe: open again, or nothing would ever be sent again.

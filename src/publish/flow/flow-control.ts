@@ -63,6 +63,17 @@ export class FlowControl {
     return this.breaker.verdict;
   }
 
+  /** When the run gives up on the service unless something is accepted first (see {@link Breaker.giveUpAt}). */
+  get giveUpAt(): number {
+    return this.breaker.giveUpAt;
+  }
+
+  /** The give-up time has come: the breaker's verdict, when nothing was accepted meanwhile. */
+  onDeadline(now: number): BreakerVerdict | undefined {
+    this.breaker.onDeadline(now);
+    return this.breaker.verdict;
+  }
+
   /** When the next request may leave: `now`, a later time, or Infinity while the window is full or a probe is out. */
   nextSendAt(now: number): number {
     if (this.#inFlight >= this.limit.limit) return Infinity;

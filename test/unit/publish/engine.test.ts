@@ -641,3 +641,132 @@ describe('settle order (progress and throughput count a row when its answer came
     for (const o of outcomes) expect(o.settledAtMs).toBeGreaterThanOrEqual(0);
   });
 });
+
+describe('--give-up-after is kept by time, not only when a failure comes back', () => {
+  /** A fake clock whose cleared timers do not run; `step` runs the earliest timer, the time set to its own. */
+  function steppingClock() {
+    const time = { now: 0 };
+    const timers = new Map<number, { at: number; run: () => void }>();
+    let ids = 0;
+    const clock = {
+      now: () => time.now,
+      setTimeout: (run: () => void, ms: number) => {
+        timers.set(++ids, { at: time.now + ms, run });
+        return ids;
+      },
+      clearTimeout: (id: unknown) => void timers.delete(id as number),
+      random: () => 0.5,
+    };
+    const step = (): boolean => {
+      const [id, timer] = [...timers].sort(([, a], [, b]) => a.at - b.at)[0] ?? [];
+      if (id === undefined || timer === undefined) return false;
+      timers.delete(id);
+      time.now = Math.max(time.now, timer.at);
+      timer.run();
+      return true;
+    };
+    return { time, timers, clock, step };
+  }
+  const settle = async (): Promise<void> => {
+    for (let i = 0; i < 10; i++) await new Promise((resolve) => setImmediate(resolve));
+  };
+
+  it('an always-503 service: the run stops at giveUpAfterMs, not at the next 503 its held sends would bring, and a row in flight then ends once', async () => {
+    // The sends to a service that accepts nothing are held 1 s, 2 s, 4 s...: its 503s come at 0, 1 and 3 s, the next
+    // at 7 s. The give-up (4 s) was checked only when a 503 came: the run stopped at 7 s, for "nothing accepted for 7 s".
+    const { time, timers, clock, step } = steppingClock();
+    const sent: { sku: string; at: number }[] = [];
+    let answerHung: ((error: Error) => void) | undefined;
+    const sender = {
+      postListingJson(body: string): Promise<never> {
+        const sku = (JSON.parse(body) as { sku: string }).sku;
+        sent.push({ sku, at: time.now });
+        // One request the service holds on to: it is in flight when the run gives up.
+        if (sku === 'SKU-1') return new Promise<never>((_resolve, reject) => (answerHung = reject));
+        return Promise.reject(new ApiError(503, 'HTTP 503 Service Unavailable', {}));
+      },
+    };
+    const events: { type: string; at: number }[] = [];
+    const run = publishRows(rowsOf(50), { sender, clock, retryPolicy: fast, giveUpAfterMs: 4_000, onEvent: (event) => events.push({ type: event.type, at: time.now }) });
+    const done = collect(run);
+    await settle();
+    while (!events.some((event) => event.type === 'stopped') && time.now < 60_000) {
+      expect(step(), 'a timer is set while the run waits').toBe(true);
+      await settle();
+    }
+    expect(events.find((event) => event.type === 'stopped')?.at).toBe(4_000);
+    expect(run.end).toMatchObject({ kind: 'systemic', reason: 'nothing accepted for 4 s', error: expect.any(ApiError) as unknown });
+    expect(sent.every((send) => send.at < 4_000)).toBe(true);
+    expect(sent.filter((send) => send.at >= 3_000).length).toBeGreaterThan(0);
+    // Nothing more is sent; the run waits only for the request still in flight, whose answer ends its row.
+    const sends = sent.length;
+    answerHung?.(new ApiError(503, 'HTTP 503 Service Unavailable', {}));
+    const outcomes = await done;
+    expect(sent).toHaveLength(sends);
+    expectInOrder(outcomes, 50);
+    expect(outcomes[1]).toMatchObject({ outcome: 'failed', reason: 'service unusable', attempts: 1 });
+    expect(countBy(outcomes)).toEqual({ failed: expect.any(Number) as unknown, not_attempted: expect.any(Number) as unknown });
+    expect(timers.size, 'no timer left behind').toBe(0);
+  });
+
+  it('a service that accepts now and then is never given up on: each acceptance moves the give-up time', async () => {
+    const { time, timers, clock, step } = steppingClock();
+    let acceptedAt = -Infinity;
+    let busy = 0;
+    const sender = {
+      postListingJson(body: string) {
+        const sku = (JSON.parse(body) as { sku: string }).sku;
+        // One request accepted every 1.5 s at most, 503 to the others (sent again a second or two later).
+        if (time.now - acceptedAt < 1_500 && ++busy) return Promise.reject(new ApiError(503, 'HTTP 503 Service Unavailable', {}));
+        acceptedAt = time.now;
+        return Promise.resolve({ status: 201, listing: { sku, status: 'ready', title: sku, item_specifics: [] } });
+      },
+    };
+    const run = publishRows(rowsOf(10), { sender, clock, concurrency: 1, retryPolicy: { ...fast, baseDelayMs: 1_000, maxDelayMs: 1_000, maxPushbacks: 1_000 }, giveUpAfterMs: 4_000 });
+    const done = collect(run);
+    await settle();
+    while (step()) await settle();
+    const outcomes = await done;
+    expect(run.end).toEqual({ kind: 'completed' });
+    expect(countBy(outcomes), JSON.stringify(outcomes.map((o) => [o.outcome, o.reason, o.attempts]))).toEqual({ published: 10 });
+    // Several times the give-up time, with 503s after the acceptances.
+    expect(time.now).toBeGreaterThan(3 * 4_000);
+    expect(busy).toBeGreaterThanOrEqual(5);
+    expect(timers.size).toBe(0);
+  });
+
+  it('a live source gone quiet after a failure: the give-up time passes unheeded, and the next row is sent', async () => {
+    // Nothing is asked of the service while the source is quiet: the run is not waiting on it, and a row that comes
+    // after the give-up time is sent (and accepted), not given up on unseen.
+    const { time, timers, clock, step } = steppingClock();
+    const sent: string[] = [];
+    const sender = {
+      postListingJson(body: string) {
+        const sku = (JSON.parse(body) as { sku: string }).sku;
+        sent.push(sku);
+        if (sku === 'SKU-0') return Promise.reject(new ApiError(503, 'HTTP 503 Service Unavailable', {}));
+        return Promise.resolve({ status: 201, listing: { sku, status: 'ready', title: sku, item_specifics: [] } });
+      },
+    };
+    let resume: (() => void) | undefined;
+    async function* quiet(): AsyncGenerator<PreparedRow> {
+      yield readyRow(0);
+      await new Promise<void>((resolve) => (resume = resolve));
+      yield readyRow(1);
+    }
+    const run = publishRows(quiet(), { sender, clock, live: true, retryPolicy: { ...fast, maxPushbacks: 1 }, giveUpAfterMs: 4_000 });
+    const done = collect(run);
+    await settle();
+    // Row 0's 503 fails it (one pushback allowed); then only the give-up timer is left, and rings unheeded.
+    while (step()) await settle();
+    expect(time.now).toBeGreaterThanOrEqual(4_000);
+    expect(run.end).toEqual({ kind: 'completed' });
+    resume?.();
+    const outcomes = await done;
+    expect(sent).toEqual(['SKU-0', 'SKU-1']);
+    expect(outcomes.map((o) => o.outcome)).toEqual(['failed', 'published']);
+    expect(run.end).toEqual({ kind: 'completed' });
+    expect(timers.size).toBe(0);
+  });
+
+});

@@ -536,6 +536,33 @@ describe('Breaker', () => {
     expect(breaker.verdict.reason).toMatch(/^nothing accepted for 1\d s$/);
   });
 
+  it('names its give-up time once a failure came after the last progress, and gives its verdict there when the caller asks', () => {
+    const breaker = new Breaker(0, { giveUpAfterMs: 10_000 });
+    const busy = new Error('HTTP 503');
+    // Nothing asked of the service yet, or a row's own failure: no give-up time (a run with nothing to send waits).
+    expect(breaker.giveUpAt).toBe(Infinity);
+    breaker.onFailure(50, 1, 'rejected', new Error('HTTP 400'));
+    expect(breaker.giveUpAt).toBe(Infinity);
+    breaker.onAccepted(100);
+    breaker.onFailure(200, 2, 'overloaded', busy);
+    expect(breaker.giveUpAt).toBe(10_100);
+    // A later failure does not move it; an acceptance takes it away.
+    breaker.onFailure(3_200, 3, 'throttled', busy);
+    expect(breaker.giveUpAt).toBe(10_100);
+    breaker.onAccepted(4_000);
+    expect(breaker.giveUpAt).toBe(Infinity);
+    breaker.onDeadline(20_000);
+    expect(breaker.verdict).toBeUndefined();
+    breaker.onFailure(5_000, 4, 'timeout', busy);
+    expect(breaker.giveUpAt).toBe(14_000);
+    // Too early: nothing. At the time: the verdict, with the last failure, and no next failure needed.
+    breaker.onDeadline(13_999);
+    expect(breaker.verdict).toBeUndefined();
+    breaker.onDeadline(14_000);
+    expect(breaker.verdict).toMatchObject({ error: busy, reason: 'nothing accepted for 10 s' });
+    expect(breaker.giveUpAt).toBe(Infinity);
+  });
+
   it('pushback never opens it: a busy service that accepts now and then is never given up on', () => {
     const breaker = new Breaker(0, { giveUpAfterMs: 5_000 });
     for (let now = 0; now < 600_000; now += 100) {
