@@ -18,6 +18,8 @@ const MAX_SLOTS = 2 ** 28;
 const KIND_NONE = 0;
 const KIND_LINE = 1;
 const KIND_RECORD = 2;
+/** A high surrogate without its low one, or a low one without its high one. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** 8 bits of the hash other than those that choose the slot (the slot comes from the high bits). */
 function tagOf(hash: number): number {
@@ -133,7 +135,9 @@ export class SkuRegistry {
       hash = Math.imul(hash ^ code, FNV_PRIME);
     }
     if (length < 0) {
-      if (Buffer.byteLength(sku) + start > MAX_PACKED) return this.seenLong(sku, marketplace, location);
+      // UTF-8 has no lone surrogate: it would be written as U+FFFD, and `A\ud800`, `A\udc00` and `A\ufffd` (three
+      // listings, sent as written) would be taken for one. Such a SKU is compared as the text it is.
+      if (LONE_SURROGATE.test(sku) || Buffer.byteLength(sku) + start > MAX_PACKED) return this.seenLong(sku, marketplace, location);
       length = start + probe.write(sku, start, 'utf8');
       hash = fnv1a32Bytes(probe, length);
     }
@@ -153,15 +157,19 @@ export class SkuRegistry {
     }
   }
 
-  /** Writes the entry prefix of `marketplace` into the probe; false when it cannot be packed (not ASCII, too long). */
+  /**
+   * Writes the entry prefix of `marketplace` into the probe; false when it cannot be packed (not ASCII, too long).
+   * A marketplace that cannot be packed leaves the probe as it was: the prefix of `probeMarketplace` must stay in it
+   * (a row of an unusable marketplace, `EBAY_ÜS`, came between two rows of EBAY_US and hid their duplicate).
+   */
   private setPrefix(marketplace: string): boolean {
     if (marketplace.length >= MAX_PACKED) return false;
+    for (let i = 0; i < marketplace.length; i++) if (marketplace.charCodeAt(i) >= 0x80) return false;
     const probe = this.probe;
     probe[0] = marketplace.length;
     let hash = Math.imul(FNV_OFFSET ^ marketplace.length, FNV_PRIME);
     for (let i = 0; i < marketplace.length; i++) {
       const code = marketplace.charCodeAt(i);
-      if (code >= 0x80) return false;
       probe[i + 1] = code;
       hash = Math.imul(hash ^ code, FNV_PRIME);
     }

@@ -8,6 +8,7 @@ import type { Shape } from '../contract/shapes.js';
 import { defaultStatePath, loadState, STATE_RULES } from '../publish/state-file.js';
 import { readRetryRows, reportRules, RetrySelection } from '../report/index.js';
 import type { PublishNotice, PublishSpec } from './publish-spec.js';
+import { checkOutputsAreNotSources } from './outputs-not-sources.js';
 
 /** The files a publish run keeps besides its reports: where, and against which target. */
 export interface PublishFiles {
@@ -60,14 +61,16 @@ export function publishFilesOf(spec: PublishSpec, cwd: string): PublishFiles {
 }
 
 /** Refuse an output path that cannot work (a directory, a missing parent, a pipe for a file put in place) before anything is opened. */
-export async function checkPublishOutputs(reports: readonly string[], files: PublishFiles, cwd: string, name: NameSetting): Promise<void> {
-  await checkOutputs(
-    [
-      ...reports.map((path) => ({ path, role: 'report', rules: reportRules(path) })),
-      ...(files.journal === undefined ? [] : [{ path: files.journal, role: 'journal', rules: { private: true } }]),
-      ...(files.state === undefined ? [] : [{ path: files.state, role: `state file (${name('changedOnly')})`, rules: STATE_RULES }]),
-    ],
-    cwd,
+export async function checkPublishOutputs(reports: readonly string[], files: PublishFiles, cwd: string, name: NameSetting, sources: readonly string[] = []): Promise<void> {
+  const outputs = [
+    ...reports.map((path) => ({ path, role: 'report', rules: reportRules(path) })),
+    ...(files.journal === undefined ? [] : [{ path: files.journal, role: 'journal', rules: { private: true } }]),
+    ...(files.state === undefined ? [] : [{ path: files.state, role: `state file (${name('changedOnly')})`, rules: STATE_RULES }]),
+  ];
+  await checkOutputs(outputs, cwd);
+  await checkOutputsAreNotSources(
+    outputs.map(({ path, role }) => ({ path, role, cwd })),
+    sources,
   );
 }
 

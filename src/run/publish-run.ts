@@ -70,7 +70,7 @@ export async function runPublishSpec(spec: PublishSpec, watcher: PublishWatcher 
   // Marketplaces that are one in the shape's form: a configuration error, before anything is opened.
   checkFanOut(spec.target.defaults);
   const files = publishFilesOf(spec, cwd);
-  await checkPublishOutputs(reports, files, here, name);
+  await checkPublishOutputs(reports, files, here, name, sources);
   const sender: ListingSender | undefined = dryRun ? undefined : (spec.target.sender ?? (await spec.target.connect?.()));
   watcher.onStart?.();
   const notices: PublishNotice[] = [];

@@ -20,6 +20,7 @@ import { RunOutputs, type OutputFailure } from './run-outputs.js';
 import type { RunOutputSpec, RunSourceSpec, RunTargetSpec, RunWatcher } from './spec.js';
 import { ValidateTally, type ValidateCounts, type ValidationError } from './validate-tally.js';
 import { endingOfError, NO_ROWS, verdictOf, type RunEnding, type RunVerdict } from './verdict.js';
+import { checkOutputsAreNotSources } from './outputs-not-sources.js';
 
 export type { ValidateCounts, ValidationError } from './validate-tally.js';
 
@@ -111,7 +112,15 @@ export async function runValidateSpec(spec: ValidateSpec): Promise<ValidateResul
   const watcher = spec.watcher ?? {};
   const reports = spec.outputs?.reports ?? [];
   for (const path of reports) reportFormatOf(path);
-  await checkOutputs(reports.map((path) => ({ path, role: 'report', rules: reportRules(path) })), spec.outputs?.cwd ?? process.cwd());
+  const reportsCwd = spec.outputs?.cwd ?? process.cwd();
+  await checkOutputs(reports.map((path) => ({ path, role: 'report', rules: reportRules(path) })), reportsCwd);
+  await checkOutputsAreNotSources(
+    [
+      ...reports.map((path) => ({ path, role: 'report', cwd: reportsCwd })),
+      ...(spec.requestsOut === undefined ? [] : [{ path: spec.requestsOut, role: `${(spec.outputs?.name ?? libraryName)('requestsOut')} file`, cwd: process.cwd() }]),
+    ],
+    sources,
+  );
   checkFanOut(defaults);
   const prepare = createPreparer(defaults);
   // A publish run's drafts stage, applied source by source rather than to one catalog of all: the settings are still

@@ -1,5 +1,6 @@
 import { namedSetting, UsageError, type Setting } from '../../errors.js';
 import { didYouMean } from '../../did-you-mean.js';
+import { JsonDepthError, JsonDuplicateKeyError, parseJsonRecord } from '../../json-text.js';
 
 /** Draft fields holding one text value. */
 export const TEXT_FIELDS = [
@@ -60,10 +61,14 @@ export function parseMapFlags(entries: readonly string[]): FieldMap {
 export function parseMappingJson(text: string, file: string): FieldMap {
   const setting = { key: 'mapping', value: file };
   const fail = (why: string): UsageError => new UsageError((name) => `${namedSetting(setting, name)}: ${why}`, { setting });
+  // An editor may save it with a byte order mark (RFC 8259 lets a parser ignore one), as it may the config file.
+  const json = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    // A field named twice (`{"title": "A", "title": "B"}`) is refused: JSON.parse would keep the last in silence.
+    parsed = parseJsonRecord(json);
   } catch (error) {
+    if (error instanceof JsonDuplicateKeyError || error instanceof JsonDepthError) throw fail(error.message);
     throw fail(`not valid JSON (${(error as Error).message})`);
   }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {

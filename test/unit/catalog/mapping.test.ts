@@ -107,6 +107,16 @@ describe('renames (--map, --mapping)', () => {
     expect(() => parseMappingJson('{', 'm.json')).toThrow(/not valid JSON/);
     expect(() => parseMappingJson('{"titel": "Name"}', 'm.json')).toThrow(/"titel" is not a listing field/);
   });
+
+  it('refuses a mapping file naming one field twice, which JSON.parse would read as the last column in silence', () => {
+    expect(() => parseMappingJson('{"sku": "ID", "title": "Alt", "title": "Name"}', 'm.json')).toThrow(/m\.json: holds the key "title" twice in one object/);
+    expect(() => parseMappingJson('{"sku": "ID", "\\u0074itle": "Alt", "title": "Name"}', 'm.json')).toThrow(/holds the key "title" twice/);
+  });
+
+  it('reads a mapping file saved with a byte order mark, and refuses one nested past 64 levels', () => {
+    expect(parseMappingJson('\ufeff{"sku": "ID"}', 'm.json')).toEqual({ sku: 'ID' });
+    expect(() => parseMappingJson(`${'['.repeat(100_000)}${']'.repeat(100_000)}`, 'm.json')).toThrow(/m\.json: nests objects and arrays deeper than 64 levels/);
+  });
 });
 
 describe('a JSON record giving one field both as a dotted key and inside a nested object', () => {

@@ -71,6 +71,29 @@ describe('identifiers refuse control characters (they were sent: "AB\\u0000CD" a
   });
 });
 
+describe('identifiers refuse characters that take no room and lone surrogates (SKU-1\\u200b was sent as another listing that shows as SKU-1)', () => {
+  const invisible = 'an identifier cannot hold characters that take no room, as two that look the same would differ';
+  const half = 'it is half of a character, which no UTF-8 text holds';
+  const cases: [string, string, string][] = [
+    ['sku', 'SKU-1\u200b', `holds an invisible character (U+200B) at character 6; ${invisible}`],
+    ['sku', 'SKU\ufeff-1', `holds an invisible character (U+FEFF) at character 4; ${invisible}`],
+    ['sku', 'SKU\u00ad1', `holds an invisible character (U+00AD) at character 4; ${invisible}`],
+    ['merchant_location_key', 'loc\u2060-1', `holds an invisible character (U+2060) at character 4; ${invisible}`],
+    ['sku', 'A\ud800', `holds a lone surrogate (U+D800) at character 2; ${half}`],
+    ['sku', '\udc00A', `holds a lone surrogate (U+DC00) at character 1; ${half}`],
+  ];
+  it.each(cases)('%s %j', (path, value, message) => {
+    const result = flatRequestWithoutSavedDefaultsSchema.safeParse({ ...flat, [path]: value });
+    expect(result.success).toBe(false);
+    expect(issuesFromZod(result.error!)).toEqual([{ path, message }]);
+  });
+  it('keeps a surrogate pair, zero-width joiners, and any of them in a title', () => {
+    expect(flatRequestWithoutSavedDefaultsSchema.safeParse({ ...flat, sku: 'MUG-\ud83d\ude00' }).success).toBe(true);
+    expect(flatRequestWithoutSavedDefaultsSchema.safeParse({ ...flat, sku: 'ک\u200cتاب' }).success).toBe(true);
+    expect(wrappedRequestSchema.safeParse({ marketplace: 'ebay', payload: { sku: 'A', title: 'T\u200b\ufeff\ud800' } }).success).toBe(true);
+  });
+});
+
 describe('wrapped request', () => {
   it('accepts marketplace plus payload with sku and title, keeping other payload keys', () => {
     const body = { marketplace: 'ebay', payload: { sku: 'S', title: 'T', colour: 'red' } };
