@@ -21,14 +21,18 @@ export function contentEncodingOf(rawHeaders: readonly Buffer[]): string | undef
   return found;
 }
 
-/** Take off the codings named by `encoding` (applied in the order listed, so taken off in reverse). */
-export function decodeContent(body: Buffer, encoding: string, maxBytes: number): Decoded {
-  const codings = encoding
+/** The codings a `content-encoding` value names, in the order applied, `identity` (no coding) left out. */
+export function codingsOf(encoding: string): string[] {
+  return encoding
     .split(',')
     .map((coding) => coding.trim().toLowerCase())
     .filter((coding) => coding !== '' && coding !== 'identity');
+}
+
+/** Take off `codings` (in the order applied, as codingsOf gives them: so taken off in reverse). */
+export function decodeContent(body: Buffer, codings: readonly string[], maxBytes: number): Decoded {
   let out = body;
-  for (const coding of codings.reverse()) {
+  for (const coding of [...codings].reverse()) {
     if (out.length === 0) break;
     const options = { maxOutputLength: maxBytes + 1, finishFlush: constants.Z_SYNC_FLUSH };
     try {

@@ -3,7 +3,7 @@ import type { ProxyRoute } from './endpoint.js';
 import { proxyAgent } from './proxy.js';
 import { PoolClass, undiciErrors } from './undici.js';
 import { UsageError } from '../errors.js';
-import { contentEncodingOf, decodeContent } from './content-coding.js';
+import { codingsOf, contentEncodingOf, decodeContent } from './content-coding.js';
 
 /** How the client reaches the service: its connections (direct, or through a proxy) and one request on them. */
 
@@ -171,9 +171,10 @@ class AnswerHandler implements Dispatcher.DispatchHandler {
     let body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
     // A compressed body (a server or proxy may compress though none was asked for), decoded within the same bound.
     const encoding = body.length === 0 ? undefined : contentEncodingOf(this.#rawHeaders);
+    const codings = encoding === undefined ? [] : codingsOf(encoding);
     let unreadable: string | undefined;
-    if (encoding !== undefined && /[^\s,]/.test(encoding) && encoding.trim().toLowerCase() !== 'identity') {
-      const decoded = this.#cut ? ({ tooLarge: true } as const) : decodeContent(body, encoding, MAX_LISTING_BODY);
+    if (codings.length > 0) {
+      const decoded = this.#cut ? ({ tooLarge: true } as const) : decodeContent(body, codings, MAX_LISTING_BODY);
       if ('body' in decoded) body = decoded.body;
       else {
         body = EMPTY;

@@ -61,8 +61,7 @@ export class Sending {
    * on at the deadline, not at its next failure, which a held or backed-off retry may bring seconds later. Unref'd:
    * it never keeps the process alive by itself.
    */
-  #giveUpTimer: unknown;
-  #giveUpTimerAt = Infinity;
+  readonly #giveUpAlarm: Alarm;
   #errorsInARow = 0;
   requests = 0;
   retriesSent = 0;
@@ -81,6 +80,7 @@ export class Sending {
       this.#guarded(() => this.dispatch());
       hooks.notify();
     });
+    this.#giveUpAlarm = new Alarm(clock, now, this.#giveUpRang, { unref: true });
   }
 
   /** Rows ready and not yet sent. */
@@ -135,13 +135,13 @@ export class Sending {
       else this.#fail(task, reason);
     }
     this.#alarm.clear();
-    this.#clearGiveUp();
+    this.#giveUpAlarm.clear();
   }
 
   /** The run is over: no timer may keep the process alive. */
   close(): void {
     this.#alarm.clear();
-    this.#clearGiveUp();
+    this.#giveUpAlarm.clear();
   }
 
   /** True when the give-up time has come with nothing accepted: the run was told the service is unusable. */
@@ -154,25 +154,10 @@ export class Sending {
 
   /** Keeps the give-up timer at the flow's give-up time: set by a failure, moved or cleared by progress and the end. */
   #armGiveUp(): void {
-    const at = this.#halted === undefined ? this.flow.giveUpAt : Infinity;
-    if (at === this.#giveUpTimerAt) return;
-    this.#clearGiveUp();
-    if (at === Infinity) return;
-    const timer = this.#clock.setTimeout(this.#giveUpRang, Math.max(0, at - this.#now()));
-    (timer as { unref?: () => void } | null | undefined)?.unref?.();
-    this.#giveUpTimer = timer;
-    this.#giveUpTimerAt = at;
-  }
-
-  #clearGiveUp(): void {
-    if (this.#giveUpTimer !== undefined) this.#clock.clearTimeout(this.#giveUpTimer);
-    this.#giveUpTimer = undefined;
-    this.#giveUpTimerAt = Infinity;
+    this.#giveUpAlarm.setAt(this.#halted === undefined ? this.flow.giveUpAt : Infinity);
   }
 
   readonly #giveUpRang = (): void => {
-    this.#giveUpTimer = undefined;
-    this.#giveUpTimerAt = Infinity;
     this.#guarded(() => {
       if (this.#halted !== undefined) return;
       const now = this.#now();
