@@ -37,13 +37,15 @@ export function inert(text: string): string {
 }
 
 // The colours chalk writes (SGR: ESC [ digits m), then every control character but tab and LF, the line and paragraph
-// separators (a line break to some readers, as in `printable`), and the bidi controls.
+// separators (a line break to some readers, as in `printable`), the bidi controls, and the characters a terminal
+// shows as nothing (zero-width space, word joiner and the invisible operators, U+FEFF): a column "sku\u200b" would
+// read as "sku" in a notice. Reports keep these (a Thai title breaks its words with U+200B); the screen shows them.
 // eslint-disable-next-line no-control-regex -- control characters are what this matches
-const TERMINAL_UNSAFE = /\u001b\[[0-9;]*m|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/g;
+const TERMINAL_UNSAFE = /\u001b\[[0-9;]*m|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
 
 /**
- * The last guard before the terminal, whatever a code path forgot to escape: every control character is written out
- * as `\uXXXX` (as `printable` does), tab and LF aside; with `colours`, the colour sequences the tool writes
+ * The last guard before the terminal, whatever a code path forgot to escape: every control character and invisible
+ * character is written out as `\uXXXX` (as `printable` does), tab and LF aside; with `colours`, the colour sequences the tool writes
  * itself pass. So nothing that reaches stdout or stderr can clear the screen, set the title, ring the bell or hide a
  * link, even from a server's message or a catalog's cell that escaped `printable`.
  */

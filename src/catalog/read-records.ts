@@ -7,11 +7,12 @@ import { MAX_RECORD_BYTES, SNIFF_BYTES } from './formats/limits.js';
 import { isHtmlPage } from './formats/markup.js';
 import { peek, type Peeked } from './formats/peek.js';
 import { Utf16Decoder, utf16Of } from './formats/utf16.js';
+import { INVALID_UTF16, INVALID_UTF8 } from './formats/utf8-watch.js';
 import { decompressed } from './sources/decompress.js';
 import { openSource } from './sources/open-source.js';
 import { readFailure } from './sources/read-failure.js';
 import type { ByteSource, OpenedSource } from './sources/types.js';
-import { FORMATS, type CatalogOptions, type Format, type ReadProgress, type RecordItem } from './types.js';
+import { FORMATS, isRecordError, type CatalogOptions, type Format, type ReadProgress, type RecordItem } from './types.js';
 
 export { isRecordError, type RecordError, type RecordItem } from './types.js';
 
@@ -76,11 +77,22 @@ function noop(): void {}
  * The first bytes of a part, decompressed; UTF-16 text (with a byte order mark or without) is decoded to UTF-8 here,
  * as it streams, so that every reader reads UTF-8.
  */
-async function peekText(part: ByteSource): Promise<Peeked> {
+async function peekText(part: ByteSource): Promise<{ peeked: Peeked; utf16: boolean }> {
   const peeked = await peek(await decompressed(part), SNIFF_BYTES);
   const utf16 = utf16Of(peeked.head);
-  if (utf16 === undefined) return peeked;
-  return peek(pipeline(peeked.stream, new Utf16Decoder(utf16), noop), SNIFF_BYTES);
+  if (utf16 === undefined) return { peeked, utf16: false };
+  return { peeked: await peek(pipeline(peeked.stream, new Utf16Decoder(utf16), noop), SNIFF_BYTES), utf16: true };
+}
+
+/**
+ * The records of a UTF-16 part, their "not valid UTF-8" told as what it is there: the decoder writes what is not
+ * UTF-16 text as a byte that is not UTF-8, and "save the file as UTF-8; is it Latin-1?" would send its owner the
+ * wrong way.
+ */
+async function* asUtf16(records: AsyncIterable<RecordItem>): AsyncGenerator<RecordItem> {
+  for await (const item of records) {
+    yield isRecordError(item) && item.error.includes(INVALID_UTF8) ? { ...item, error: item.error.replace(INVALID_UTF8, INVALID_UTF16) } : item;
+  }
 }
 
 function htmlPage(part: ByteSource): SourceError {
@@ -94,11 +106,13 @@ function htmlPage(part: ByteSource): SourceError {
 /** One part of a source, decompressed, its format told (option > extension > Content-Type > content), ready to read. */
 async function readPart(part: ByteSource, options: ReadOptions, delimiter: string | undefined): Promise<Part> {
   try {
-    let peeked = await peekText(part);
+    const text = await peekText(part);
+    let peeked = text.peeked;
     if (isHtmlPage(peeked.head)) throw htmlPage(part);
     let format = options.format ?? formatFromName(part.path) ?? formatFromContentType(part.contentType);
     if (format === undefined) ({ format, peeked } = await sniff(peeked, part.name));
-    return { format, records: await recordsOf(format, peeked.stream, peeked.head, part.name, options, delimiter) };
+    const records = await recordsOf(format, peeked.stream, peeked.head, part.name, options, delimiter);
+    return { format, records: text.utf16 ? asUtf16(records) : records };
   } catch (error) {
     part.stream.destroy();
     throw readFailure(error, part.name);

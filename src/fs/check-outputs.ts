@@ -1,7 +1,8 @@
 import { constants } from 'node:fs';
-import { access, stat } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { access, realpath, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
+import { printable } from '../printable.js';
 import { dashRefused, inspectOutput, makeDirs, type OutputRules } from './output-target.js';
 
 /** A file a run will write, named the way the person who asked for it knows it (e.g. `report r.csv`). */
@@ -30,10 +31,25 @@ export async function checkOutputs(outputs: readonly PlannedOutput[], cwd: strin
     }
     seen.set(full, output);
   }
-  await Promise.all([...seen].map(([full, output]) => checkOne(full, output)));
+  const files = await Promise.all([...seen].map(([full, output]) => checkOne(full, output)));
+  // Two spellings of one file (a link to it, a linked directory, a hard link): the later output would replace the
+  // earlier at the end of the run. Pipes and devices are left out: they are written in place, not replaced.
+  const byFile = new Map<string, PlannedOutput>();
+  for (const [i, [, output]] of [...seen].entries()) {
+    const file = files[i];
+    if (file === undefined) continue;
+    const earlier = byFile.get(file);
+    if (earlier !== undefined) {
+      throw new ConfigError(`the ${earlier.role} ${printable(earlier.path, { lines: false })} and the ${output.role} ${printable(output.path, { lines: false })} are the same file: each output needs its own file`, {
+        hint: 'nothing was sent',
+      });
+    }
+    byFile.set(file, output);
+  }
 }
 
-async function checkOne(full: string, output: PlannedOutput): Promise<void> {
+/** The file an output will write, the same for every spelling of it, or undefined for a pipe or a device. */
+async function checkOne(full: string, output: PlannedOutput): Promise<string | undefined> {
   const fail = (why: string): never => {
     throw new ConfigError(`cannot write the ${output.role} ${output.path}: ${why}`, { hint: 'choose another path; nothing was sent' });
   };
@@ -43,7 +59,9 @@ async function checkOne(full: string, output: PlannedOutput): Promise<void> {
   if ('refused' in target) return fail(target.refused);
   if (target.kind !== 'missing') {
     if (!(await writable(target.path))) fail('permission denied');
-    return;
+    if (target.kind !== 'file') return undefined;
+    const found = await stat(target.path, { bigint: true });
+    return `${found.dev}:${found.ino}`;
   }
   // The nearest ancestor that exists must be a writable directory.
   let dir = dirname(full);
@@ -59,6 +77,7 @@ async function checkOne(full: string, output: PlannedOutput): Promise<void> {
   await makeDirs(dirname(full), output.rules).catch((error: NodeJS.ErrnoException) => {
     fail(`cannot create the directory ${error.path ?? dirname(full)} (${error.code ?? error.message})`);
   });
+  return join(await realpath(dirname(full)), basename(full));
 }
 
 async function writable(path: string): Promise<boolean> {

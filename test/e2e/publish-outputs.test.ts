@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
@@ -15,6 +15,10 @@ describe.concurrent('listings publish: outputs are checked before anything is se
   const cases: [string, (dir: string, catalog: string) => string[], RegExp][] = [
     ['a report that is a directory', (dir) => (mkdirSync(join(dir, 'out.csv')), ['--report', join(dir, 'out.csv')]), /cannot write the report .*out\.csv: it is a directory/],
     ['the same report twice', (dir) => ['--report', join(dir, 'r.csv'), '--report', join(dir, '.', 'r.csv')], /the report .*r\.csv is named twice/],
+    // Two spellings of one file: the later would replace the earlier at the end of the run.
+    ['a report and a link to it', (dir) => (writeFileSync(join(dir, 'x.csv'), 'old\n'), symlinkSync(join(dir, 'x.csv'), join(dir, 'link.csv')), ['--report', join(dir, 'x.csv'), '--report', join(dir, 'link.csv')]), /the report .*x\.csv and the report .*link\.csv are the same file/],
+    ['a report and a hard link to it', (dir) => (writeFileSync(join(dir, 'x.csv'), 'old\n'), linkSync(join(dir, 'x.csv'), join(dir, 'hard.csv')), ['--report', join(dir, 'x.csv'), '--report', join(dir, 'hard.csv')]), /are the same file/],
+    ['a new report through a linked directory', (dir) => (mkdirSync(join(dir, 'out')), symlinkSync(join(dir, 'out'), join(dir, 'alias')), ['--report', join(dir, 'out', 'r.csv'), '--journal', join(dir, 'alias', 'r.csv')]), /the report .*out\/r\.csv and the journal .*alias\/r\.csv are the same file/],
     ['a report on the journal', (dir) => ['--report', join(dir, 'j.ndjson'), '--journal', join(dir, 'j.ndjson')], /the report and the journal are the same file/],
     ['a journal under a file', (_dir, catalog) => ['--journal', join(catalog, 'j.ndjson')], /cannot write the journal .*: .*catalog\.csv is not a directory/],
     ['a state file under a file', (_dir, catalog) => ['--changed-only', '--state', join(catalog, 's.ndjson')], /cannot write the state file .*: .*catalog\.csv is not a directory/],

@@ -1,7 +1,8 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO_ROOT, runCli } from '../helpers/cli.js';
+import { BIN, REPO_ROOT, cliEnv, runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/tmp.js';
 
 const POLICIES = ['--merchant-location-key', 'wh-1', '--fulfillment-policy-id', 'f-1', '--payment-policy-id', 'p-1', '--return-policy-id', 'r-1'];
@@ -34,6 +35,19 @@ describe.concurrent('listings validate: valid catalogs', () => {
     const result = await runCli(['validate', '-', '--format', 'csv'], { input: readFileSync(join(REPO_ROOT, 'fixtures/catalog.csv'), 'utf8') });
     expect(beforeNextStep(result.stderr)).toBe('20 rows: 20 valid, 0 invalid');
     expect(result.code).toBe(0);
+  });
+
+  it('a directory redirected to stdin is a usage error, not an empty catalog', () => {
+    const dir = tempDir();
+    const fd = openSync(dir, 'r');
+    try {
+      const result = spawnSync(process.execPath, [BIN, 'validate', '-'], { stdio: [fd, 'pipe', 'pipe'], env: cliEnv(), encoding: 'utf8', timeout: 30_000 });
+      expect(result.status, result.stderr).toBe(2);
+      expect(result.stderr).toMatch(/a directory is redirected to it/);
+      expect(result.stderr).not.toMatch(/empty|\n\s+at /);
+    } finally {
+      closeSync(fd);
+    }
   });
 
   it('validates several sources as one run: a SKU repeated across them is a duplicate', async () => {

@@ -148,3 +148,5 @@ export function hasReplacement(value: string): boolean {
 
 /** The message of a record that was not valid UTF-8. */
 export const INVALID_UTF8 = 'is not valid UTF-8 text (save the file as UTF-8; is it Latin-1 or Windows-1252?)';
+/** The same, for a UTF-16 source: what its decoder could not read is a lone surrogate or an odd last byte. */
+export const INVALID_UTF16 = 'is not valid UTF-16 text (a lone surrogate, or an odd byte at the end of the file)';

@@ -1,3 +1,4 @@
+import { fstatSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { UsageError } from '../../errors.js';
 import { metered } from './meter-stream.js';
@@ -17,9 +18,23 @@ export function openStdin(input: Readable & { isTTY?: boolean } = process.stdin,
       hint: 'pipe a file in, e.g. `cat catalog.csv | listings validate -`, or name the file',
     });
   }
+  // A directory on stdin (`< dir`) reads as nothing at all: said so, rather than as an empty catalog.
+  if (input === process.stdin && stdinIsDirectory()) {
+    throw new UsageError("'-' reads the catalog from standard input, but a directory is redirected to it", {
+      hint: 'redirect a file, e.g. `listings validate - < catalog.csv`, or name the file',
+    });
+  }
   const meter = new Meter();
   const stream = metered(input, meter, signal);
   return { first: { name: STDIN_NAME, path: '', stream }, meter };
+}
+
+function stdinIsDirectory(): boolean {
+  try {
+    return fstatSync(0).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** Standard input, named `-`. */

@@ -25,6 +25,14 @@ export interface BreakerVerdict {
 
 const HUNG_HINT = 'the service takes connections but does not answer: check its status; if it is only slow, allow a longer request timeout';
 const STALLED_HINT = 'the service is up but turned every request away as busy: try again later, or give it longer before giving up';
+const GONE_HINT = 'the service accepted rows, then could no longer be reached: check that it is up and reachable, then resume';
+
+/** What to check when the run gives up, by the last failure it saw: the hint says what that failure shows. */
+function stalledHint(kind: FailureKind): string {
+  if (kind === 'timeout') return HUNG_HINT;
+  if (kind === 'unreachable') return GONE_HINT;
+  return STALLED_HINT;
+}
 
 /**
  * Tells a down service from a busy one. Closed, every request may leave. It opens when the service cannot be
@@ -56,7 +64,7 @@ export class Breaker {
    * The last pushback, timeout or no connection since something was last accepted: the service has been asked and
    * accepted nothing. Undefined while there is none (a run with nothing to send is not kept waiting on the service).
    */
-  #failedSinceProgress: { error: unknown } | undefined;
+  #failedSinceProgress: { error: unknown; kind: FailureKind } | undefined;
 
   constructor(now: number, options: BreakerOptions = {}) {
     this.#giveUpAfterMs = options.giveUpAfterMs ?? 60_000;
@@ -89,7 +97,7 @@ export class Breaker {
   onDeadline(now: number): void {
     const failed = this.#failedSinceProgress;
     if (this.#verdict !== undefined || failed === undefined) return;
-    this.#stalled(now, failed.error);
+    this.#stalled(now, failed.error, failed.kind);
   }
 
   /** When the next request may leave: now when closed, the probe time when open, never while a probe is out. */
@@ -117,15 +125,15 @@ export class Breaker {
   onFailure(now: number, seq: number, kind: FailureKind, error: unknown): void {
     if (this.#verdict !== undefined) return;
     const probe = this.#state === 'half-open' && seq === this.#probeSeq;
-    if (kind === 'timeout' || kind === 'unreachable' || kind === 'throttled' || kind === 'overloaded') this.#failedSinceProgress = { error };
+    if (kind === 'timeout' || kind === 'unreachable' || kind === 'throttled' || kind === 'overloaded') this.#failedSinceProgress = { error, kind };
     if (kind === 'timeout') {
       this.#timeoutsInARow++;
       // A probe that times out is an answer to the probe: open again, or nothing would ever be sent again.
-      if (this.#timeoutsInARow >= this.#timeoutsToOpen || probe) this.#down(now, seq, error, `no answer to ${this.#timeoutsInARow} requests in a row`, HUNG_HINT);
+      if (this.#timeoutsInARow >= this.#timeoutsToOpen || probe) this.#down(now, seq, error, kind, `no answer to ${this.#timeoutsInARow} requests in a row`, HUNG_HINT);
     } else if (kind === 'unreachable') {
-      this.#down(now, seq, error, 'cannot connect', undefined);
+      this.#down(now, seq, error, kind, 'cannot connect', undefined);
     } else {
-      if (kind === 'throttled' || kind === 'overloaded') this.#stalled(now, error);
+      if (kind === 'throttled' || kind === 'overloaded') this.#stalled(now, error, kind);
       // Any other answer to the probe (pushback, a 5xx, the row's own 4xx) shows the service is back: the limit
       // and the pace deal with a busy one. Left half-open, nothing would be sent again.
       if (probe && this.#verdict === undefined) this.#close();
@@ -139,14 +147,14 @@ export class Breaker {
     this.#probeDelay = this.#probeDelayMs;
   }
 
-  #down(now: number, seq: number, error: unknown, reason: string, hint: string | undefined): void {
+  #down(now: number, seq: number, error: unknown, kind: FailureKind, reason: string, hint: string | undefined): void {
     if (this.#accepted === 0) {
       this.#verdict = { error, reason: `${reason}, and no request was accepted`, ...(hint === undefined ? {} : { hint }) };
       return;
     }
     if (this.#state === 'open') return;
     if (this.#state === 'half-open' && seq !== this.#probeSeq) return;
-    if (this.#stalled(now, error)) return;
+    if (this.#stalled(now, error, kind)) return;
     if (this.#state === 'half-open') this.#probeDelay = Math.min(15_000, this.#probeDelay * 2);
     this.#state = 'open';
     // The last probe goes out when the give-up time comes, not a doubled delay after it.
@@ -154,10 +162,10 @@ export class Breaker {
   }
 
   /** True (and a verdict) when nothing has been accepted for `giveUpAfterMs`. */
-  #stalled(now: number, error: unknown): boolean {
+  #stalled(now: number, error: unknown, kind: FailureKind): boolean {
     const idle = now - this.#lastProgressAt;
     if (idle < this.#giveUpAfterMs) return false;
-    this.#verdict = { error, reason: `nothing accepted for ${Math.round(idle / 1000)} s`, hint: STALLED_HINT };
+    this.#verdict = { error, reason: `nothing accepted for ${Math.round(idle / 1000)} s`, hint: stalledHint(kind) };
     return true;
   }
 }

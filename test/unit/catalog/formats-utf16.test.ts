@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { Utf16Decoder, utf16Of } from '../../../src/catalog/formats/utf16.js';
+import { openRecords } from '../../../src/catalog/read-records.js';
+import { isRecordError, type RecordItem } from '../../../src/catalog/types.js';
+import { tempDir } from '../../helpers/tmp.js';
 
 function be(text: string): Buffer {
   return Buffer.from(text, 'utf16le').swap16();
@@ -51,5 +56,19 @@ describe('Utf16Decoder', () => {
     const lone = Buffer.concat([Buffer.from('a', 'utf16le'), Buffer.from([0x00, 0xd8]), Buffer.from('b', 'utf16le')]);
     expect([...(await decoded(lone, 'utf-16le', 1))]).toEqual([0x61, 0xff, 0x62]);
     expect([...(await decoded(Buffer.from([0x61, 0x00, 0x62]), 'utf-16le', 2))]).toEqual([0x61, 0xff]);
+  });
+
+  it('a row of a UTF-16 file holding a lone surrogate is told as not UTF-16 text, not as Latin-1 saved as UTF-8', async () => {
+    const path = join(tempDir(), 'c.csv');
+    const good = Buffer.from('\uFEFFsku,title\nA-1,Tasse\nB-2,', 'utf16le');
+    writeFileSync(path, Buffer.concat([good, Buffer.from([0x00, 0xd8]), Buffer.from('x\nC-3,Ok\n', 'utf16le')]));
+    const items: RecordItem[] = [];
+    for await (const item of (await openRecords(path)).records) items.push(item);
+    expect(items).toHaveLength(3);
+    const errors = items.filter(isRecordError);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.location).toMatchObject({ source: path, line: 3 });
+    expect(errors[0]!.error).toMatch(/is not valid UTF-16 text/);
+    expect(errors[0]!.error).not.toMatch(/UTF-8|Latin-1/);
   });
 });

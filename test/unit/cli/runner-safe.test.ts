@@ -49,3 +49,18 @@ describe('runnerSafe: no line the tool writes is a CI runner command', () => {
     );
   });
 });
+
+describe('terminalSafe: characters a terminal shows as nothing are written out', () => {
+  it.each([
+    ['sku\u200b', 'sku\\u200b'],
+    ['\ufeffsku', '\\ufeffsku'],
+    ['a\u2060b\u2061c\u2064d', 'a\\u2060b\\u2061c\\u2064d'],
+  ])('%j is shown as %j', (input, shown) => {
+    expect(terminalSafe(input, false)).toBe(shown);
+  });
+
+  it('keeps the joiners a script needs (ZWNJ, ZWJ in an emoji sequence) and ordinary non-ASCII text', () => {
+    const text = 'می\u200cخواهم 👨\u200d👩\u200d👧 Größe 5″';
+    expect(terminalSafe(text, false)).toBe(text);
+  });
+});

@@ -563,6 +563,20 @@ describe('Breaker', () => {
     expect(breaker.giveUpAt).toBe(Infinity);
   });
 
+  it.each([
+    ['overloaded', /turned every request away as busy/],
+    ['throttled', /turned every request away as busy/],
+    ['timeout', /takes connections but does not answer/],
+    ['unreachable', /could no longer be reached/],
+  ] as const)('the give-up hint follows the last failure seen (%s)', (kind, hint) => {
+    const breaker = new Breaker(0, { giveUpAfterMs: 10_000 });
+    breaker.onAccepted(100);
+    breaker.onFailure(200, 1, kind, new Error(kind));
+    breaker.onDeadline(10_100);
+    expect(breaker.verdict?.reason).toBe('nothing accepted for 10 s');
+    expect(breaker.verdict?.hint).toMatch(hint);
+  });
+
   it('pushback never opens it: a busy service that accepts now and then is never given up on', () => {
     const breaker = new Breaker(0, { giveUpAfterMs: 5_000 });
     for (let now = 0; now < 600_000; now += 100) {
