@@ -1,5 +1,6 @@
 import type { OutcomeKind, RowOutcome } from '../publish/outcome.js';
 import type { Unread } from '../catalog/unread.js';
+import { listingText } from './row.js';
 
 /** What a run did, as `--json` prints it and the reports end with. The counts add up to `rows`. */
 export interface RunSummary {
@@ -59,7 +60,21 @@ export interface RunSummary {
    * several values); rows with no marketplace at all, or one refused as invalid, are under `(none)`. Absent otherwise.
    */
   by_marketplace?: Record<string, MarketplaceCounts>;
+  /**
+   * The published rows by the listing status the service answered, when any was not `ready` (the only state the
+   * contract shows): a service may accept a listing as `pending` or `draft`, and a run should not call that ready in
+   * silence. Absent when every published listing came back `ready`. The statuses are the service's text, escaped and
+   * cut short; past {@link MAX_STATUSES} different ones, the rest are counted under `(other)`.
+   */
+  listing_status?: Record<string, number>;
 }
+
+/** The most different listing statuses counted by name: a hostile service cannot grow the summary without end. */
+export const MAX_STATUSES = 20;
+/** The key of `listing_status` for the statuses past {@link MAX_STATUSES}. */
+export const OTHER_STATUSES = '(other)';
+/** The one listing status the contract shows. */
+const READY = 'ready';
 
 /** One marketplace's share of a run's counts. */
 export type MarketplaceCounts = { rows: number } & Record<OutcomeKind, number>;
@@ -115,9 +130,12 @@ export class SummaryCounter {
   /** The counts of the last row's marketplace: rows come in runs of one marketplace, so a lookup is rare. */
   #marketplace: string | undefined;
   #marketplaceCounts: Record<OutcomeKind, number> | undefined;
+  /** Published rows by a listing status other than `ready`; created at the first one. */
+  #notReady: Map<string, number> | undefined;
 
   add(o: RowOutcome): void {
     this.#counts[o.outcome]++;
+    if (o.outcome === 'published' && o.listingStatus !== undefined && o.listingStatus !== READY) this.#countNotReady(o.listingStatus);
     const marketplace = o.marketplace === undefined || marketplaceRefused(o) ? '' : o.marketplace;
     if (marketplace !== this.#marketplace || this.#marketplaceCounts === undefined) {
       this.#marketplace = marketplace;
@@ -128,6 +146,25 @@ export class SummaryCounter {
     this.#marketplaceCounts[o.outcome]++;
     const key = errorClass(o);
     if (key !== undefined) this.#byStatus.set(key, (this.#byStatus.get(key) ?? 0) + 1);
+  }
+
+  #countNotReady(status: string): void {
+    this.#notReady ??= new Map();
+    let key = listingText(status) ?? '';
+    if (!this.#notReady.has(key) && this.#notReady.size >= MAX_STATUSES) key = OTHER_STATUSES;
+    this.#notReady.set(key, (this.#notReady.get(key) ?? 0) + 1);
+  }
+
+  /** `{listing_status}` when a published listing's status was not `ready`: every status, `ready` among them. */
+  #listingStatuses(published: number): { listing_status?: Record<string, number> } {
+    if (this.#notReady === undefined) return {};
+    let notReady = 0;
+    for (const n of this.#notReady.values()) notReady += n;
+    // No prototype: a status the service names `__proto__` is a key like any other.
+    const byStatus = Object.create(null) as Record<string, number>;
+    if (published > notReady) byStatus[READY] = published - notReady;
+    for (const [status, n] of [...this.#notReady].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) byStatus[status] = (byStatus[status] ?? 0) + n;
+    return { listing_status: byStatus };
   }
 
   /** The rows counted so far. */
@@ -164,6 +201,7 @@ export class SummaryCounter {
       total: reading.complete ? this.rows : reading.notRead === undefined ? null : this.rows + reading.notRead,
       ...(reading.unread === undefined ? {} : { unread: reading.unread }),
       ...this.#marketplaces(),
+      ...this.#listingStatuses(c.published),
     };
   }
 

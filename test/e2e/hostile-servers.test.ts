@@ -223,6 +223,50 @@ describe.concurrent('hostile answers: the terminal and every report get escaped,
   });
 });
 
+describe('listing statuses other than ready', () => {
+  it('a 201 whose listing is not ready is published, and the run says how many and which, bounded and escaped', async ({ expect }) => {
+    // 30 rows: 5 ready, one `__proto__`, one with an escape sequence, and 23 more statuses, each its own.
+    const statusOf = (i: number): string => (i < 5 ? 'ready' : i === 5 ? '__proto__' : i === 6 ? `pending${ESCAPES}` : `state-${i}`);
+    const service = await startScriptedService((request, response) => {
+      const sku = (JSON.parse(request.body) as { sku: string }).sku;
+      send(201, JSON.stringify({ sku, status: statusOf(Number(sku.slice(4))), title: sku, item_specifics: [] }))(response);
+    });
+    try {
+      const run = await publish(service.url, { rows: 30 });
+      expectClean(expect, run);
+      expect(run.result.code, run.result.stderr).toBe(0);
+      const summary = JSON.parse(run.result.stdout.trim().split('\n').at(-1)!) as { published: number; listing_status: Record<string, number> };
+      expect(summary.published).toBe(30);
+      const statuses = summary.listing_status;
+      // Bounded: ready, 20 other statuses by name, the rest under (other); every published row counted once.
+      expect(Object.keys(statuses)).toHaveLength(22);
+      expect(Object.values(statuses).reduce((sum, n) => sum + n, 0)).toBe(30);
+      expect(statuses).toMatchObject({ ready: 5, __proto__: 1, [`pending${ESCAPED}`]: 1 });
+      expect(statuses['(other)']).toBe(25 - 20);
+      expect(run.result.stderr).toMatch(/not ready: 25 of 30 published listings came back with a status other than "ready": .*"__proto__" x1/);
+      const rows = readCsvReport(join(run.dir, 'report.csv'));
+      expect(rows.filter((row) => row.listing_status === 'state-29')).toHaveLength(1);
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('every listing ready: no status line and no listing_status in the summary', async ({ expect }) => {
+    const service = await startScriptedService((request, response) => {
+      const sku = (JSON.parse(request.body) as { sku: string }).sku;
+      send(201, JSON.stringify({ sku, status: 'ready', title: sku, item_specifics: [] }))(response);
+    });
+    try {
+      const run = await publish(service.url, { rows: 3 });
+      expect(run.result.code, run.result.stderr).toBe(0);
+      expect(JSON.parse(run.result.stdout.trim().split('\n').at(-1)!)).not.toHaveProperty('listing_status');
+      expect(run.result.stderr).not.toMatch(/not ready/);
+    } finally {
+      await service.close();
+    }
+  });
+});
+
 describe.concurrent('hostile services: bodies that never end, redirects that are never followed', () => {
   /** Services that keep sending and never finish the answer: `start` once per request, then `tick` every 100 ms. */
   const TRICKLES: { name: string; start: (response: ServerResponse, index: number) => void; tick: (response: ServerResponse) => void }[] = [
