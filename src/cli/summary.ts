@@ -5,7 +5,7 @@ import { marketplacesLine, rowErrorLine, runEndText } from '../report/summary-te
 import { cliName } from './setting-flags.js';
 import { err, out, paint } from './output.js';
 import { count, duration } from './progress.js';
-import { trafficText } from '../report/ci-summary.js';
+import { notReadyText, trafficText } from '../report/ci-summary.js';
 import type { NextStep } from '../report/run-meta.js';
 import { failedWithTheRun } from '../publish/outcome.js';
 import { printable } from '../printable.js';
@@ -43,22 +43,10 @@ export function printSummary(summary: RunSummary, options: { json: boolean; dryR
   const statuses = Object.entries(summary.errors_by_status);
   if (statuses.length > 0) err(`  errors by status: ${statuses.map(([status, n]) => `${status} x${count(n)}`).join(', ')}`);
   if (summary.by_marketplace !== undefined) err(`  ${marketplacesLine(summary.by_marketplace)}`);
-  if (summary.listing_status !== undefined) err(`  ${notReadyLine(summary.listing_status)}`);
+  if (summary.listing_status !== undefined) err(`  ${paint.yellow(notReadyText(summary.listing_status))}`);
   if (summary.requests > 0) err(`  ${trafficLine(summary)}`);
   if (summary.report.length > 0) err(`  report: ${summary.report.map((path) => printable(path, { lines: false })).join(', ')}`);
   if (options.json) out(JSON.stringify(options.nextStep === undefined ? summary : { ...summary, next_step: options.nextStep }));
-}
-
-/**
- * `not ready: 3 of 20 published listings came back with another status: "pending" x2, "draft" x1 (...)`: the
- * contract shows only `ready`, so a listing the service took in another state is told, not counted ready in silence.
- */
-export function notReadyLine(byStatus: Record<string, number>): string {
-  const others = Object.entries(byStatus).filter(([status]) => status !== 'ready');
-  const published = Object.values(byStatus).reduce((sum, n) => sum + n, 0);
-  const notReady = others.reduce((sum, [, n]) => sum + n, 0);
-  const listed = others.map(([status, n]) => `"${status}" x${count(n)}`).join(', ');
-  return paint.yellow(`not ready: ${count(notReady)} of ${count(published)} published ${published === 1 ? 'listing' : 'listings'} came back with a status other than "ready": ${listed} (each row's is in the report's listing_status)`);
 }
 
 /** `2,043 requests, up to 96 at once; pushed back: 38 throttled (429), 2 overloaded (503)`. */

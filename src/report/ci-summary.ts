@@ -112,6 +112,19 @@ export function trafficText(summary: RunSummary): string {
 }
 
 /**
+ * `not ready: 3 of 20 published listings came back with a status other than "ready": "pending" x2, "draft" x1 (...)`:
+ * the contract shows only `ready`, so a listing the service took in another state is told, not counted ready in
+ * silence. The statuses were escaped and cut short when counted (RunSummary.listing_status).
+ */
+export function notReadyText(byStatus: Record<string, number>): string {
+  const others = Object.entries(byStatus).filter(([status]) => status !== 'ready');
+  const published = Object.values(byStatus).reduce((sum, n) => sum + n, 0);
+  const notReady = others.reduce((sum, [, n]) => sum + n, 0);
+  const listed = others.map(([status, n]) => `"${status}" x${count(n)}`).join(', ');
+  return `not ready: ${count(notReady)} of ${count(published)} published ${published === 1 ? 'listing' : 'listings'} came back with a status other than "ready": ${listed} (each row's is in the report's listing_status)`;
+}
+
+/**
  * A fenced block for a command to copy: the fence longer than any run of backquotes in it, so nothing in the command
  * ends it; the command has no line break (src/shell-words.ts quotes every word on one line).
  */
@@ -184,7 +197,8 @@ export function publishSummaryMarkdown(summary: RunSummary, errors: RowErrorColl
   const stop = stopText(options.end, summary, name);
   const timing = `${rowsText(summary.rows)} in ${duration(summary.duration_ms)} (${count(Math.round(summary.rows_per_second))} rows/s)${summary.requests > 0 ? ` · ${trafficText(summary)}` : ''}`;
   const banner = options.end?.kind === 'systemic' ? serviceBanner(options.end) : [];
-  const lines = [heading(options.dryRun ? `publish ${name('dryRun')}` : 'publish', options.sources), '', ...banner, status, '', verdictText(options.verdict), '', ...nextStepMarkdown(options.nextStep), ...(stop === undefined || banner.length > 0 ? [] : [stop, '']), ...counts, '', timing, ''];
+  const notReady = summary.listing_status === undefined ? [] : [`⚠️ ${escapeMarkdown(notReadyText(summary.listing_status))}`, ''];
+  const lines = [heading(options.dryRun ? `publish ${name('dryRun')}` : 'publish', options.sources), '', ...banner, status, '', verdictText(options.verdict), '', ...nextStepMarkdown(options.nextStep), ...(stop === undefined || banner.length > 0 ? [] : [stop, '']), ...counts, '', ...notReady, timing, ''];
   const groups = errorGroupsMarkdown(errors);
   if (groups.length > 0) lines.push(...groups, '');
   if (summary.report.length > 0) lines.push(`Reports: ${summary.report.map(escapeMarkdown).join(', ')}`, '');

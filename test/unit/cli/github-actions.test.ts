@@ -257,6 +257,18 @@ describe('markdown', () => {
     expect(markdown).not.toContain('<b>');
   });
 
+  it('tells published listings whose status is not ready, the service\'s text escaped for markdown', () => {
+    const outcomes = [outcome(0, 'published', { listingStatus: 'ready' }), outcome(1, 'published', { listingStatus: 'pending' }), outcome(2, 'published', { listingStatus: '<b>draft</b>' })];
+    const summary = summaryOf(outcomes);
+    expect(summary.listing_status).toEqual({ ready: 1, '<b>draft</b>': 1, pending: 1 });
+    const markdown = publishSummaryMarkdown(summary, new RowErrorCollector(), { dryRun: false, sources: ['catalog.csv'], verdict: publishVerdict({ end: { kind: 'completed' }, summary }) });
+    expect(markdown).toContain('⚠️ not ready\\: 2 of 3 published listings came back with a status other than "ready"\\: "&lt;b&gt;draft&lt;/b&gt;" x1, "pending" x1');
+    expect(markdown).not.toContain('<b>');
+    const allReady = summaryOf([outcome(0, 'published', { listingStatus: 'ready' })]);
+    expect(allReady.listing_status).toBeUndefined();
+    expect(publishSummaryMarkdown(allReady, new RowErrorCollector(), { dryRun: false, sources: ['catalog.csv'], verdict: publishVerdict({ end: { kind: 'completed' }, summary: allReady }) })).not.toContain('not ready');
+  });
+
   it('says a clean run in one line, and why a run stopped', () => {
     const published = summaryOf([outcome(0, 'published')]);
     const ok = publishSummaryMarkdown(published, new RowErrorCollector(), { dryRun: false, sources: ['catalog.csv'], verdict: publishVerdict({ end: { kind: 'completed' }, summary: published }) });
