@@ -77,7 +77,8 @@ async function checkOne(full: string, output: PlannedOutput): Promise<string | u
   await makeDirs(dirname(full), output.rules).catch((error: NodeJS.ErrnoException) => {
     fail(`cannot create the directory ${error.path ?? dirname(full)} (${error.code ?? error.message})`);
   });
-  return join(await realpath(dirname(full)), basename(full));
+  // A folder that cannot be resolved (no search permission on the way) is compared as spelt.
+  return join(await realpath(dirname(full)).catch(() => dirname(full)), basename(full));
 }
 
 async function writable(path: string): Promise<boolean> {
