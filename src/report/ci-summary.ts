@@ -1,7 +1,7 @@
 import { formatLocation, libraryName, SourceError, type NameSetting } from '../errors.js';
 import type { PublishEnd } from '../publish/engine-types.js';
 import { inertText } from './annotations.js';
-import { inert } from '../printable.js';
+import { inert, shortened } from '../printable.js';
 import { redact } from '../secrets.js';
 import { count, duration } from '../number-text.js';
 import type { RowErrorCollector } from './row-errors.js';
@@ -111,6 +111,9 @@ export function trafficText(summary: RunSummary): string {
   return busy.length === 0 ? line : `${line}; pushed back: ${busy.join(', ')}`;
 }
 
+/** The most statuses the not-ready line names. */
+const NOT_READY_SHOWN = 5;
+
 /**
  * `not ready: 3 of 20 published listings came back with a status other than "ready": "pending" x2, "draft" x1 (...)`:
  * the contract shows only `ready`, so a listing the service took in another state is told, not counted ready in
@@ -120,7 +123,10 @@ export function notReadyText(byStatus: Record<string, number>): string {
   const others = Object.entries(byStatus).filter(([status]) => status !== 'ready');
   const published = Object.values(byStatus).reduce((sum, n) => sum + n, 0);
   const notReady = others.reduce((sum, [, n]) => sum + n, 0);
-  const listed = others.map(([status, n]) => `"${status}" x${count(n)}`).join(', ');
+  // One line of output: the most common statuses, each cut short (the summary keeps them whole).
+  const shown = [...others].sort(([, a], [, b]) => b - a).slice(0, NOT_READY_SHOWN);
+  const more = others.length - shown.length;
+  const listed = `${shown.map(([status, n]) => `"${shortened(status, 40)}" x${count(n)}`).join(', ')}${more > 0 ? ` and ${count(more)} more` : ''}`;
   return `not ready: ${count(notReady)} of ${count(published)} published ${published === 1 ? 'listing' : 'listings'} came back with a status other than "ready": ${listed} (each row's is in the report's listing_status)`;
 }
 

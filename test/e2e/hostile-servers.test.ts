@@ -225,8 +225,8 @@ describe.concurrent('hostile answers: the terminal and every report get escaped,
 
 describe('listing statuses other than ready', () => {
   it('a 201 whose listing is not ready is published, and the run says how many and which, bounded and escaped', async ({ expect }) => {
-    // 30 rows: 5 ready, one `__proto__`, one with an escape sequence, and 23 more statuses, each its own.
-    const statusOf = (i: number): string => (i < 5 ? 'ready' : i === 5 ? '__proto__' : i === 6 ? `pending${ESCAPES}` : `state-${i}`);
+    // 30 rows: 5 ready, one `__proto__`, one with an escape sequence, one of 5,000 characters, and 22 more statuses.
+    const statusOf = (i: number): string => (i < 5 ? 'ready' : i === 5 ? '__proto__' : i === 6 ? `pending${ESCAPES}` : i === 7 ? 'L'.repeat(5_000) : `state-${i}`);
     const service = await startScriptedService((request, response) => {
       const sku = (JSON.parse(request.body) as { sku: string }).sku;
       send(201, JSON.stringify({ sku, status: statusOf(Number(sku.slice(4))), title: sku, item_specifics: [] }))(response);
@@ -243,7 +243,9 @@ describe('listing statuses other than ready', () => {
       expect(Object.values(statuses).reduce((sum, n) => sum + n, 0)).toBe(30);
       expect(statuses).toMatchObject({ ready: 5, __proto__: 1, [`pending${ESCAPED}`]: 1 });
       expect(statuses['(other)']).toBe(25 - 20);
-      expect(run.result.stderr).toMatch(/not ready: 25 of 30 published listings came back with a status other than "ready": .*"__proto__" x1/);
+      // The line names the five most common (cut to 40 characters each) and counts the rest.
+      expect(run.result.stderr).toMatch(/not ready: 25 of 30 published listings came back with a status other than "ready": "\(other\)" x5, .* and 16 more \(each row's is in the report's listing_status\)/);
+      expect(Object.keys(statuses).find((status) => status.startsWith('LLL'))).toHaveLength(300);
       const rows = readCsvReport(join(run.dir, 'report.csv'));
       expect(rows.filter((row) => row.listing_status === 'state-29')).toHaveLength(1);
     } finally {
