@@ -32,6 +32,14 @@ export const AUTO_MAX = 2048;
 const STARTUP_DOUBLING_MS = 250;
 /** Start-up grows by at most this factor per round trip: a slow service that sheds load is sent this many too many. */
 const STARTUP_MAX_GAIN = 8;
+/**
+ * On a service whose fastest answer takes this many ms or more, start-up grows by {@link HIGH_GAIN} a round trip where
+ * it would double: from 4 to 512 in 5 round trips, not 8 (at 100 ms, most of a short run was ramp). A faster service
+ * is at its window within a few hundred ms anyway, and its rate limits were overshot more in simulation (5,000/s).
+ */
+const HIGH_GAIN_MS = 50;
+/** BBR's start-up gain, 2 / ln 2: the window the next round trip needs for the answers a second to double each one. */
+const HIGH_GAIN = 2 / Math.LN2;
 /** A ticket that remembers the limit it left under: start-up grows only on requests sent with the window in use. */
 interface AdaptiveTicket extends SendTicket {
   readonly limitAtSend: number;
@@ -84,9 +92,10 @@ const STARTUP_BUYS_SHARE = 0.25;
 /**
  * A latency-based adaptive concurrency limit, after TCP Vegas, Netflix's Gradient2 and brpc's auto limiter:
  *
- * - **Start-up** from `initial`: the limit doubles per round trip, or every 250 ms of the fastest answer when that is
- *   sooner (x8 per round trip at most: a 2 s service goes 4, 32, about 250, 2,000), until latency rises (past
- *   1.25 x the no-load latency when growing faster than doubling), the service pushes back, or the ceiling is
+ * - **Start-up** from `initial`: the limit doubles per round trip (x2.89 from 50 ms: 4, 11, 32, 92, 266, 512), or
+ *   every 250 ms of the fastest answer when that is sooner (x8 per round trip at most: a 2 s service goes 4, 32,
+ *   about 250, 2,000), until latency rises (past
+ *   1.25 x the no-load latency on a service slower than 250 ms), the service pushes back, or the ceiling is
  *   reached. The ceiling is `max` when given; unset, `fastMax` (512), or on a service slower than that many ms, one
  *   request in flight per ms of its fastest answer, up to 2048. Past the cut threshold, a doubling start-up goes on
  *   while the window still buys answers (its answers a ms 25 % more than half the window's), and when it stops buying,
@@ -261,21 +270,28 @@ export class AdaptiveLimit implements ConcurrencyLimit {
   }
 
   /**
-   * Start-up: an accepted answer to a request sent with the window in use adds `gain - 1` (the window grows by the
-   * gain per round trip). The gain is 2 on a service faster than 250 ms, so the window doubles each round trip, and
-   * up to 8 on a slower one, so it doubles at least every 250 ms.
+   * Start-up: an accepted answer to a request sent with the window in use adds `step - 1` (the window grows by the
+   * step per round trip). The gain is 2 on a service faster than 250 ms, so the window doubles each round trip, and
+   * up to 8 on a slower one, so it doubles at least every 250 ms; the step is the gain, or {@link HIGH_GAIN} when that
+   * is more on a service of 50 ms or more.
    */
   #startUp(ticket: AdaptiveTicket): void {
     if (this.#startUpHeld) return;
     const gain = this.#startupGain();
-    // At a gain of 2, in use means half the window as it is now, as before the gain (counting by the window the
+    // At a step of 2, in use means half the window as it is now, as before the gain (counting by the window the
     // request left under overshot a fast rate limit in simulation: 5,000/s took 25.9 s instead of 19.3). Above 2, the
     // window was in use while the request was in flight: half of it was when the request left, or a request sent
     // after it found half of it in flight (the rows to fill a window that grew by x8 come from the reader a batch at
     // a time: the first of them leave with little in flight, and not counting them left 2,000 rows at 2 s, one run in
     // three, a fifth round trip). So the first window counts whole once half of it was in flight.
-    const used = gain <= 2 ? ticket.inFlight >= this.#limit / 2 : ticket.inFlight >= ticket.limitAtSend / 2 || this.#usedAtSeq > ticket.seq;
-    if (used) this.#limit = Math.min(this.#ceiling(), this.#limit + gain - 1);
+    const step = this.#startupStep(gain);
+    const used = step <= 2 ? ticket.inFlight >= this.#limit / 2 : ticket.inFlight >= ticket.limitAtSend / 2 || this.#usedAtSeq > ticket.seq;
+    if (used) this.#limit = Math.min(this.#ceiling(), this.#limit + step - 1);
+  }
+
+  /** What start-up multiplies the window by in a round trip: the gain, and at least {@link HIGH_GAIN} from 50 ms. */
+  #startupStep(gain: number): number {
+    return this.#fastestMs >= HIGH_GAIN_MS ? Math.max(HIGH_GAIN, gain) : gain;
   }
 
   /**
