@@ -157,15 +157,15 @@ describe('AdaptiveLimit', () => {
     return seen;
   }
 
-  it('starts at 4 and doubles each round trip while latency stays flat, up to its max; x2.89 from 50 ms (BBR start-up gain)', () => {
+  it('starts at 4 and doubles each round trip while latency stays flat, up to its max; from 64, x2.89 at 50 ms or more (BBR start-up gain)', () => {
     const limit = new AdaptiveLimit({ max: 100 });
     expect(limit.limit).toBe(4);
     // The first four leave one by one (1, 2, 3, 4 in flight): three of them count as a full window.
     expect(rounds(limit, 7, () => 20)).toEqual([7, 14, 28, 56, 100, 100, 100]);
-    // At 50 ms and more each round trip grows the window by 2 / ln 2 (it doubled: 7, 14, 28, 56, 100).
-    expect(rounds(new AdaptiveLimit({ max: 100 }), 7, () => 50)).toEqual([11, 32, 92, 100, 100, 100, 100]);
-    // 4 to the ceiling of 512 at 100 ms: 5 round trips (it was 8).
-    expect(rounds(new AdaptiveLimit(), 6, () => 100)).toEqual([11, 32, 92, 266, 512, 512]);
+    // At 50 ms and more, once the window is 64, each round trip grows it by 2 / ln 2 (it doubled: 112, 224, 300).
+    expect(rounds(new AdaptiveLimit({ max: 300 }), 7, () => 50)).toEqual([7, 14, 28, 56, 154, 300, 300]);
+    // 4 to the ceiling of 512 at 100 ms: 7 round trips (it was 8).
+    expect(rounds(new AdaptiveLimit(), 8, () => 100)).toEqual([7, 14, 28, 56, 154, 444, 512, 512]);
   });
 
   it('start-up on a slow service doubles every 250 ms: x8 a round trip at 1 s, and past 512 up to one in flight per ms', () => {
@@ -224,11 +224,11 @@ describe('AdaptiveLimit', () => {
     expect(passing.slowStart).toBe(true);
     expect(seen.indexOf(512)).toBeLessThanOrEqual(9);
     // A queue from 64 in flight on: held for a round trip, then cut, and start-up is over. The window goes one step
-    // (x2.89) past the last one below the threshold (92, at 144 ms), no further.
+    // (x2.89) past the last one below the threshold (56), no further.
     const queued = new AdaptiveLimit();
     const held = rounds(queued, 12, (n) => 100 * Math.max(1, n / 64));
     expect(queued.slowStart).toBe(false);
-    expect(Math.max(...held)).toBeLessThanOrEqual(280);
+    expect(Math.max(...held)).toBeLessThanOrEqual(180);
     expect(held.at(-1)).toBeLessThanOrEqual(128);
   });
 
@@ -242,19 +242,19 @@ describe('AdaptiveLimit', () => {
     expect(seen.indexOf(512)).toBeLessThanOrEqual(10);
     expect(buying.slowStart).toBe(true);
     // A queue past 64 (latency in proportion to what is in flight): a bigger window buys nothing, start-up ends at the
-    // first window past the threshold (266: one step past 92), as before.
+    // first window past the threshold, as before.
     const queued = new AdaptiveLimit();
     const knee = rounds(queued, 14, (n) => 100 * Math.max(1, n / 64));
     expect(queued.slowStart).toBe(false);
-    expect(Math.max(...knee)).toBeLessThan(300);
+    expect(Math.max(...knee)).toBeLessThan(180);
     expect(knee.at(-1)).toBeLessThan(128);
-    // A slowdown for everyone as the window grows by its step (100 -> 289 ms at 266 in flight): the same answers a
+    // A slowdown for everyone as the window grows by its step (100 -> 289 ms at 154 in flight): the same answers a
     // second, so the window does not go on growing into it.
     let round = 0;
     const slower = new AdaptiveLimit();
-    const held = rounds(slower, 9, () => (++round >= 5 ? 289 : 100));
+    const held = rounds(slower, 9, () => (++round >= 6 ? 289 : 100));
     expect(slower.slowStart).toBe(false);
-    expect(Math.max(...held)).toBeLessThan(300);
+    expect(Math.max(...held)).toBeLessThan(180);
     // Past 3 x the no-load latency it ends whatever it buys: 100 ms + 0.5 ms per request in flight, 356 ms at 512.
     const bounded = new AdaptiveLimit();
     const past = rounds(bounded, 14, (n) => 100 + n / 2);
@@ -263,28 +263,28 @@ describe('AdaptiveLimit', () => {
   });
 
   it('a start-up that bought answers and then a window that buys none is judged again a window later, not cut at once', () => {
-    // 100 ms + 0.25 ms per request in flight (buying) to 767 (a ceiling of 2,048 given), then one round trip at 100 ms +
-    // 0.5 ms per request (this host busy: no more answers a second), then 100 ms + 0.025 ms per request. Judged again,
-    // start-up ends there without a cut, and the window goes on growing: 773, 850, ... 1,729 by round 16.
+    // 100 ms + 0.25 ms per request in flight (buying) to 1,281 (a ceiling of 2,048 given), then one round trip at
+    // 100 ms + 0.5 ms per request (this host busy: no more answers a second), then 100 ms + 0.025 ms per request. Judged
+    // again, start-up ends there without a cut, and the window goes on growing: 1,291, 1,420, ... 1,890 by round 16.
     let round = 0;
     const limit = new AdaptiveLimit({ max: 2048 });
-    const seen = rounds(limit, 16, (n) => (++round <= 5 ? 100 + n / 4 : round === 6 ? 100 + n / 2 : 100 + n / 40));
-    expect(seen[4]).toBe(767);
+    const seen = rounds(limit, 16, (n) => (++round <= 7 ? 100 + n / 4 : round === 8 ? 100 + n / 2 : 100 + n / 40));
+    expect(seen[6]).toBe(1281);
     expect(limit.slowStart).toBe(false);
-    expect(Math.min(...seen.slice(5))).toBeGreaterThanOrEqual(767);
-    expect(seen.at(-1)).toBeGreaterThan(1400);
+    expect(Math.min(...seen.slice(7))).toBeGreaterThanOrEqual(1281);
+    expect(seen.at(-1)).toBeGreaterThan(1800);
   });
 
   it('a window cut by a passing queue climbs back to its ceiling in a few round trips, not dozens', () => {
     // 100 ms, but a queue past 64 in flight for rounds 3-8 (a fresh service or this client warming up): start-up ends
-    // with a cut to 138. Windows that find no queue at all in a row grow by more each time (a tenth, a fifth, two
-    // fifths, half): back at 512 after round 17; growing by a tenth each time would take some 28 round trips more.
+    // with a cut to 97. Windows that find no queue at all in a row grow by more each time (a tenth, a fifth, two
+    // fifths, half): back at 512 after round 20; growing by a tenth each time would take some 30 round trips more.
     let round = 0;
     const seen = rounds(new AdaptiveLimit(), 40, (n) => (++round >= 3 && round <= 8 ? 100 * Math.max(1, n / 64) : 100));
-    expect(Math.max(...seen.slice(0, 8))).toBeLessThan(300);
-    expect(Math.min(...seen.slice(6, 9))).toBeLessThan(160);
+    expect(Math.max(...seen.slice(0, 8))).toBeLessThan(180);
+    expect(Math.min(...seen.slice(6, 9))).toBeLessThan(100);
     expect(seen.indexOf(512)).toBeGreaterThan(8);
-    expect(seen.indexOf(512)).toBeLessThanOrEqual(18);
+    expect(seen.indexOf(512)).toBeLessThanOrEqual(20);
     expect(seen.slice(seen.indexOf(512))).toEqual(seen.slice(seen.indexOf(512)).map(() => 512));
   });
 
