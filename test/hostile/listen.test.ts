@@ -207,6 +207,35 @@ describe('listings listen: exposure and replays', () => {
     expect(printed.sort((a, b) => a.seq - b.seq).map((line) => line.outcome)).toEqual(['accepted', 'duplicate', 'accepted']);
   });
 
+  it('reads a body as written: ids beyond a double are two events, not one duplicate; numbers are printed exactly; a key written twice is shown as text', async () => {
+    const dir = tempDir();
+    const recording = join(dir, 'rec.ndjson');
+    const first = '{"id":12345678901234567890,"type":"listing.updated","amount":9007199254740993,"price":1.10}';
+    const second = '{"id":12345678901234567891,"type":"listing.updated"}';
+    const twice = '{"id":"evt_twice","sku":"A-1","sku":"B-2"}';
+    for (const mode of [['--json'], []]) {
+      const listen = await startListen([...mode, '--record', recording]);
+      for (const body of [first, second, twice]) expect(await post(listen.url, body)).toBe(200);
+      const done = await listen.stop();
+      expect(done.stderr).toContain('listen stopped: 3 received, 0 rejected, 0 duplicates');
+      if (mode.length > 0) {
+        const printed = done.stdout.trim().split('\n');
+        expect(printed[0]).toContain('"id":"12345678901234567890"');
+        expect(printed[0]).toContain('"body":{"id":12345678901234567890,"type":"listing.updated","amount":9007199254740993,"price":1.10}');
+        expect(printed[1]).toContain('"id":"12345678901234567891"');
+        // Which sku it names is not for the listener to guess: it is shown as the text it is, not read.
+        expect(JSON.parse(printed[2] ?? '')).toMatchObject({ text: twice });
+        expect(printed[2]).not.toContain('"sku"');
+      } else {
+        expect(done.stdout).toContain('(id 12345678901234567890, POST /)');
+        expect(done.stdout).toContain('"amount": 9007199254740993');
+        expect(done.stdout).toContain('(id 12345678901234567891, POST /)');
+        expect(done.stdout).toContain(twice);
+      }
+    }
+    expect(ndjsonLines(recording).map((line) => line.body)).toEqual([first, second, twice, first, second, twice]);
+  });
+
   it('keeps credentials out of a recording: no Authorization or Cookie, the query token masked', async () => {
     const dir = tempDir();
     const recording = join(dir, 'rec.ndjson');
