@@ -1,6 +1,7 @@
 import { ConfigError } from '../errors.js';
 import type { FieldIssue } from '../contract/issues.js';
 import { isLoopbackHost } from './loopback.js';
+import { MAX_RECORDED_BODY_BYTES, MAX_RECORDING_LINE_BYTES } from './recording.js';
 import { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER } from './signature.js';
 import type { ListenOptions } from './types.js';
 
@@ -49,6 +50,9 @@ export function listenOptionIssues(options: ListenOptions): FieldIssue[] {
   if (options.signatureHeader !== undefined) check('signatureHeader', /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(options.signatureHeader), 'must be an HTTP header name');
   if (options.toleranceSeconds !== undefined) check('toleranceSeconds', whole(options.toleranceSeconds, 1), 'must be a whole number of seconds >= 1');
   if (options.maxBodyBytes !== undefined) check('maxBodyBytes', whole(options.maxBodyBytes, 1), 'must be a whole number of bytes >= 1');
+  if (options.maxBodyBytes !== undefined && options.recordFile !== undefined && whole(options.maxBodyBytes, 1)) {
+    check('maxBodyBytes', options.maxBodyBytes <= MAX_RECORDED_BODY_BYTES, `must be at most ${MAX_RECORDED_BODY_BYTES} when recording: a larger body could make a line longer than the ${MAX_RECORDING_LINE_BYTES / 1024 / 1024} MiB a replay reads`);
+  }
   if (options.dedupeCapacity !== undefined) check('dedupeCapacity', whole(options.dedupeCapacity, 1), 'must be a whole number >= 1');
   if (options.maxConnections !== undefined) check('maxConnections', whole(options.maxConnections, 1, 1_000_000), 'must be a whole number from 1 to 1000000');
   if (options.requestTimeoutSeconds !== undefined) check('requestTimeoutSeconds', whole(options.requestTimeoutSeconds, 1, 3600), 'must be a whole number of seconds from 1 to 3600');

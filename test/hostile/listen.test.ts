@@ -236,6 +236,24 @@ describe('listings listen: exposure and replays', () => {
     expect(ndjsonLines(recording).map((line) => line.body)).toEqual([first, second, twice, first, second, twice]);
   });
 
+  it('every body a recording listener accepts can be replayed: 3 MB of control characters (an 18 MB line) is sent again byte for byte; a --max-body too large to record is refused', async () => {
+    const dir = tempDir();
+    const recording = join(dir, 'rec.ndjson');
+    const refused = await runCli(['listen', '--port', '0', '--record', recording, '--max-body', '20000000']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/--max-body must be at most \d+ when recording/);
+    const listen = await startListen(['--record', recording, '--max-body', '4000000']);
+    const body = Buffer.alloc(3_000_000, 1);
+    expect(await post(listen.url, body, { 'content-type': 'application/octet-stream' })).toBe(200);
+    await listen.stop();
+    const target = await startScriptedService((_request, response) => response.end('ok'));
+    const replay = await runCli(['listen', '--replay', recording, '--forward-to', target.url]);
+    expect(replay.stderr).not.toContain('not sent');
+    expect(replay.code, replay.stderr).toBe(0);
+    expect(target.requests).toHaveLength(1);
+    expect(target.requests[0]?.body === body.toString('utf8')).toBe(true);
+  });
+
   it('keeps credentials out of a recording: no Authorization or Cookie, the query token masked', async () => {
     const dir = tempDir();
     const recording = join(dir, 'rec.ndjson');
