@@ -254,6 +254,35 @@ describe('listings listen: exposure and replays', () => {
     expect(target.requests[0]?.body === body.toString('utf8')).toBe(true);
   });
 
+  it('the same signed bytes under another Webhook-Id (a header the signature does not cover) are a duplicate, and teach the listener no id', async () => {
+    const secret = 'whsec_hostile_replay_2';
+    const dir = tempDir();
+    const recording = join(dir, 'rec.ndjson');
+    const listen = await startListen(['--secret-env', 'HOOK_SECRET', '--record', recording, '--json'], { HOOK_SECRET: secret });
+    const body = '{"type":"listing.updated","data":{"sku":"HDR-ID-1"}}';
+    const signature = signPayload(secret, body);
+    expect(await post(listen.url, body, { 'listings-signature': signature, 'webhook-id': 'wh_1' })).toBe(200);
+    // Replayed by whoever saw it, each time under a new id, or under the id of an event still to come.
+    expect(await post(listen.url, body, { 'listings-signature': signature, 'webhook-id': 'wh_2' })).toBe(200);
+    expect(await post(listen.url, body, { 'listings-signature': signature, 'webhook-id': 'wh_next' })).toBe(200);
+    // The real next event, signed by the sender, with that id: received.
+    const next = '{"type":"listing.updated","data":{"sku":"HDR-ID-2"}}';
+    expect(await post(listen.url, next, { 'listings-signature': signPayload(secret, next), 'webhook-id': 'wh_next' })).toBe(200);
+    // A redelivery of it, signed anew, with its id: a duplicate.
+    expect(await post(listen.url, next, { 'listings-signature': signPayload(secret, next, Math.floor(Date.now() / 1000) - 1), 'webhook-id': 'wh_next' })).toBe(200);
+    const done = await listen.stop();
+    expect(done.stderr).toContain('listen stopped: 2 received, 0 rejected, 3 duplicates');
+    const printed = done.stdout.trim().split('\n').map((line) => JSON.parse(line) as { outcome: string; sku: string });
+    expect(printed.map((line) => [line.outcome, line.sku])).toEqual([
+      ['accepted', 'HDR-ID-1'],
+      ['duplicate', 'HDR-ID-1'],
+      ['duplicate', 'HDR-ID-1'],
+      ['accepted', 'HDR-ID-2'],
+      ['duplicate', 'HDR-ID-2'],
+    ]);
+    expect(ndjsonLines(recording)).toHaveLength(2);
+  });
+
   it('keeps credentials out of a recording: no Authorization or Cookie, the query token masked', async () => {
     const dir = tempDir();
     const recording = join(dir, 'rec.ndjson');

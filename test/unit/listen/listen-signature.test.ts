@@ -62,6 +62,15 @@ describe('listen helpers', () => {
     expect(ids.seen('a')).toBe(false);
   });
 
+  it('an event seen under one of its keys is a duplicate, and its other keys are not remembered from it', () => {
+    const ids = new RecentIds(10);
+    expect(ids.seenAny(['signed:1', 'id:a'])).toBe(false);
+    expect(ids.seenAny(['signed:1', 'id:b'])).toBe(true);
+    expect(ids.seenAny(['signed:2', 'id:b'])).toBe(false);
+    expect(ids.seenAny(['signed:3', 'id:a'])).toBe(true);
+    expect(ids.size).toBe(4);
+  });
+
   it('reads the id, kind, SKU and status where a body or the headers carry them', () => {
     const json = (value: unknown, headers = {}) => summarize({ headers, body: Buffer.from(JSON.stringify(value)) });
     expect(json({ id: 'evt_1', type: 'listing.created', data: { sku: 'A-1', status: 'ready' } })).toMatchObject({ id: 'evt_1', kind: 'listing.created', sku: 'A-1', status: 'ready' });
