@@ -82,6 +82,16 @@ describe('listen helpers', () => {
     expect(summarize({ headers: {}, body: Buffer.from([0xff, 0xfe, 0x00]) })).toEqual({});
   });
 
+  it('refuses a --path no request target can spell: it would answer every callback 404', () => {
+    for (const path of ['/hooks', '/', '/a/b-c_d.e~f', '/caf%C3%A9', "/x!$&'()*+,;=:@"]) expect(listenOptionIssues({ path }), path).toEqual([]);
+    const message = (path: string): string => listenOptionIssues({ path }).map((issue) => `${issue.path} ${issue.message}`).join();
+    expect(message('/café')).toMatch(/^path must be a URL path as requests spell it .*: write it as a request spells it, \/caf%C3%A9$/);
+    expect(message('/a\u001b[31m')).toContain('/a%1B%5B31m');
+    expect(message('/100%')).toMatch(/^path must be a URL path/);
+    expect(message('/a b')).toContain('/a%20b');
+    expect(message('/a?b')).toBe('path must start with / and hold no ? or #');
+  });
+
   it('checks its options, and the help shows the defaults the listener applies', () => {
     expect(listenOptionIssues({ port: 70_000, path: 'hooks', forwardTo: 'ftp://x', signatureHeader: 'bad header', toleranceSeconds: 0 }).map((issue) => issue.path)).toEqual([
       'port',
