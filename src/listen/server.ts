@@ -15,6 +15,7 @@ import { Recorder } from './recording.js';
 import { verifySignature } from './signature.js';
 import type { CallbackEvent, ListenEvent, ListenOptions, ListenStats, Listener, RejectReason } from './types.js';
 import { readBoundedBody } from '../http-body.js';
+import { requestPath } from '../request-path.js';
 
 const json = (value: unknown): string => JSON.stringify(value);
 const ACCEPTED = json({ received: true });
@@ -36,11 +37,6 @@ const REFUSED: Record<RejectReason, { status: number; code: string; message: str
  * never received, recorded or forwarded, or anyone reaching the port could send the app behind it any method.
  */
 const RECEIVED_METHODS = new Set(['POST', 'PUT']);
-
-function pathOf(url: string): string {
-  const query = url.search(/[?#]/);
-  return query < 0 ? url : url.slice(0, query);
-}
 
 /** `/` takes every path; `/hooks` takes `/hooks` and `/hooks/...`. */
 function pathMatches(wanted: string, path: string): boolean {
@@ -81,7 +77,7 @@ class ListenHandler {
     const path = req.url ?? '/';
     const callback: ReceivedCallback = { receivedAt, method: req.method ?? 'POST', path, headers: req.headers, body: Buffer.alloc(0) };
     if (!RECEIVED_METHODS.has(callback.method)) return this.refuse(res, callback, 'wrong_method');
-    if (!pathMatches(this.config.path, pathOf(path))) return this.refuse(res, callback, 'wrong_path');
+    if (!pathMatches(this.config.path, requestPath(path))) return this.refuse(res, callback, 'wrong_path');
     if (Number(req.headers['content-length']) > this.config.maxBodyBytes) return this.refuse(res, callback, 'too_large');
     readBoundedBody(req, this.config.maxBodyBytes, (body) => {
       if (body === undefined) this.refuse(res, callback, 'too_large');

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { listenOn } from '../listen-on.js';
+import { requestPath } from '../request-path.js';
 import type { WorkerMetrics } from './worker-metrics.js';
 
 /** Whether the worker can take work now, and if not, why (one short sentence for a probe's log). */
@@ -41,7 +42,7 @@ async function answer(request: IncomingMessage, response: ServerResponse, option
     return;
   }
   // Only the path is read: a query string changes nothing, and nothing of the request is echoed back.
-  const path = (request.url ?? '/').split('?')[0];
+  const path = requestPath(request.url ?? '/');
   if (path === '/healthz') return send(response, 200, text, 'ok\n', head);
   if (path === '/readyz') {
     const { ready, why } = options.readiness();

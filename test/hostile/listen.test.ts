@@ -283,6 +283,23 @@ describe('listings listen: exposure and replays', () => {
     expect(ndjsonLines(recording)).toHaveLength(2);
   });
 
+  it('receives a request target in absolute form (RFC 9112 3.2.2) at --path by its path, and refuses one for another path', async () => {
+    const listen = await startListen(['--path', '/hooks']);
+    const { port } = new URL(listen.url);
+    const send = (target: string): Promise<string> =>
+      new Promise((resolve) => {
+        let text = '';
+        const socket = connect(Number(port), '127.0.0.1', () => socket.end(`POST ${target} HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`));
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+        socket.on('error', () => undefined);
+        socket.on('close', () => resolve(text));
+      });
+    expect(await send(`http://127.0.0.1:${port}/hooks/a?x=1`)).toMatch(/^HTTP\/1\.1 200/);
+    expect(await send(`http://127.0.0.1:${port}/other`)).toMatch(/^HTTP\/1\.1 404/);
+    const done = await listen.stop();
+    expect(done.stderr).toContain('listen stopped: 1 received, 1 rejected');
+  });
+
   it('keeps credentials out of a recording: no Authorization or Cookie, the query token masked', async () => {
     const dir = tempDir();
     const recording = join(dir, 'rec.ndjson');

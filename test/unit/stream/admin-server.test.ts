@@ -29,4 +29,23 @@ describe('the admin endpoint of stream --admin-listen', () => {
       await admin.close();
     }
   }, 45_000);
+
+  it('answers a request target in absolute form (RFC 9112 3.2.2) by its path, as in origin form', async () => {
+    const metrics = await createWorkerMetrics(() => undefined, () => true);
+    const admin = await startAdminServer({ host: '127.0.0.1', port: 0, metrics, readiness: () => ({ ready: true, why: 'ok' }) });
+    try {
+      const { port } = new URL(admin.url);
+      const answer = await new Promise<string>((resolve) => {
+        let text = '';
+        const socket = connect(Number(port), '127.0.0.1', () => socket.end(`GET http://127.0.0.1:${port}/healthz?probe=1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`));
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+        socket.on('error', () => undefined);
+        socket.on('close', () => resolve(text));
+      });
+      expect(answer).toMatch(/^HTTP\/1\.1 200/);
+      expect(answer).toMatch(/\r\n\r\nok\n$/);
+    } finally {
+      await admin.close();
+    }
+  });
 });
