@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { MAX_JSON_DEPTH, scanJsonText } from '../json-text.js';
+import { JsonNumber } from '../json-number.js';
+import { JsonDepthError, parseJsonRecord } from '../json-text.js';
 
 /** One HTTP request received by the listener, as it came. */
 export interface ReceivedCallback {
@@ -22,11 +23,14 @@ export interface CallbackSummary {
   kind?: string;
   sku?: string;
   status?: string;
-  /** The parsed body, when it is JSON. */
+  /**
+   * The parsed body, when it is JSON that says one thing: a number JS would change is a JsonNumber (write it with
+   * stringifyJson); a body holding a key twice is not parsed (JSON.parse would drop one of the values), only shown.
+   */
   json?: unknown;
   /** The body as text, when it is valid UTF-8. */
   text?: string;
-  /** The body opens arrays or objects nested deeper than {@link MAX_JSON_DEPTH}: it was not parsed. */
+  /** The body opens arrays or objects nested deeper than MAX_JSON_DEPTH (64): it was not parsed. */
   tooDeep?: true;
 }
 
@@ -41,6 +45,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
 function scalar(value: unknown): string | undefined {
   if (typeof value === 'string' && value !== '') return value;
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  // As written: `12345678901234567890` and `12345678901234567891` are two ids, not both `12345678901234567000`.
+  if (value instanceof JsonNumber) return value.text;
   return undefined;
 }
 
@@ -83,13 +89,12 @@ export function summarize(callback: Pick<ReceivedCallback, 'headers' | 'body'>):
   const text = utf8Text(callback.body);
   if (text !== undefined) {
     summary.text = text;
-    if (/^\s*[[{]/.test(text) && scanJsonText(text).depth > MAX_JSON_DEPTH) summary.tooDeep = true;
-    else {
-      try {
-        summary.json = JSON.parse(text) as unknown;
-      } catch {
-        // not JSON: shown as text
-      }
+    try {
+      summary.json = parseJsonRecord(text);
+    } catch (error) {
+      // Text that does not open an array or object is not JSON however many brackets it holds.
+      if (error instanceof JsonDepthError && /^\s*[[{]/.test(text)) summary.tooDeep = true;
+      // otherwise not JSON, or a key written twice: shown as text, exactly
     }
   }
   if (isObject(summary.json)) {

@@ -19,6 +19,16 @@ export class RecentIds {
     return false;
   }
 
+  /**
+   * True when one of `keys` (the names of one event) was seen: then none is remembered anew, so a duplicate cannot
+   * teach a name to the set. Otherwise all are remembered.
+   */
+  seenAny(keys: readonly string[]): boolean {
+    if (keys.some((key) => this.ids.has(key))) return true;
+    for (const key of keys) this.seen(key);
+    return false;
+  }
+
   get size(): number {
     return this.ids.size;
   }

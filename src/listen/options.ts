@@ -1,6 +1,7 @@
 import { ConfigError } from '../errors.js';
 import type { FieldIssue } from '../contract/issues.js';
 import { isLoopbackHost } from './loopback.js';
+import { MAX_RECORDED_BODY_BYTES, MAX_RECORDING_LINE_BYTES } from './recording.js';
 import { DEFAULT_TOLERANCE_SECONDS, SIGNATURE_HEADER } from './signature.js';
 import type { ListenOptions } from './types.js';
 
@@ -31,6 +32,26 @@ export function httpUrlIssue(raw: string): string | undefined {
   }
 }
 
+/** A URL path as a request spells it (RFC 3986): what a request target holds, other characters percent-encoded. */
+const REQUEST_PATH = /^\/(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/]|%[0-9A-Fa-f]{2})*$/;
+
+/**
+ * Why `path` can never be the path of a request, or undefined: `/café` or `/a b` arrives as `/caf%C3%A9`, `/a%20b`
+ * (a control character not at all), so such a path would answer every callback 404.
+ */
+function pathIssue(path: string): string | undefined {
+  if (!path.startsWith('/') || /[?#]/.test(path)) return 'must start with / and hold no ? or #';
+  if (REQUEST_PATH.test(path)) return undefined;
+  let encoded: string | undefined;
+  try {
+    encoded = encodeURI(path);
+  } catch {
+    // a lone surrogate: no encoding to suggest
+  }
+  const as = encoded !== undefined && REQUEST_PATH.test(encoded) ? `: write it as a request spells it, ${encoded}` : '';
+  return `must be a URL path as requests spell it (letters, digits, - . _ ~ ! $ & ' ( ) * + , ; = : @ / and %XX); no request would ever match it${as}`;
+}
+
 /** What is wrong with these options, one issue per option (path = the option's name). */
 export function listenOptionIssues(options: ListenOptions): FieldIssue[] {
   const issues: FieldIssue[] = [];
@@ -39,7 +60,10 @@ export function listenOptionIssues(options: ListenOptions): FieldIssue[] {
   };
   if (options.host !== undefined) check('host', options.host.trim() !== '', 'must not be empty');
   if (options.port !== undefined) check('port', whole(options.port, 0, 65535), 'must be a whole number from 0 to 65535');
-  if (options.path !== undefined) check('path', /^\/[^\s?#]*$/.test(options.path), 'must start with / and hold no spaces, ? or #');
+  if (options.path !== undefined) {
+    const issue = pathIssue(options.path);
+    check('path', issue === undefined, issue ?? '');
+  }
   if (options.forwardTo !== undefined) {
     const issue = httpUrlIssue(options.forwardTo);
     check('forwardTo', issue === undefined, issue ?? '');
@@ -49,6 +73,9 @@ export function listenOptionIssues(options: ListenOptions): FieldIssue[] {
   if (options.signatureHeader !== undefined) check('signatureHeader', /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(options.signatureHeader), 'must be an HTTP header name');
   if (options.toleranceSeconds !== undefined) check('toleranceSeconds', whole(options.toleranceSeconds, 1), 'must be a whole number of seconds >= 1');
   if (options.maxBodyBytes !== undefined) check('maxBodyBytes', whole(options.maxBodyBytes, 1), 'must be a whole number of bytes >= 1');
+  if (options.maxBodyBytes !== undefined && options.recordFile !== undefined && whole(options.maxBodyBytes, 1)) {
+    check('maxBodyBytes', options.maxBodyBytes <= MAX_RECORDED_BODY_BYTES, `must be at most ${MAX_RECORDED_BODY_BYTES} when recording: a larger body could make a line longer than the ${MAX_RECORDING_LINE_BYTES / 1024 / 1024} MiB a replay reads`);
+  }
   if (options.dedupeCapacity !== undefined) check('dedupeCapacity', whole(options.dedupeCapacity, 1), 'must be a whole number >= 1');
   if (options.maxConnections !== undefined) check('maxConnections', whole(options.maxConnections, 1, 1_000_000), 'must be a whole number from 1 to 1000000');
   if (options.requestTimeoutSeconds !== undefined) check('requestTimeoutSeconds', whole(options.requestTimeoutSeconds, 1, 3600), 'must be a whole number of seconds from 1 to 3600');

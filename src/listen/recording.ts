@@ -83,8 +83,15 @@ function isRecord(value: Record<string, unknown>): value is Record<string, unkno
   return typeof value.method === 'string' && typeof value.path === 'string' && typeof value.body === 'string' && (value.body_encoding === 'utf8' || value.body_encoding === 'base64') && headersOk;
 }
 
-/** The longest line of a recording read: a body of the default 1 MiB limit, escaped or in base64, fits. */
-export const MAX_RECORDING_LINE_BYTES = 16 * 1024 * 1024;
+/** The longest line of a recording read by `--replay`. */
+export const MAX_RECORDING_LINE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The largest body a listener that records may accept, so that every line it writes is one `--replay` reads: JSON
+ * writes a control character of a UTF-8 body as `\u0001`, six bytes for one, and the path and headers (within
+ * Node's 16 KiB of a request head, six bytes each at worst) fit in the 1 MiB kept aside.
+ */
+export const MAX_RECORDED_BODY_BYTES = Math.floor((MAX_RECORDING_LINE_BYTES - 1024 * 1024) / 6);
 
 /** One line of a recording: the callback, or why the line is not one (located at its line). */
 export type RecordingLine = { line: number; record: RecordedCallback } | { line: number; error: string };

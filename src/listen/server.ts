@@ -15,6 +15,7 @@ import { Recorder } from './recording.js';
 import { verifySignature } from './signature.js';
 import type { CallbackEvent, ListenEvent, ListenOptions, ListenStats, Listener, RejectReason } from './types.js';
 import { readBoundedBody } from '../http-body.js';
+import { requestPath } from '../request-path.js';
 
 const json = (value: unknown): string => JSON.stringify(value);
 const ACCEPTED = json({ received: true });
@@ -37,11 +38,6 @@ const REFUSED: Record<RejectReason, { status: number; code: string; message: str
  */
 const RECEIVED_METHODS = new Set(['POST', 'PUT']);
 
-function pathOf(url: string): string {
-  const query = url.search(/[?#]/);
-  return query < 0 ? url : url.slice(0, query);
-}
-
 /** `/` takes every path; `/hooks` takes `/hooks` and `/hooks/...`. */
 function pathMatches(wanted: string, path: string): boolean {
   if (wanted === '/') return true;
@@ -50,14 +46,15 @@ function pathMatches(wanted: string, path: string): boolean {
 }
 
 /**
- * What tells a redelivery: the event's id; for a signed callback without one, the signed bytes themselves (the
- * same timestamp and body again is a replay of one delivery); an unsigned callback without an id is never a
- * duplicate (anyone could change a byte of it).
+ * What tells a redelivery: the event's id; for a signed callback, the signed bytes too (the same timestamp and body
+ * again is a replay of one delivery, whatever id an unsigned header such as `Webhook-Id` gives it); an unsigned
+ * callback without an id is never a duplicate (anyone could change a byte of it).
  */
-function dedupeKey(summary: CallbackSummary, body: Buffer, signedAt: number | undefined): string | undefined {
-  if (summary.id !== undefined) return `id:${summary.id}`;
-  if (signedAt === undefined) return undefined;
-  return `signed:${signedAt}:${createHash('sha256').update(body).digest('hex')}`;
+function dedupeKeys(summary: CallbackSummary, body: Buffer, signedAt: number | undefined): string[] {
+  const keys: string[] = [];
+  if (signedAt !== undefined) keys.push(`signed:${signedAt}:${createHash('sha256').update(body).digest('hex')}`);
+  if (summary.id !== undefined) keys.push(`id:${summary.id}`);
+  return keys;
 }
 
 class ListenHandler {
@@ -71,7 +68,8 @@ class ListenHandler {
     private readonly config: ResolvedListenOptions,
     private readonly emit: (event: ListenEvent) => void,
   ) {
-    this.ids = new RecentIds(config.dedupeCapacity);
+    // Up to two keys an event (dedupeKeys): the last `dedupeCapacity` events are remembered, whichever they have.
+    this.ids = new RecentIds(config.dedupeCapacity * 2);
   }
 
   handle(req: IncomingMessage, res: ServerResponse): void {
@@ -79,7 +77,7 @@ class ListenHandler {
     const path = req.url ?? '/';
     const callback: ReceivedCallback = { receivedAt, method: req.method ?? 'POST', path, headers: req.headers, body: Buffer.alloc(0) };
     if (!RECEIVED_METHODS.has(callback.method)) return this.refuse(res, callback, 'wrong_method');
-    if (!pathMatches(this.config.path, pathOf(path))) return this.refuse(res, callback, 'wrong_path');
+    if (!pathMatches(this.config.path, requestPath(path))) return this.refuse(res, callback, 'wrong_path');
     if (Number(req.headers['content-length']) > this.config.maxBodyBytes) return this.refuse(res, callback, 'too_large');
     readBoundedBody(req, this.config.maxBodyBytes, (body) => {
       if (body === undefined) this.refuse(res, callback, 'too_large');
@@ -100,8 +98,7 @@ class ListenHandler {
     const summary = summarize(callback);
     if (summary.tooDeep === true) return this.refuse(res, callback, 'too_deep', summary);
     const seq = ++this.seq;
-    const key = dedupeKey(summary, callback.body, signedAt);
-    if (key !== undefined && this.ids.seen(key)) {
+    if (this.ids.seenAny(dedupeKeys(summary, callback.body, signedAt))) {
       this.counts.duplicates++;
       this.answer(res, 200, DUPLICATE);
       this.emit({ type: 'callback', seq, callback, summary, outcome: 'duplicate', status: 200, forwarding: false });

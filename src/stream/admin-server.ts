@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { listenOn } from '../listen-on.js';
+import { requestPath } from '../request-path.js';
 import type { WorkerMetrics } from './worker-metrics.js';
 
 /** Whether the worker can take work now, and if not, why (one short sentence for a probe's log). */
@@ -41,7 +42,7 @@ async function answer(request: IncomingMessage, response: ServerResponse, option
     return;
   }
   // Only the path is read: a query string changes nothing, and nothing of the request is echoed back.
-  const path = (request.url ?? '/').split('?')[0];
+  const path = requestPath(request.url ?? '/');
   if (path === '/healthz') return send(response, 200, text, 'ok\n', head);
   if (path === '/readyz') {
     const { ready, why } = options.readiness();
@@ -57,7 +58,9 @@ async function answer(request: IncomingMessage, response: ServerResponse, option
  * probes and a scraper. GET and HEAD only, no request body read, small headers, bounded connections and time.
  */
 export async function startAdminServer(options: AdminServerOptions): Promise<AdminServer> {
-  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: REQUEST_TIMEOUT_MS }, (request, response) => {
+  // The timeouts are checked every second, not every 30 (Node's default): a client trickling its headers would hold
+  // one of the few connections (and the probes waiting behind them) three times as long as the 10 s promised.
+  const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: REQUEST_TIMEOUT_MS, connectionsCheckingInterval: 1_000 }, (request, response) => {
     answer(request, response, options).catch(() => {
       if (!response.headersSent) send(response, 500, 'text/plain; charset=utf-8', 'metrics could not be collected\n', false);
       else response.destroy();

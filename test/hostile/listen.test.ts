@@ -207,6 +207,99 @@ describe('listings listen: exposure and replays', () => {
     expect(printed.sort((a, b) => a.seq - b.seq).map((line) => line.outcome)).toEqual(['accepted', 'duplicate', 'accepted']);
   });
 
+  it('reads a body as written: ids beyond a double are two events, not one duplicate; numbers are printed exactly; a key written twice is shown as text', async () => {
+    const dir = tempDir();
+    const recording = join(dir, 'rec.ndjson');
+    const first = '{"id":12345678901234567890,"type":"listing.updated","amount":9007199254740993,"price":1.10}';
+    const second = '{"id":12345678901234567891,"type":"listing.updated"}';
+    const twice = '{"id":"evt_twice","sku":"A-1","sku":"B-2"}';
+    for (const mode of [['--json'], []]) {
+      const listen = await startListen([...mode, '--record', recording]);
+      for (const body of [first, second, twice]) expect(await post(listen.url, body)).toBe(200);
+      const done = await listen.stop();
+      expect(done.stderr).toContain('listen stopped: 3 received, 0 rejected, 0 duplicates');
+      if (mode.length > 0) {
+        const printed = done.stdout.trim().split('\n');
+        expect(printed[0]).toContain('"id":"12345678901234567890"');
+        expect(printed[0]).toContain('"body":{"id":12345678901234567890,"type":"listing.updated","amount":9007199254740993,"price":1.10}');
+        expect(printed[1]).toContain('"id":"12345678901234567891"');
+        // Which sku it names is not for the listener to guess: it is shown as the text it is, not read.
+        expect(JSON.parse(printed[2] ?? '')).toMatchObject({ text: twice });
+        expect(printed[2]).not.toContain('"sku"');
+      } else {
+        expect(done.stdout).toContain('(id 12345678901234567890, POST /)');
+        expect(done.stdout).toContain('"amount": 9007199254740993');
+        expect(done.stdout).toContain('(id 12345678901234567891, POST /)');
+        expect(done.stdout).toContain(twice);
+      }
+    }
+    expect(ndjsonLines(recording).map((line) => line.body)).toEqual([first, second, twice, first, second, twice]);
+  });
+
+  it('every body a recording listener accepts can be replayed: 3 MB of control characters (an 18 MB line) is sent again byte for byte; a --max-body too large to record is refused', async () => {
+    const dir = tempDir();
+    const recording = join(dir, 'rec.ndjson');
+    const refused = await runCli(['listen', '--port', '0', '--record', recording, '--max-body', '20000000']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/--max-body must be at most \d+ when recording/);
+    const listen = await startListen(['--record', recording, '--max-body', '4000000']);
+    const body = Buffer.alloc(3_000_000, 1);
+    expect(await post(listen.url, body, { 'content-type': 'application/octet-stream' })).toBe(200);
+    await listen.stop();
+    const target = await startScriptedService((_request, response) => response.end('ok'));
+    const replay = await runCli(['listen', '--replay', recording, '--forward-to', target.url]);
+    expect(replay.stderr).not.toContain('not sent');
+    expect(replay.code, replay.stderr).toBe(0);
+    expect(target.requests).toHaveLength(1);
+    expect(target.requests[0]?.body === body.toString('utf8')).toBe(true);
+  });
+
+  it('the same signed bytes under another Webhook-Id (a header the signature does not cover) are a duplicate, and teach the listener no id', async () => {
+    const secret = 'whsec_hostile_replay_2';
+    const dir = tempDir();
+    const recording = join(dir, 'rec.ndjson');
+    const listen = await startListen(['--secret-env', 'HOOK_SECRET', '--record', recording, '--json'], { HOOK_SECRET: secret });
+    const body = '{"type":"listing.updated","data":{"sku":"HDR-ID-1"}}';
+    const signature = signPayload(secret, body);
+    expect(await post(listen.url, body, { 'listings-signature': signature, 'webhook-id': 'wh_1' })).toBe(200);
+    // Replayed by whoever saw it, each time under a new id, or under the id of an event still to come.
+    expect(await post(listen.url, body, { 'listings-signature': signature, 'webhook-id': 'wh_2' })).toBe(200);
+    expect(await post(listen.url, body, { 'listings-signature': signature, 'webhook-id': 'wh_next' })).toBe(200);
+    // The real next event, signed by the sender, with that id: received.
+    const next = '{"type":"listing.updated","data":{"sku":"HDR-ID-2"}}';
+    expect(await post(listen.url, next, { 'listings-signature': signPayload(secret, next), 'webhook-id': 'wh_next' })).toBe(200);
+    // A redelivery of it, signed anew, with its id: a duplicate.
+    expect(await post(listen.url, next, { 'listings-signature': signPayload(secret, next, Math.floor(Date.now() / 1000) - 1), 'webhook-id': 'wh_next' })).toBe(200);
+    const done = await listen.stop();
+    expect(done.stderr).toContain('listen stopped: 2 received, 0 rejected, 3 duplicates');
+    const printed = done.stdout.trim().split('\n').map((line) => JSON.parse(line) as { outcome: string; sku: string });
+    expect(printed.map((line) => [line.outcome, line.sku])).toEqual([
+      ['accepted', 'HDR-ID-1'],
+      ['duplicate', 'HDR-ID-1'],
+      ['duplicate', 'HDR-ID-1'],
+      ['accepted', 'HDR-ID-2'],
+      ['duplicate', 'HDR-ID-2'],
+    ]);
+    expect(ndjsonLines(recording)).toHaveLength(2);
+  });
+
+  it('receives a request target in absolute form (RFC 9112 3.2.2) at --path by its path, and refuses one for another path', async () => {
+    const listen = await startListen(['--path', '/hooks']);
+    const { port } = new URL(listen.url);
+    const send = (target: string): Promise<string> =>
+      new Promise((resolve) => {
+        let text = '';
+        const socket = connect(Number(port), '127.0.0.1', () => socket.end(`POST ${target} HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}`));
+        socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+        socket.on('error', () => undefined);
+        socket.on('close', () => resolve(text));
+      });
+    expect(await send(`http://127.0.0.1:${port}/hooks/a?x=1`)).toMatch(/^HTTP\/1\.1 200/);
+    expect(await send(`http://127.0.0.1:${port}/other`)).toMatch(/^HTTP\/1\.1 404/);
+    const done = await listen.stop();
+    expect(done.stderr).toContain('listen stopped: 1 received, 1 rejected');
+  });
+
   it('keeps credentials out of a recording: no Authorization or Cookie, the query token masked', async () => {
     const dir = tempDir();
     const recording = join(dir, 'rec.ndjson');

@@ -5,6 +5,7 @@ import { eventRecords, replayRecord } from '../../listen/event-records.js';
 import { limitsText, receivingAt, REJECT_REASONS, stoppedText } from '../../listen/listener-text.js';
 import { untilSignal } from '../signals.js';
 import { printable } from '../../printable.js';
+import { stringifyJson } from '../../json-number.js';
 import { registerSecret } from '../../secrets.js';
 import { EXIT, ExitError } from '../exit-codes.js';
 import { flagOfKey, optionsOfFlags } from '../flags.js';
@@ -83,7 +84,7 @@ function headline(event: CallbackEvent): string {
 function bodyLines(summary: CallbackSummary, size: number): string[] {
   if (size === 0) return [];
   let text: string;
-  if (summary.json !== undefined) text = JSON.stringify(summary.json, null, 2);
+  if (summary.json !== undefined) text = stringifyJson(summary.json, 2);
   else if (summary.text !== undefined) text = summary.text.length > MAX_SHOWN ? `${summary.text.slice(0, MAX_SHOWN)}… (${summary.text.length - MAX_SHOWN} more characters)` : summary.text;
   else return [paintOut.dim(`(${size} bytes, not UTF-8 text)`)];
   return printable(text).split(/\r?\n|\r/).map((line) => `  ${line}`);
@@ -106,7 +107,7 @@ function printer(json: boolean): { onEvent: (event: ListenEvent) => void; record
       return;
     }
     if (json) {
-      for (const line of records(event)) out(JSON.stringify(line));
+      for (const line of records(event)) out(stringifyJson(line));
       return;
     }
     if (event.type === 'forward') return out(forwardText(event.seq, event.result));

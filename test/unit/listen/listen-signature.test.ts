@@ -62,6 +62,15 @@ describe('listen helpers', () => {
     expect(ids.seen('a')).toBe(false);
   });
 
+  it('an event seen under one of its keys is a duplicate, and its other keys are not remembered from it', () => {
+    const ids = new RecentIds(10);
+    expect(ids.seenAny(['signed:1', 'id:a'])).toBe(false);
+    expect(ids.seenAny(['signed:1', 'id:b'])).toBe(true);
+    expect(ids.seenAny(['signed:2', 'id:b'])).toBe(false);
+    expect(ids.seenAny(['signed:3', 'id:a'])).toBe(true);
+    expect(ids.size).toBe(4);
+  });
+
   it('reads the id, kind, SKU and status where a body or the headers carry them', () => {
     const json = (value: unknown, headers = {}) => summarize({ headers, body: Buffer.from(JSON.stringify(value)) });
     expect(json({ id: 'evt_1', type: 'listing.created', data: { sku: 'A-1', status: 'ready' } })).toMatchObject({ id: 'evt_1', kind: 'listing.created', sku: 'A-1', status: 'ready' });
@@ -71,6 +80,16 @@ describe('listen helpers', () => {
     const text = summarize({ headers: {}, body: Buffer.from('plain text') });
     expect(text).toEqual({ text: 'plain text' });
     expect(summarize({ headers: {}, body: Buffer.from([0xff, 0xfe, 0x00]) })).toEqual({});
+  });
+
+  it('refuses a --path no request target can spell: it would answer every callback 404', () => {
+    for (const path of ['/hooks', '/', '/a/b-c_d.e~f', '/caf%C3%A9', "/x!$&'()*+,;=:@"]) expect(listenOptionIssues({ path }), path).toEqual([]);
+    const message = (path: string): string => listenOptionIssues({ path }).map((issue) => `${issue.path} ${issue.message}`).join();
+    expect(message('/café')).toMatch(/^path must be a URL path as requests spell it .*: write it as a request spells it, \/caf%C3%A9$/);
+    expect(message('/a\u001b[31m')).toContain('/a%1B%5B31m');
+    expect(message('/100%')).toMatch(/^path must be a URL path/);
+    expect(message('/a b')).toContain('/a%20b');
+    expect(message('/a?b')).toBe('path must start with / and hold no ? or #');
   });
 
   it('checks its options, and the help shows the defaults the listener applies', () => {
