@@ -27,6 +27,9 @@ describe('hostile local surfaces: the config file, edited by hand', () => {
     ['a profile an array', (dir) => writeFileSync(join(dir, 'config.json'), '{"profiles": {"default": [1, 2]}}'), /profiles\["default"\] is an array/],
     ['a setting an array', (dir) => writeFileSync(join(dir, 'config.json'), '{"profiles": {"default": {"concurrency": [4]}}}'), /profiles\["default"\]\.concurrency is an array/],
     ['marketplace sections a string', (dir) => writeFileSync(join(dir, 'config.json'), '{"profiles": {"default": {"marketplaces": "EBAY_GB"}}}'), /marketplaces is a string/],
+    // Before: a misspelt key or a section in lower case was ignored in silence, its value never used.
+    ['a misspelt setting', (dir) => writeFileSync(join(dir, 'config.json'), '{"profiles": {"default": {"fulfilment_policy_id": "F"}}}'), /profiles\["default"\]\.fulfilment_policy_id is not a setting, so it would be ignored: did you mean fulfillment_policy_id\?/],
+    ['a section in lower case', (dir) => writeFileSync(join(dir, 'config.json'), '{"profiles": {"default": {"marketplaces": {"ebay_gb": {"condition": "NEW"}}}}}'), /marketplaces\["ebay_gb"\] would be ignored: .*name it "EBAY_GB"/],
     ['nested 100,000 deep', (dir) => writeFileSync(join(dir, 'config.json'), deep), /nests objects and arrays deeper than 64 levels/],
     ['a link to /dev/zero', (dir) => symlinkSync('/dev/zero', join(dir, 'config.json')), /larger than 1 MiB/],
   ];
