@@ -91,7 +91,15 @@ export class ProfileStore {
     if (env.LISTINGS_PROFILE) return checkProfileName(env.LISTINGS_PROFILE, 'LISTINGS_PROFILE');
     const current = this.#data.current_profile;
     if (current === undefined) return DEFAULT_PROFILE;
-    return checkProfileName(String(current), `current_profile in ${this.path}`, `name a valid profile as current_profile (${NAME_RULE}), or remove it`);
+    const name = checkProfileName(String(current), `current_profile in ${this.path}`, `name a valid profile as current_profile (${NAME_RULE}), or remove it`);
+    // Only a hand edit names a profile the file does not hold (`config use` refuses one): read as empty, every
+    // setting of the profile meant would be missing in silence.
+    if (name !== DEFAULT_PROFILE && !Object.hasOwn(this.#data.profiles, name)) {
+      throw new ConfigError(`current_profile in ${this.path} names the profile ${JSON.stringify(name)}, which the file does not hold`, {
+        hint: `known profiles: ${this.profileNames().join(', ')}; make one active with: listings config use NAME`,
+      });
+    }
+    return name;
   }
 
   /** The profiles of the file with a valid name, and the default one. */

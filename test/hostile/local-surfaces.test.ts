@@ -62,6 +62,22 @@ describe('hostile local surfaces: the config file, edited by hand', () => {
     expectNoCrash(result);
   });
 
+  // Before: a current_profile naming no profile of the file (a typo, a profile renamed by hand) was read as an empty
+  // profile: every setting of the one meant missing in silence, and doctor ticked the profile as fine.
+  it('a current_profile naming a profile the file does not hold is refused naming the known ones; config use fixes it', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'config.json'), '{"current_profile": "prdo", "profiles": {"prod": {"condition": "NEW"}}}');
+    for (const args of [['config', 'list'], ['doctor'], ['create', 'SKU-1']]) {
+      const result = await runCli(args, { env: { LISTINGS_CONFIG_DIR: dir } });
+      expect(result.code, result.stdout + result.stderr).toBe(2);
+      expect(result.stdout + result.stderr).toMatch(/current_profile in .* names the profile "prdo", which the file does not hold[\s\S]*known profiles: default, prod; make one active with: listings config use NAME/);
+      expectNoCrash(result);
+    }
+    expect((await runCli(['config', 'use', 'prod'], { env: { LISTINGS_CONFIG_DIR: dir } })).code).toBe(0);
+    const fixed = await runCli(['config', 'get', 'condition'], { env: { LISTINGS_CONFIG_DIR: dir } });
+    expect([fixed.code, fixed.stdout.trim()]).toEqual([0, 'NEW']);
+  });
+
   // Before: a key written twice kept the last value without a word (list showed USED, the NEW written first lost).
   it('a key written twice in one object is refused by name (exit 2), not the last one kept', async () => {
     const dir = tempDir();
