@@ -7,7 +7,8 @@ import { hasControl, printable } from '../printable.js';
 import { makeDirs } from '../fs/output-target.js';
 import { readSmallText } from '../fs/small-text.js';
 import { JsonDuplicateKeyError, MAX_JSON_DEPTH, TOO_DEEP, parseJsonRecord, scanJsonText } from '../json-text.js';
-import { OPTIONS, sectionName, type MarketplaceSettingKey, type SettingKey, type SettingValue } from './options.js';
+import { didYouMean } from '../did-you-mean.js';
+import { OPTIONS, OPTION_BY_KEY, PER_MARKETPLACE_KEYS, isMarketplaceSettingKey, parseMarketplaceId, sectionName, type MarketplaceSettingKey, type SettingKey, type SettingValue } from './options.js';
 import type { MarketplaceSections } from './marketplace-settings.js';
 
 /** One profile: its settings, and the defaults of each marketplace that has its own (`marketplaces.EBAY_GB`). */
@@ -90,7 +91,15 @@ export class ProfileStore {
     if (env.LISTINGS_PROFILE) return checkProfileName(env.LISTINGS_PROFILE, 'LISTINGS_PROFILE');
     const current = this.#data.current_profile;
     if (current === undefined) return DEFAULT_PROFILE;
-    return checkProfileName(String(current), `current_profile in ${this.path}`, `name a valid profile as current_profile (${NAME_RULE}), or remove it`);
+    const name = checkProfileName(String(current), `current_profile in ${this.path}`, `name a valid profile as current_profile (${NAME_RULE}), or remove it`);
+    // Only a hand edit names a profile the file does not hold (`config use` refuses one): read as empty, every
+    // setting of the profile meant would be missing in silence.
+    if (name !== DEFAULT_PROFILE && !Object.hasOwn(this.#data.profiles, name)) {
+      throw new ConfigError(`current_profile in ${this.path} names the profile ${JSON.stringify(name)}, which the file does not hold`, {
+        hint: `known profiles: ${this.profileNames().join(', ')}; make one active with: listings config use NAME`,
+      });
+    }
+    return name;
   }
 
   /** The profiles of the file with a valid name, and the default one. */
@@ -264,38 +273,79 @@ function describe(value: unknown): string {
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
+/** A key of the file as it is named in a message: `.base_url`, or quoted (`["x\\n"]`) and cut short when it is not a plain name. */
+function member(key: string): string {
+  if (/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(key)) return `.${key}`;
+  return `[${shownProfileName(key)}]`;
+}
+
+/** Why a key of a profile (or, with `section`, of a marketplace's section) is not one this tool reads, or undefined. */
+function unknownKey(key: string, section: boolean): string | undefined {
+  if (section ? isMarketplaceSettingKey(key) : OPTION_BY_KEY.has(key) || key === 'marketplaces') return undefined;
+  const known = section ? PER_MARKETPLACE_KEYS : [...OPTION_BY_KEY.keys()];
+  const guess = key.length <= 64 ? didYouMean(key, known) : undefined;
+  if (guess !== undefined) return `is not a setting${section ? ' a marketplace has of its own' : ''}, so it would be ignored: did you mean ${guess}?`;
+  return `is not a setting${section ? ' a marketplace has of its own' : ''}, so it would be ignored (${section ? 'a section takes' : 'settings:'} ${known.join(', ')})`;
+}
+
+/** Why a marketplace section's name is not one its marketplace is looked up by (`EBAY_GB`), or undefined. */
+function sectionNameProblem(name: string): string | undefined {
+  let id: string;
+  try {
+    id = parseMarketplaceId(name);
+  } catch {
+    return 'is not a marketplace id such as EBAY_GB, so the section would be ignored';
+  }
+  if (id !== sectionName(id)) return `would be ignored: a section is looked up by its marketplace in upper case; name it ${JSON.stringify(sectionName(id))}`;
+  return undefined;
+}
+
 /**
  * What in a config file (edited by hand) is not of the shape this tool reads and writes, or undefined: an object;
  * `current_profile` a string; `profiles` an object of profiles, each an object of setting -> string, number or
- * boolean, and its `marketplaces` an object of sections, each an object of the same. Anything else would be read as
- * nothing, or as a value it is not (`[4]` as 4), or crash or be lost at the next `config set`.
+ * boolean, and its `marketplaces` an object of sections (named as they are looked up: `EBAY_GB`), each an object of
+ * a marketplace's own settings. Anything else would be read as nothing (a misspelt key or section, ignored in
+ * silence), or as a value it is not (`[4]` as 4), or crash or be lost at the next `config set`.
  */
 function shapeProblem(data: unknown): string | undefined {
   if (!isObject(data)) return `it holds ${describe(data)}, not an object`;
+  // conf keeps its own bookkeeping under __internal__ (it never writes it here, but would keep it).
+  for (const key of Object.keys(data)) {
+    if (key === 'current_profile' || key === 'profiles' || key === '__internal__') continue;
+    const guess = key.length <= 64 ? didYouMean(key, ['current_profile', 'profiles']) : undefined;
+    return `${member(key).replace(/^\./, '')} is not a key of this file, so it would be ignored${guess === undefined ? ' (it holds current_profile and profiles)' : `: did you mean ${guess}?`}`;
+  }
   if (data.current_profile !== undefined && typeof data.current_profile !== 'string') return `current_profile is ${describe(data.current_profile)}, not a profile name`;
   const { profiles } = data;
   if (profiles === undefined) return undefined;
   if (!isObject(profiles)) return `profiles is ${describe(profiles)}, not an object of profiles`;
   for (const [name, profile] of Object.entries(profiles)) {
-    const at = `profiles[${JSON.stringify(name)}]`;
+    const at = `profiles[${shownProfileName(name)}]`;
     if (!isObject(profile)) return `${at} is ${describe(profile)}, not an object of settings`;
     for (const [key, value] of Object.entries(profile)) {
+      const unknown = unknownKey(key, false);
+      if (unknown !== undefined) return `${at}${member(key)} ${unknown}`;
       if (key === 'marketplaces') {
         if (!isObject(value)) return `${at}.marketplaces is ${describe(value)}, not an object of marketplace sections`;
         for (const [section, values] of Object.entries(value)) {
-          if (!isObject(values)) return `${at}.marketplaces[${JSON.stringify(section)}] is ${describe(values)}, not an object of settings`;
+          const here = `${at}.marketplaces[${shownProfileName(section)}]`;
+          const badName = sectionNameProblem(section);
+          if (badName !== undefined) return `${here} ${badName}`;
+          if (!isObject(values)) return `${here} is ${describe(values)}, not an object of settings`;
           for (const [setting, scalar] of Object.entries(values)) {
-            const where = `${at}.marketplaces[${JSON.stringify(section)}].${setting}`;
+            const where = `${here}${member(setting)}`;
+            const notOwn = unknownKey(setting, true);
+            if (notOwn !== undefined) return `${where} ${notOwn}`;
             if (!isScalar(scalar)) return `${where} is ${describe(scalar)}, not a string, number or boolean`;
             const kept = keptAsWritten(setting, scalar);
             if (kept !== undefined) return `${where} ${kept}`;
           }
         }
       } else if (!isScalar(value)) {
-        return `${at}.${key} is ${describe(value)}, not a string, number or boolean`;
+        return `${at}${member(key)} is ${describe(value)}, not a string, number or boolean`;
       } else {
         const kept = keptAsWritten(key, value);
-        if (kept !== undefined) return `${at}.${key} ${kept}`;
+        if (kept !== undefined) return `${at}${member(key)} ${kept}`;
       }
     }
   }

@@ -17,11 +17,39 @@ export interface OneListingFields {
   sku: string;
   title?: string | undefined;
   images?: readonly string[] | undefined;
+  /** The settings given for this one listing (the CLI's flags), beyond the defaults every run shares. */
+  givenSettings?: readonly string[] | undefined;
+}
+
+/**
+ * What each shape's request has no place for, of what one listing may be given: the flat body has no title (the
+ * service derives it), the wrapped one carries the SKU and the title only.
+ */
+const NOT_SENT: Record<ListingDefaults['shape'], readonly string[]> = {
+  flat: ['title'],
+  wrapped: ['images', 'image_base_url', 'merchant_location_key', 'fulfillment_policy_id', 'payment_policy_id', 'return_policy_id', 'condition'],
+};
+
+/**
+ * A UsageError when the listing was given something its shape's request would leave out: a title the flat body has
+ * no place for, images or a policy for the wrapped body, each of which the listing would otherwise be created
+ * without, in silence.
+ */
+function refuseUnsent(fields: OneListingFields, shape: ListingDefaults['shape']): void {
+  const given = [...(fields.title === undefined ? [] : ['title']), ...(fields.images !== undefined && fields.images.length > 0 ? ['images'] : []), ...(fields.givenSettings ?? [])];
+  const unsent = given.filter((key) => NOT_SENT[shape].includes(key));
+  if (unsent.length === 0) return;
+  const other = shape === 'flat' ? 'wrapped' : 'flat';
+  throw new UsageError((name) => `the ${shape} request has no place for ${unsent.map(name).join(', ')}: the listing would be created without ${unsent.length === 1 ? 'it' : 'them'}`, {
+    hint: (name) => `leave ${unsent.length === 1 ? 'it' : 'them'} out, or send the ${other} shape (${name('shape')} ${other}), which carries ${shape === 'flat' ? 'the title' : 'images, the location key, the policies and the condition'}`,
+    setting: { key: unsent[0]! },
+  });
 }
 
 /**
  * The request of one listing, checked locally against the defaults (nothing is sent), or the issues that make it
- * invalid. Defaults that name several marketplaces are a UsageError: one listing goes to one.
+ * invalid. Defaults that name several marketplaces are a UsageError: one listing goes to one; so is a field given
+ * that the shape's request leaves out.
  */
 export function prepareOneListing(fields: OneListingFields, defaults: ListingDefaults): { request: ListingRequest } | { issues: FieldIssue[] } {
   const several = defaults.marketplaces;
@@ -31,6 +59,7 @@ export function prepareOneListing(fields: OneListingFields, defaults: ListingDef
       setting: { key: 'marketplace' },
     });
   }
+  refuseUnsent(fields, defaults.shape);
   const values: Draft['values'] = { sku: fields.sku };
   if (fields.images !== undefined && fields.images.length > 0) values.images_source = [...fields.images];
   if (fields.title !== undefined) values.title = fields.title;

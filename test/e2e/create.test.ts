@@ -64,6 +64,23 @@ describe('listings create', () => {
     expect(Object.keys(listing).length).toBeGreaterThan(4);
   });
 
+  // Before: the flat body has no title and the wrapped one no images, location or policies, and each was left out in
+  // silence: the listing was created (exit 0) with the service's own title, or without the images and the condition.
+  it.each([
+    [['--marketplace', 'EBAY_US', '--title', 'Blue mug', ...POLICIES], /the flat request has no place for --title: the listing would be created without it[\s\S]*--shape wrapped/],
+    [['--shape', 'wrapped', '--marketplace', 'ebay', '--title', 'T', '--image', 'https://img.example.com/1.jpg', '--condition', 'NEW'], /the wrapped request has no place for --image, --condition: the listing would be created without them[\s\S]*--shape flat/],
+  ])('refuses a field its shape would leave out (%j), sending nothing', async (args, message) => {
+    const server = await answering(201, { sku: 'SKU-U', status: 'ready', title: 't', item_specifics: [] });
+    try {
+      const r = await runCli(['create', 'SKU-U', '--base-url', server.url, ...args], { env: env() });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(message);
+      expect(server.seen).toHaveLength(0);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('takes defaults from the profile', async () => {
     const configDir = tempDir();
     const configEnv = env({ LISTINGS_CONFIG_DIR: configDir });

@@ -27,6 +27,9 @@ describe('hostile local surfaces: the config file, edited by hand', () => {
     ['a profile an array', (dir) => writeFileSync(join(dir, 'config.json'), '{"profiles": {"default": [1, 2]}}'), /profiles\["default"\] is an array/],
     ['a setting an array', (dir) => writeFileSync(join(dir, 'config.json'), '{"profiles": {"default": {"concurrency": [4]}}}'), /profiles\["default"\]\.concurrency is an array/],
     ['marketplace sections a string', (dir) => writeFileSync(join(dir, 'config.json'), '{"profiles": {"default": {"marketplaces": "EBAY_GB"}}}'), /marketplaces is a string/],
+    // Before: a misspelt key or a section in lower case was ignored in silence, its value never used.
+    ['a misspelt setting', (dir) => writeFileSync(join(dir, 'config.json'), '{"profiles": {"default": {"fulfilment_policy_id": "F"}}}'), /profiles\["default"\]\.fulfilment_policy_id is not a setting, so it would be ignored: did you mean fulfillment_policy_id\?/],
+    ['a section in lower case', (dir) => writeFileSync(join(dir, 'config.json'), '{"profiles": {"default": {"marketplaces": {"ebay_gb": {"condition": "NEW"}}}}}'), /marketplaces\["ebay_gb"\] would be ignored: .*name it "EBAY_GB"/],
     ['nested 100,000 deep', (dir) => writeFileSync(join(dir, 'config.json'), deep), /nests objects and arrays deeper than 64 levels/],
     ['a link to /dev/zero', (dir) => symlinkSync('/dev/zero', join(dir, 'config.json')), /larger than 1 MiB/],
   ];
@@ -57,6 +60,22 @@ describe('hostile local surfaces: the config file, edited by hand', () => {
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toMatch(message);
     expectNoCrash(result);
+  });
+
+  // Before: a current_profile naming no profile of the file (a typo, a profile renamed by hand) was read as an empty
+  // profile: every setting of the one meant missing in silence, and doctor ticked the profile as fine.
+  it('a current_profile naming a profile the file does not hold is refused naming the known ones; config use fixes it', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'config.json'), '{"current_profile": "prdo", "profiles": {"prod": {"condition": "NEW"}}}');
+    for (const args of [['config', 'list'], ['doctor'], ['create', 'SKU-1']]) {
+      const result = await runCli(args, { env: { LISTINGS_CONFIG_DIR: dir } });
+      expect(result.code, result.stdout + result.stderr).toBe(2);
+      expect(result.stdout + result.stderr).toMatch(/current_profile in .* names the profile "prdo", which the file does not hold[\s\S]*known profiles: default, prod; make one active with: listings config use NAME/);
+      expectNoCrash(result);
+    }
+    expect((await runCli(['config', 'use', 'prod'], { env: { LISTINGS_CONFIG_DIR: dir } })).code).toBe(0);
+    const fixed = await runCli(['config', 'get', 'condition'], { env: { LISTINGS_CONFIG_DIR: dir } });
+    expect([fixed.code, fixed.stdout.trim()]).toEqual([0, 'NEW']);
   });
 
   // Before: a key written twice kept the last value without a word (list showed USED, the NEW written first lost).

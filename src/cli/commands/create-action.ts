@@ -27,7 +27,8 @@ function printListing(listing: ListingResponse, status: number): void {
 /** `listings create SKU`: validate locally, send one request, show the listing. */
 export async function runCreate(sku: string, opts: Record<string, unknown>, loaded: LoadedSettings): Promise<void> {
   const images = Array.isArray(opts.image) ? (opts.image as string[]) : undefined;
-  const prepared = prepareOneListing({ sku, title: typeof opts.title === 'string' ? opts.title : undefined, images }, loaded.defaults);
+  const givenSettings = Object.entries(loaded.sources).filter(([, source]) => source === 'flag').map(([key]) => key);
+  const prepared = prepareOneListing({ sku, title: typeof opts.title === 'string' ? opts.title : undefined, images, givenSettings }, loaded.defaults);
   if ('issues' in prepared) {
     for (const issue of prepared.issues) err(`${paint.red('invalid')} ${issue.path}: ${issue.message}`);
     err('nothing was sent');

@@ -109,7 +109,7 @@ describe('catalog errors: the library names the setting, the CLI the flag', () =
 
   it('words every setting as a flag that listings publish declares (the sandbox\'s data file: listings sandbox; validate\'s own; the stream\'s)', () => {
     const declared = (name: string) => program.commands.find((command) => command.name() === name)?.options.map((option) => option.long) ?? [];
-    const { dataFile, adminListen, deadLetter, requestsOut, showErrors, ...rest } = FLAG_OF_SETTING;
+    const { dataFile, adminListen, deadLetter, requestsOut, showErrors, images, title, ...rest } = FLAG_OF_SETTING;
     // The options of the sandbox and the listener, named by their own checks, are theirs.
     const server = (command: string) => FLAGS.filter((spec) => spec.key !== undefined && spec.commands.length === 1 && spec.commands[0] === command);
     for (const command of ['sandbox', 'listen']) for (const spec of server(command)) expect(declared(command), spec.name).toContain(FLAG_OF_SETTING[spec.key ?? '']);
@@ -118,6 +118,7 @@ describe('catalog errors: the library names the setting, the CLI the flag', () =
     expect(declared('sandbox')).toContain(dataFile);
     expect(declared('stream')).toEqual(expect.arrayContaining([adminListen, deadLetter]));
     expect(declared('validate')).toEqual(expect.arrayContaining([requestsOut, showErrors]));
+    expect(declared('create')).toEqual(expect.arrayContaining([images, title]));
   });
 });
 

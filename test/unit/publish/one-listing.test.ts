@@ -11,10 +11,19 @@ const wrapped: ListingDefaults = { shape: 'wrapped', saved_defaults: false, mark
 
 describe('one listing given by its fields (listings create)', () => {
   it('is checked locally: a request, or the issues that make it invalid', () => {
-    const ready = prepareOneListing({ sku: 'A-1', title: 'A lamp', images: ['https://img.example/a.jpg'] }, { ...wrapped });
+    const ready = prepareOneListing({ sku: 'A-1', title: 'A lamp' }, { ...wrapped });
     expect(ready).toMatchObject({ request: { marketplace: 'ebay', payload: { sku: 'A-1', title: 'A lamp' } } });
     const invalid = prepareOneListing({ sku: 'A-1' }, { ...wrapped });
     expect('issues' in invalid && invalid.issues.map((issue) => issue.path)).toContain('title');
+  });
+
+  // Before: the wrapped body has no images and the flat one no title, and each given was dropped in silence.
+  it('a field its shape has no place for is a UsageError naming each, nothing prepared', () => {
+    expect(() => prepareOneListing({ sku: 'A-1', title: 'A lamp', images: ['https://img.example/a.jpg'], givenSettings: ['condition', 'marketplace'] }, { ...wrapped })).toThrow(
+      /^the wrapped request has no place for images, condition: the listing would be created without them$/,
+    );
+    expect(() => prepareOneListing({ sku: 'A-1', title: 'A lamp' }, { shape: 'flat', saved_defaults: true, marketplace: 'EBAY_US' })).toThrow(/the flat request has no place for title/);
+    expect(prepareOneListing({ sku: 'A-1', images: ['https://img.example/a.jpg'], givenSettings: ['condition'] }, { shape: 'flat', saved_defaults: true, marketplace: 'EBAY_US', condition: 'NEW' })).toHaveProperty('request');
   });
 
   it('defaults that name several marketplaces are a UsageError naming the setting', () => {
@@ -44,7 +53,7 @@ describe('one listing given by its fields (listings create)', () => {
     });
 
     it('answers the listing created, or returns a rejected item; the service failing is thrown', async () => {
-      const ready = prepareOneListing({ sku: 'A-1', title: 'A lamp', images: ['https://img.example/a.jpg'] }, { ...wrapped });
+      const ready = prepareOneListing({ sku: 'A-1', title: 'A lamp' }, { ...wrapped });
       if (!('request' in ready)) throw new Error('not ready');
       const sent = await sendOneListing(client, ready.request);
       expect(sent).toMatchObject({ status: 201, listing: { sku: 'A-1' } });
