@@ -49,6 +49,14 @@ describe.skipIf(!present)(title, () => {
     expect(published.map((row) => [row.sku, row.title])).toEqual(written.filter((_, i) => i !== 1271).map((product) => [product.id, product.title]));
   });
 
+  it('Google Retail NDJSON: --map images_source=images.uri, where images is a list of objects, is a located error in every row, not listings sent without images', async () => {
+    const file = join(CATALOGS, 'ndjson-json-catalogs', 'google-retail-sample-products.ja.jsonl');
+    const run = await runCli(['validate', file, '--map', 'sku=id', '--map', 'images_source=images.uri', '--marketplace', 'EBAY_US', '--saved-defaults', '--show-errors', '1']);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stdout).toContain(`${file}:1: [EBAY_US] images_source: read from "images.uri", but "images" is a list, not an object holding "uri"`);
+    expect(run.stderr).toContain('1,276 rows: 0 valid, 1,276 invalid');
+  });
+
   it('commercetools CSV: titles with typographic quotes sent and answered as written', async () => {
     const report = join(tempDir(), 'report.ndjson');
     const file = join(CATALOGS, 'commercetools-sunrise-data', 'products-ci.csv');
