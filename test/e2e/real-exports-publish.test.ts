@@ -69,6 +69,24 @@ describe.skipIf(!present)(title, () => {
     ]);
   });
 
+  it('Shopify 2025 template: the draft and archived products are skipped with why, each row once, only the active product sent', async () => {
+    const file = join(CATALOGS, 'shopify', 'product_template_2025.csv');
+    const report = join(tempDir(), 'report.ndjson');
+    const before = await sandbox.stats();
+    const run = await runCli(['publish', file, '--preset', 'shopify', '--marketplace', 'EBAY_US', '--saved-defaults', '--no-journal', '--report', report], { env: publishEnv(sandbox.url) });
+    expect(run.code, run.stderr).toBe(0);
+    const rows = reportRows(report) as Array<ReportRow & { reason: string | null }>;
+    expect(rows.map((row) => row.line)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 18]);
+    expect(rows.filter((row) => row.outcome === 'published')).toHaveLength(12);
+    expect(rows.filter((row) => row.outcome !== 'published').map((row) => [row.line, row.sku, row.outcome, row.reason])).toEqual([
+      [14, 'PNT_DEN_285', 'skipped', 'not active in Shopify (Status "draft"): only active products are listed'],
+      [15, 'PNT_DEN_305', 'skipped', 'not active in Shopify (Status "draft"): only active products are listed'],
+      [16, 'PNT_DEN_405', 'skipped', 'not active in Shopify (Status "draft"): only active products are listed'],
+      [18, 'HAT_GRY_275', 'skipped', 'not active in Shopify (Status "archived"): only active products are listed'],
+    ]);
+    expect((await sandbox.stats()).requests - before.requests).toBe(12);
+  });
+
   it('a header that is not the preset\'s export is refused with exit 2 though no row follows it (sineemore bad-header-wrong-header.csv)', async () => {
     const file = join(TESTDATA, 'sineemore-csv-test-data', 'csv', 'bad-header-wrong-header.csv');
     const run = await runCli(['validate', file, '--preset', 'shopify', '--marketplace', 'EBAY_US', '--saved-defaults']);

@@ -89,6 +89,28 @@ describe('--preset shopify', () => {
     ]);
   });
 
+  it('skips each variant of a product whose Status is not active (draft, archived), with why; no Status lists it', async () => {
+    const status = (line: number, cells: Record<string, string>, value: string): RecordItem => {
+      const row = shop(line, cells) as { location: { source: string; line: number }; fields: Record<string, string> };
+      return { ...row, fields: { ...row.fields, Status: value } };
+    };
+    const out = await drafts(shopifyDrafts, [
+      status(2, { Handle: 'pants', Title: 'Pants', 'Option1 Name': 'Size', 'Option1 Value': '28', 'Variant SKU': 'P-28' }, 'draft'),
+      status(3, { Handle: 'pants', 'Option1 Value': '30', 'Variant SKU': 'P-30' }, ''),
+      status(4, { Handle: 'pants', 'Image Src': 'https://i/p.jpg' }, ''),
+      status(5, { Handle: 'hat', Title: 'Hat', 'Variant SKU': 'H-1' }, 'Archived'),
+      status(6, { Handle: 'tee', Title: 'Tee', 'Variant SKU': 'T-1' }, 'Active'),
+      status(7, { Handle: 'cap', Title: 'Cap', 'Variant SKU': 'C-1' }, ''),
+    ]);
+    expect(out.map((d) => [d.location.line, d.values.sku, d.skip, d.rows ?? 1])).toEqual([
+      [2, 'P-28', 'not active in Shopify (Status "draft"): only active products are listed', 2],
+      [3, 'P-30', 'not active in Shopify (Status "draft"): only active products are listed', 1],
+      [5, 'H-1', 'not active in Shopify (Status "Archived"): only active products are listed', 1],
+      [6, 'T-1', undefined, 1],
+      [7, 'C-1', undefined, 1],
+    ]);
+  });
+
   it('maps Google Shopping conditions and passes other text on', () => {
     expect(['new', 'Used', 'refurbished', 'damaged', ''].map(shopifyCondition)).toEqual(['NEW', 'USED', 'REFURBISHED', 'damaged', undefined]);
   });
