@@ -117,4 +117,25 @@ describe.concurrent('listings publish: several sources, one stops the run', () =
     ]);
     expect((await sandbox.stats()).created).toBe(2);
   });
+
+  it.each([
+    ['a later file that is missing', 'sku\nM1\nM2\n', ['ma.csv', 'mb.csv', 'mc.csv'], 4, 'error mc.csv: no such file'],
+    ['a later file without the mapped column', 'Item\nM1\nM2\n', ['ma.csv', 'mb.csv', '--map', 'sku=Item'], 2, 'error --map sku=Item: mb.csv has no column "Item"'],
+  ])('%s fails the run before anything is sent, as a first one does; validate too', async (_name, first, sources, code, told) => {
+    const sandbox = await startSandboxProcess([]);
+    const dir = tempDir();
+    writeFileSync(join(dir, 'ma.csv'), first);
+    writeFileSync(join(dir, 'mb.csv'), 'sku\nM3\n');
+    const result = await runCli(['publish', ...sources, '--report', 'r.csv'], { cwd: dir, env: { ...publishEnv(sandbox.url), ...policies } });
+    expect(result.code, result.stderr).toBe(code);
+    expect(result.stderr).toContain(told);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect((await sandbox.stats()).requests).toBe(0);
+    expect(existsSync(join(dir, 'r.csv'))).toBe(false);
+    await sandbox.stop();
+    const validated = await runCli(['validate', ...sources], { cwd: dir, env: policies });
+    expect(validated.code, validated.stderr).toBe(code);
+    expect(validated.stdout).toBe('');
+    expect(validated.stderr).toContain(told);
+  });
 });
