@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, runCli } from '../helpers/cli.js';
@@ -85,6 +85,22 @@ describe.skipIf(!present)(title, () => {
       [18, 'HAT_GRY_275', 'skipped', 'not active in Shopify (Status "archived"): only active products are listed'],
     ]);
     expect((await sandbox.stats()).requests - before.requests).toBe(12);
+  });
+
+  it('two Shopify exports joined (cat apparel.csv jewelery.csv): the second header row is an invalid row saying so, never a listing; every other row as alone', async () => {
+    // Two exports of the same header (apparel's and jewelery's), the first ending with its line break.
+    const first = readFileSync(join(CATALOGS, 'shopify', 'apparel.csv'), 'utf8').replace(/(\r\n|\n)?$/, '\r\n');
+    const joined = join(tempDir(), 'joined.csv');
+    writeFileSync(joined, first + readFileSync(join(CATALOGS, 'shopify', 'jewelery.csv'), 'utf8'));
+    const headerLine = first.split(/\r\n|\n|\r/).length;
+    const report = join(tempDir(), 'report.ndjson');
+    const run = await runCli(['publish', joined, '--preset', 'shopify', '--marketplace', 'EBAY_US', '--saved-defaults', '--no-journal', '--report', report], { env: publishEnv(sandbox.url) });
+    expect(run.code, run.stderr).toBe(1);
+    const rows = reportRows(report);
+    expect(rows.filter((row) => row.outcome !== 'published')).toEqual([
+      expect.objectContaining({ line: headerLine, sku: null, outcome: 'invalid', error: "(record): the row repeats the header row (each cell is its column's name): is a second export joined to this one? It is not a product" }),
+    ]);
+    expect(rows.filter((row) => row.outcome === 'published')).toHaveLength(22 + 23);
   });
 
   it('a header that is not the preset\'s export is refused with exit 2 though no row follows it (sineemore bad-header-wrong-header.csv)', async () => {
