@@ -7,7 +7,7 @@ import { didYouMean } from '../did-you-mean.js';
 import { ConfigError, namedSetting, UsageError } from '../errors.js';
 import { redactSourceName } from '../secret-url.js';
 import { schemeOf } from './sources/source-kind.js';
-import { stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 
 /** Checks what can be checked before anything is read: the mapping's targets, the preset's name, and that they are not mixed. */
@@ -186,11 +186,21 @@ function localPath(source: string): string | undefined {
 export async function checkSources(sources: readonly string[], options: CatalogOptions): Promise<void> {
   if (sources.length < 2) return;
   const { onNotice: _told, ...quiet } = options;
+  // A file named twice (`a.csv ./a.csv`, or through a link) would be read twice, each row a duplicate of itself.
+  const named = new Map<string, string>();
   for (const source of sources) {
     const path = localPath(source);
     if (path === undefined) continue;
     const kind = await stat(path).catch(() => undefined);
     if (kind !== undefined && !kind.isFile() && !kind.isDirectory()) continue;
+    const real = kind === undefined ? undefined : await realpath(path).catch(() => undefined);
+    const before = real === undefined ? undefined : named.get(real);
+    if (before !== undefined) {
+      throw new UsageError(`${redactSourceName(source)} is given twice${before === source ? '' : ` (as ${redactSourceName(before)} and as ${redactSourceName(source)})`}: its rows would be read twice, each one a duplicate of itself`, {
+        hint: 'name each catalog file once',
+      });
+    }
+    if (real !== undefined) named.set(real, source);
     const opened = await openClosable(source, quiet);
     await opened.close();
   }
