@@ -188,6 +188,9 @@ export async function checkSources(sources: readonly string[], options: CatalogO
   const { onNotice: _told, ...quiet } = options;
   // A file named twice (`a.csv ./a.csv`, or through a link) would be read twice, each row a duplicate of itself.
   const named = new Map<string, string>();
+  if (sources.filter((source) => source === '-').length > 1) {
+    throw new UsageError('- (stdin) is given twice: its bytes can be read once, so the second would be an empty catalog', { hint: 'name stdin once' });
+  }
   for (const source of sources) {
     const path = localPath(source);
     if (path === undefined) continue;

@@ -118,7 +118,7 @@ describe.concurrent('listings publish: several sources, one stops the run', () =
     expect((await sandbox.stats()).created).toBe(2);
   });
 
-  it('a file named twice (as itself, by another path, through a link) is refused before anything is sent: its rows would each be a duplicate of itself', async () => {
+  it('a file named twice (as itself, by another path, through a link), or stdin twice, is refused before anything is sent: its rows would each be a duplicate of itself, or none', async () => {
     const sandbox = await startSandboxProcess([]);
     const dir = tempDir();
     writeFileSync(join(dir, 'ma.csv'), 'sku\nM1\nM2\n');
@@ -136,6 +136,9 @@ describe.concurrent('listings publish: several sources, one stops the run', () =
       expect(validated.code, validated.stderr).toBe(2);
       expect(validated.stderr).toContain(told);
     }
+    const stdin = await runCli(['publish', '-', 'mb.csv', '-', '--format', 'csv', '--report', 'r.csv'], { cwd: dir, env: { ...publishEnv(sandbox.url), ...policies }, input: 'sku\nS1\n' });
+    expect(stdin.code, stdin.stderr).toBe(2);
+    expect(stdin.stderr).toContain('error - (stdin) is given twice: its bytes can be read once');
     expect((await sandbox.stats()).requests).toBe(0);
     expect(existsSync(join(dir, 'r.csv'))).toBe(false);
     await sandbox.stop();
