@@ -6,6 +6,9 @@ import { PRESETS, presetChoiceNotice, presetKind, recognisePreset, requireColumn
 import { didYouMean } from '../did-you-mean.js';
 import { ConfigError, namedSetting, UsageError } from '../errors.js';
 import { redactSourceName } from '../secret-url.js';
+import { schemeOf } from './sources/source-kind.js';
+import { realpath, stat } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 
 /** Checks what can be checked before anything is read: the mapping's targets, the preset's name, and that they are not mixed. */
 export function checkCatalogOptions(options: CatalogOptions): void {
@@ -120,6 +123,11 @@ async function withHeaderRead(records: AsyncIterable<RecordItem>): Promise<{ rec
  * drafts are read lazily, one at a time. Notices go to `options.onNotice`.
  */
 export async function openCatalog(source: string, options: CatalogOptions = {}): Promise<Catalog> {
+  return (await openClosable(source, options)).catalog;
+}
+
+/** openCatalog, and how to release the source should it not be read. */
+async function openClosable(source: string, options: CatalogOptions): Promise<{ catalog: Catalog; close: () => Promise<void> }> {
   checkCatalogOptions(options);
   let header: readonly string[] | undefined;
   const stream = await openRecords(source, { ...options, onHeader: (columns) => (header = columns) });
@@ -127,9 +135,11 @@ export async function openCatalog(source: string, options: CatalogOptions = {}):
   let headerMapping: HeaderMapping | undefined;
   const auto = options.preset === 'auto';
   let preset = options.preset === undefined || auto ? undefined : presetKind(options.preset);
+  let closeRead = async (): Promise<void> => {};
   if (isTabular(stream.format)) {
     const read = await withHeaderRead(records);
     records = read.records;
+    closeRead = read.close;
     const columns = header;
     if (auto) {
       preset = recognisePreset(columns ?? []);
@@ -148,17 +158,66 @@ export async function openCatalog(source: string, options: CatalogOptions = {}):
   } else if (auto) {
     options.onNotice?.(presetChoiceNotice(stream.name, undefined, `a preset is recognised by a CSV header, and this is ${stream.format}`));
   }
-  return { name: stream.name, drafts: draftsOf(stream, records, options, preset, () => header, headerMapping), progress: () => stream.progress() };
+  const catalog = { name: stream.name, drafts: draftsOf(stream, records, options, preset, () => header, headerMapping), progress: () => stream.progress() };
+  return {
+    catalog,
+    close: async () => {
+      await closeRead();
+      stream.close();
+    },
+  };
+}
+
+/** The path of a source that names a local file (a path or a `file://` URL); undefined for stdin and remote sources. */
+function localPath(source: string): string | undefined {
+  if (source === '-') return undefined;
+  const scheme = schemeOf(source);
+  if (scheme === undefined) return source;
+  return scheme === 'file' ? fileURLToPath(source) : undefined;
+}
+
+/**
+ * Several sources: each one that is a local file is opened as the reading will open it, then closed, so that a
+ * missing file, content of no known format or a header the mapping or preset cannot read fails the run before
+ * anything is sent, not once the sources before it are published. Remote sources are opened once, when reached (a
+ * download is not made twice), and so are pipes and devices (`<(cmd)`), whose bytes a first look would consume;
+ * what only reading finds (an unclosed quote, a file cut short) still stops the run where it is.
+ */
+export async function checkSources(sources: readonly string[], options: CatalogOptions): Promise<void> {
+  if (sources.length < 2) return;
+  const { onNotice: _told, ...quiet } = options;
+  // A file named twice (`a.csv ./a.csv`, or through a link) would be read twice, each row a duplicate of itself.
+  const named = new Map<string, string>();
+  if (sources.filter((source) => source === '-').length > 1) {
+    throw new UsageError('- (stdin) is given twice: its bytes can be read once, so the second would be an empty catalog', { hint: 'name stdin once' });
+  }
+  for (const source of sources) {
+    const path = localPath(source);
+    if (path === undefined) continue;
+    const kind = await stat(path).catch(() => undefined);
+    if (kind !== undefined && !kind.isFile() && !kind.isDirectory()) continue;
+    const real = kind === undefined ? undefined : await realpath(path).catch(() => undefined);
+    const before = real === undefined ? undefined : named.get(real);
+    if (before !== undefined) {
+      throw new UsageError(`${redactSourceName(source)} is given twice${before === source ? '' : ` (as ${redactSourceName(before)} and as ${redactSourceName(source)})`}: its rows would be read twice, each one a duplicate of itself`, {
+        hint: 'name each catalog file once',
+      });
+    }
+    if (real !== undefined) named.set(real, source);
+    const opened = await openClosable(source, quiet);
+    await opened.close();
+  }
 }
 
 /**
  * Several sources read one after the other as one catalog (one run: one index sequence, one duplicate check). The
  * first source is opened now, so that a missing first source fails before anything else; each later one is opened
- * when the reading reaches it.
+ * when the reading reaches it, after checkSources has opened and closed the local files among them.
  */
 export async function openCatalogs(sources: readonly string[], options: CatalogOptions = {}): Promise<Catalog> {
   const [first, ...rest] = sources;
   if (first === undefined) throw new UsageError('no catalog source given');
+  await checkSources(sources, options);
   let current = await openCatalog(first, options);
   let doneBytes = 0;
   let doneTotal: number | undefined = 0;

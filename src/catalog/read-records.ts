@@ -24,6 +24,8 @@ export interface RecordStream {
   format: Format;
   records: AsyncIterable<RecordItem>;
   progress(): ReadProgress;
+  /** Releases the source (its bytes, and what it holds) when its records are given up unread. */
+  close(): void;
 }
 
 async function sniff(peeked: Peeked, name: string): Promise<{ format: Format; peeked: Peeked }> {
@@ -162,5 +164,9 @@ export async function openRecords(source: string, options: ReadOptions = {}): Pr
     format: first.format,
     records: next === undefined ? first.records : allParts(first, opened, next, options, delimiter),
     progress: () => (meter.totalBytes === undefined ? { bytesRead: meter.bytesRead } : { bytesRead: meter.bytesRead, totalBytes: meter.totalBytes }),
+    close: () => {
+      opened.first.stream.destroy();
+      opened.close?.();
+    },
   };
 }

@@ -96,6 +96,14 @@ export function addImageIssues(images: readonly string[], issues: FieldIssue[], 
  * reject, except the wrapped form given to the flat shape, which gets its own message.
  */
 export function marketplaceFor(shape: Shape, value: string, issues: FieldIssue[]): string {
+  // The flag and the setting take a list; a row names one marketplace, and a list in it matches no form.
+  if (value.includes(',')) {
+    issues.push({
+      path: 'marketplace',
+      message: `${quoted(value)} names several marketplaces; a row names one: give a row to each, or leave the column empty and list them in --marketplace, which sends every row to each`,
+    });
+    return value;
+  }
   if (shape === 'wrapped') return toWrappedMarketplace(value) ?? toWrappedMarketplace(value.toLowerCase()) ?? value;
   if (isFlatMarketplace(value)) return value;
   const upper = value.toUpperCase();

@@ -9,6 +9,7 @@ import { MAX_RECORD_BYTES } from '../catalog/formats/limits.js';
 import type { RecordItem } from '../catalog/types.js';
 import { printable } from '../printable.js';
 import { formulaLike } from './csv.js';
+import { JsonNumber } from '../json-number.js';
 
 /** What `--retry-failed` learns from a report, per source as the report names it. */
 export interface RetryReport {
@@ -116,15 +117,16 @@ export async function readRetryRows(path: string): Promise<RetryReport> {
     });
   }
   const report: RetryReport = { path, sources: new Map(), marketplaces: false };
+  let rows = 0;
   const take = (row: unknown): void => {
+    rows++;
     if (typeof row !== 'object' || row === null) return;
     const { outcome, source, line, sku, marketplace } = row as Record<string, unknown>;
     if (typeof outcome !== 'string' || outcome === 'not_read') return;
     const name = typeof source === 'string' ? shown(source) : '';
-    const lineNumber = typeof line === 'number' ? line : typeof line === 'string' && line !== '' ? Number(line) : undefined;
+    const at = lineNumberOf(line, rows);
     let reported = report.sources.get(name);
     if (reported === undefined) report.sources.set(name, (reported = { retry: new Set(), lastLine: 0, atLastLine: new Set(), rowsAtLastLine: new Set() }));
-    const at = lineNumber !== undefined && Number.isFinite(lineNumber) ? lineNumber : undefined;
     // A report of this version has the marketplace key or column on every row (null or empty when a row had none).
     if (marketplace !== undefined) report.marketplaces = true;
     const skuOf = typeof sku === 'string' && sku !== '' ? sku : undefined;
@@ -166,6 +168,19 @@ export async function readRetryRows(path: string): Promise<RetryReport> {
     await handle.close().catch(() => undefined);
   }
   return report;
+}
+
+/**
+ * A report row's line (or record) number; undefined when it has none. Any other value (0, -3, 2.5, 1e400, text) is
+ * not one this tool writes: taken as no place, it would make every row of the source look unreached, and all be sent
+ * again, so the report is refused.
+ */
+function lineNumberOf(line: unknown, row: number): number | undefined {
+  if (line === undefined || line === null || line === '') return undefined;
+  const value = typeof line === 'number' ? line : typeof line === 'string' && /^[0-9]+$/.test(line) ? Number(line) : Number.NaN;
+  if (Number.isSafeInteger(value) && value >= 1) return value;
+  const written = line instanceof JsonNumber ? line.text : typeof line === 'string' || typeof line === 'number' ? String(line) : JSON.stringify(line) ?? typeof line;
+  throw new Error(`row ${row}: its line ${JSON.stringify(written.slice(0, 40))} is not a line number (a whole number from 1)`);
 }
 
 /** Undo the CSV report's formula neutralisation (`csvCell`): `'=x` was written for `=x`, `''=x` for `'=x`. */

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { openCatalog } from '../catalog/open-catalog.js';
+import { checkSources, openCatalog } from '../catalog/open-catalog.js';
 import type { Draft, ReadProgress } from '../catalog/types.js';
 import { rowsNotRead, unreadOf, type Unread } from '../catalog/unread.js';
 import { libraryName, SourceError } from '../errors.js';
@@ -156,10 +156,11 @@ export async function runValidateSpec(spec: ValidateSpec): Promise<ValidateResul
   let notOpened: readonly string[] = [];
   try {
     outputs = reports.length === 0 ? undefined : await RunOutputs.open({ reports, onFailure: () => undefined });
+    await checkSources(sources, catalogOptions);
     for (const [index, source] of sources.entries()) {
       notOpened = sources.slice(index + 1);
-      // The first source that cannot be opened fails the run before anything is read, as a publish does; a later one
-      // stops it like a source that cannot be read to its end.
+      // The first source that cannot be opened fails the run before anything is read, as a publish does, and so does
+      // a later local file (checkSources); a later remote one stops it like a source that cannot be read to its end.
       const first = index === 0 ? await openCatalog(source, catalogOptions) : undefined;
       try {
         const catalog = first ?? (await openCatalog(source, catalogOptions));

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO_ROOT, runCli } from '../helpers/cli.js';
@@ -112,6 +112,30 @@ describe('exports of Magento 2 and PrestaShop, through the built binary', () => 
       ['4', 'demo_12', 'published', ''],
       ['5', 'demo_8', 'skipped', 'disabled in PrestaShop (Active (0/1) "0")'],
       ['6', 'demo_6', 'published', ''],
+    ]);
+  });
+
+  it('woocommerce: publish --sandbox skips a draft product and a disabled variation with why, and sends only what the shop sells', async () => {
+    const dir = tempDir();
+    const export_ = join(dir, 'wc.csv');
+    const report = join(dir, 'report.csv');
+    writeFileSync(
+      export_,
+      'ID,Type,SKU,Name,Published,Images,Parent\n' +
+        '1,simple,LIVE,Live,1,https://i.example.com/a.jpg,\n' +
+        '2,simple,DRAFT,Draft,-1,https://i.example.com/b.jpg,\n' +
+        '3,variable,HOOD,Hoodie,1,https://i.example.com/h.jpg,\n' +
+        '4,variation,HOOD-OFF,,0,,HOOD\n' +
+        '5,variation,HOOD-ON,,1,,id:3\n',
+    );
+    const result = await runCli(['publish', export_, '--preset', 'woocommerce', '--sandbox', '--json', '--report', report, ...LISTING], { cwd: dir });
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ rows: 4, published: 2, skipped: 2, invalid: 0, failed: 0, requests: 2 });
+    expect([...byLine(report).values()].map((row) => [row.line, row.sku, row.outcome, row.reason])).toEqual([
+      ['2', 'LIVE', 'published', ''],
+      ['3', 'DRAFT', 'skipped', 'the product is a draft in WooCommerce (Published "-1"): only published products are listed'],
+      ['5', 'HOOD-OFF', 'skipped', 'the variation is private or disabled in WooCommerce (Published "0"): only published products are listed'],
+      ['6', 'HOOD-ON', 'published', ''],
     ]);
   });
 

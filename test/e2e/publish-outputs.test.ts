@@ -117,4 +117,51 @@ describe.concurrent('listings publish: several sources, one stops the run', () =
     ]);
     expect((await sandbox.stats()).created).toBe(2);
   });
+
+  it('a file named twice (as itself, by another path, through a link), or stdin twice, is refused before anything is sent: its rows would each be a duplicate of itself, or none', async () => {
+    const sandbox = await startSandboxProcess([]);
+    const dir = tempDir();
+    writeFileSync(join(dir, 'ma.csv'), 'sku\nM1\nM2\n');
+    writeFileSync(join(dir, 'mb.csv'), 'sku\nM3\n');
+    symlinkSync(join(dir, 'ma.csv'), join(dir, 'link.csv'));
+    for (const [sources, told] of [
+      [['ma.csv', 'mb.csv', 'ma.csv'], 'error ma.csv is given twice: its rows would be read twice'],
+      [['ma.csv', './ma.csv'], 'error ./ma.csv is given twice (as ma.csv and as ./ma.csv)'],
+      [['ma.csv', 'mb.csv', 'link.csv'], 'error link.csv is given twice (as ma.csv and as link.csv)'],
+    ] as const) {
+      const result = await runCli(['publish', ...sources, '--report', 'r.csv'], { cwd: dir, env: { ...publishEnv(sandbox.url), ...policies } });
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toContain(told);
+      const validated = await runCli(['validate', ...sources], { cwd: dir, env: policies });
+      expect(validated.code, validated.stderr).toBe(2);
+      expect(validated.stderr).toContain(told);
+    }
+    const stdin = await runCli(['publish', '-', 'mb.csv', '-', '--format', 'csv', '--report', 'r.csv'], { cwd: dir, env: { ...publishEnv(sandbox.url), ...policies }, input: 'sku\nS1\n' });
+    expect(stdin.code, stdin.stderr).toBe(2);
+    expect(stdin.stderr).toContain('error - (stdin) is given twice: its bytes can be read once');
+    expect((await sandbox.stats()).requests).toBe(0);
+    expect(existsSync(join(dir, 'r.csv'))).toBe(false);
+    await sandbox.stop();
+  });
+
+  it.each([
+    ['a later file that is missing', 'sku\nM1\nM2\n', ['ma.csv', 'mb.csv', 'mc.csv'], 4, 'error mc.csv: no such file'],
+    ['a later file without the mapped column', 'Item\nM1\nM2\n', ['ma.csv', 'mb.csv', '--map', 'sku=Item'], 2, 'error --map sku=Item: mb.csv has no column "Item"'],
+  ])('%s fails the run before anything is sent, as a first one does; validate too', async (_name, first, sources, code, told) => {
+    const sandbox = await startSandboxProcess([]);
+    const dir = tempDir();
+    writeFileSync(join(dir, 'ma.csv'), first);
+    writeFileSync(join(dir, 'mb.csv'), 'sku\nM3\n');
+    const result = await runCli(['publish', ...sources, '--report', 'r.csv'], { cwd: dir, env: { ...publishEnv(sandbox.url), ...policies } });
+    expect(result.code, result.stderr).toBe(code);
+    expect(result.stderr).toContain(told);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect((await sandbox.stats()).requests).toBe(0);
+    expect(existsSync(join(dir, 'r.csv'))).toBe(false);
+    await sandbox.stop();
+    const validated = await runCli(['validate', ...sources], { cwd: dir, env: policies });
+    expect(validated.code, validated.stderr).toBe(code);
+    expect(validated.stdout).toBe('');
+    expect(validated.stderr).toContain(told);
+  });
 });

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REPO_ROOT, runCli } from '../helpers/cli.js';
@@ -49,6 +49,14 @@ describe.skipIf(!present)(title, () => {
     expect(published.map((row) => [row.sku, row.title])).toEqual(written.filter((_, i) => i !== 1271).map((product) => [product.id, product.title]));
   });
 
+  it('Google Retail NDJSON: --map images_source=images.uri, where images is a list of objects, is a located error in every row, not listings sent without images', async () => {
+    const file = join(CATALOGS, 'ndjson-json-catalogs', 'google-retail-sample-products.ja.jsonl');
+    const run = await runCli(['validate', file, '--map', 'sku=id', '--map', 'images_source=images.uri', '--marketplace', 'EBAY_US', '--saved-defaults', '--show-errors', '1']);
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stdout).toContain(`${file}:1: [EBAY_US] images_source: read from "images.uri", but "images" is a list, not an object holding "uri"`);
+    expect(run.stderr).toContain('1,276 rows: 0 valid, 1,276 invalid');
+  });
+
   it('commercetools CSV: titles with typographic quotes sent and answered as written', async () => {
     const report = join(tempDir(), 'report.ndjson');
     const file = join(CATALOGS, 'commercetools-sunrise-data', 'products-ci.csv');
@@ -59,6 +67,40 @@ describe.skipIf(!present)(title, () => {
       [3, 'M0E20000000ELAJ', 'published', 'Flip Flops “Brasil“ Havaianas green'],
       [4, 'M0E20000000ELBX', 'published', 'Flip Flops “Brasil“ Havaianas grey'],
     ]);
+  });
+
+  it('Shopify 2025 template: the draft and archived products are skipped with why, each row once, only the active product sent', async () => {
+    const file = join(CATALOGS, 'shopify', 'product_template_2025.csv');
+    const report = join(tempDir(), 'report.ndjson');
+    const before = await sandbox.stats();
+    const run = await runCli(['publish', file, '--preset', 'shopify', '--marketplace', 'EBAY_US', '--saved-defaults', '--no-journal', '--report', report], { env: publishEnv(sandbox.url) });
+    expect(run.code, run.stderr).toBe(0);
+    const rows = reportRows(report) as Array<ReportRow & { reason: string | null }>;
+    expect(rows.map((row) => row.line)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 18]);
+    expect(rows.filter((row) => row.outcome === 'published')).toHaveLength(12);
+    expect(rows.filter((row) => row.outcome !== 'published').map((row) => [row.line, row.sku, row.outcome, row.reason])).toEqual([
+      [14, 'PNT_DEN_285', 'skipped', 'not active in Shopify (Status "draft"): only active products are listed'],
+      [15, 'PNT_DEN_305', 'skipped', 'not active in Shopify (Status "draft"): only active products are listed'],
+      [16, 'PNT_DEN_405', 'skipped', 'not active in Shopify (Status "draft"): only active products are listed'],
+      [18, 'HAT_GRY_275', 'skipped', 'not active in Shopify (Status "archived"): only active products are listed'],
+    ]);
+    expect((await sandbox.stats()).requests - before.requests).toBe(12);
+  });
+
+  it('two Shopify exports joined (cat apparel.csv jewelery.csv): the second header row is an invalid row saying so, never a listing; every other row as alone', async () => {
+    // Two exports of the same header (apparel's and jewelery's), the first ending with its line break.
+    const first = readFileSync(join(CATALOGS, 'shopify', 'apparel.csv'), 'utf8').replace(/(\r\n|\n)?$/, '\r\n');
+    const joined = join(tempDir(), 'joined.csv');
+    writeFileSync(joined, first + readFileSync(join(CATALOGS, 'shopify', 'jewelery.csv'), 'utf8'));
+    const headerLine = first.split(/\r\n|\n|\r/).length;
+    const report = join(tempDir(), 'report.ndjson');
+    const run = await runCli(['publish', joined, '--preset', 'shopify', '--marketplace', 'EBAY_US', '--saved-defaults', '--no-journal', '--report', report], { env: publishEnv(sandbox.url) });
+    expect(run.code, run.stderr).toBe(1);
+    const rows = reportRows(report);
+    expect(rows.filter((row) => row.outcome !== 'published')).toEqual([
+      expect.objectContaining({ line: headerLine, sku: null, outcome: 'invalid', error: "(record): the row repeats the header row (each cell is its column's name): is a second export joined to this one? It is not a product" }),
+    ]);
+    expect(rows.filter((row) => row.outcome === 'published')).toHaveLength(22 + 23);
   });
 
   it('a header that is not the preset\'s export is refused with exit 2 though no row follows it (sineemore bad-header-wrong-header.csv)', async () => {

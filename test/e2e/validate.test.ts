@@ -82,6 +82,17 @@ describe.concurrent('listings validate: invalid rows', () => {
     expect(result.code).toBe(1);
   });
 
+  it('a marketplace cell listing several is told as such, in both shapes, and the rows without one fan out to --marketplace', async () => {
+    const file = join(tempDir(), 'mk.csv');
+    writeFileSync(file, 'sku,title,marketplace\nA,Alpha,"EBAY_US,EBAY_GB"\nB,Beta,\n');
+    const several = 'marketplace: "EBAY_US,EBAY_GB" names several marketplaces; a row names one: give a row to each, or leave the column empty and list them in --marketplace, which sends every row to each';
+    const flat = await runCli(['validate', file, '--saved-defaults', '--marketplace', 'EBAY_US,EBAY_DE']);
+    expect(flat.stdout.trim().split('\n')).toEqual([`${file}:2: [EBAY_US,EBAY_GB] ${several}`]);
+    expect(beforeNextStep(flat.stderr).split('\n').at(-1)).toBe('2 input rows, 3 listings: 2 valid, 1 invalid');
+    const wrapped = await runCli(['validate', file, '--saved-defaults', '--shape', 'wrapped', '--marketplace', 'ebay']);
+    expect(wrapped.stdout.trim().split('\n')).toEqual([`${file}:2: [EBAY_US,EBAY_GB] ${several}`]);
+  });
+
   it('a U+FFFD written as UTF-8 is a value: only the rows whose own bytes are not UTF-8 are refused (CSV, JSON, NDJSON)', async () => {
     const dir = tempDir('listings-fffd-');
     const env = { LISTINGS_MARKETPLACE: 'EBAY_US' };

@@ -300,11 +300,19 @@ describe('hostile local surfaces: --retry-failed and --resume read back what an 
     const sandbox = await startSandboxProcess([]);
     const dir = tempDir();
     const catalog = writeCatalog(dir, 5);
-    writeFileSync(join(dir, 'r.csv'), 'source,line,sku,outcome\ncatalog.csv,2,NOT-IN-CATALOG,failed\n"=cmd|\' /c calc\'!A1",1e300,X,failed\n');
+    writeFileSync(join(dir, 'r.csv'), 'source,line,sku,outcome\ncatalog.csv,2,NOT-IN-CATALOG,failed\n"=cmd|\' /c calc\'!A1",3,X,failed\n');
     const result = await runCli(['publish', catalog, '--retry-failed', join(dir, 'r.csv'), '--report', join(dir, 'out.csv')], { cwd: dir, env: publishEnv(sandbox.url) });
     expect(result.code, result.stderr).toBe(0);
     const rows = readFileSync(join(dir, 'out.csv'), 'utf8').trim().split('\n').slice(1);
     expect(rows).toHaveLength(5);
+    // A line no report holds (1e300) is a damaged report: refused, never read as reaching every row (or none).
+    writeFileSync(join(dir, 'r.csv'), 'source,line,sku,outcome\ncatalog.csv,2,NOT-IN-CATALOG,failed\n"=cmd|\' /c calc\'!A1",1e300,X,failed\n');
+    const before = (await sandbox.stats()).requests;
+    const damaged = await runCli(['publish', catalog, '--retry-failed', join(dir, 'r.csv')], { cwd: dir, env: publishEnv(sandbox.url) });
+    expect(damaged.code, damaged.stderr).toBe(2);
+    expect(damaged.stderr).toContain('row 2: its line "1e300" is not a line number');
+    expectNoCrash(damaged);
+    expect((await sandbox.stats()).requests).toBe(before);
   });
 
   // Before: readline read /dev/zero into one line until the string limit: a RangeError and a stack trace, exit 1.

@@ -21,6 +21,21 @@ function allEmpty(values: readonly string[]): boolean {
   return true;
 }
 
+/**
+ * True for a row that repeats the header (each cell its column's name, spaces and a byte order mark aside): the
+ * header of a second export joined to the first (`cat a.csv b.csv`), never a product.
+ */
+function isHeaderAgain(values: readonly string[], columns: readonly string[]): boolean {
+  if (values.length !== columns.length) return false;
+  for (let i = 0; i < values.length; i++) {
+    const value = i === 0 && values[0]!.charCodeAt(0) === 0xfeff ? values[0]!.slice(1) : values[i]!;
+    if (value.trim() !== columns[i]!.trim()) return false;
+  }
+  return true;
+}
+
+const HEADER_AGAIN = 'the row repeats the header row (each cell is its column\'s name): is a second export joined to this one? It is not a product';
+
 /** How many of a header's problems, and of the columns in one, a message names; the rest are counted. */
 const NAMED = 10;
 
@@ -109,6 +124,7 @@ export class CsvRecordBuilder {
     if (columns === undefined) return this.cutting && ending === 'unterminated' ? null : this.#header(values, line, invalid);
     if (invalid) return this.#error(line, `the row ${INVALID_UTF8}`);
     if (columns.length > 1 && allEmpty(values)) return null;
+    if (isHeaderAgain(values, columns)) return this.#error(line, HEADER_AGAIN);
     const fields: Record<string, string> = {};
     for (let i = 0; i < values.length; i++) fields[columns[i]!] = values[i]!;
     return { location: { source: this.#source, line }, fields };

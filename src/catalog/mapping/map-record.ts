@@ -2,7 +2,7 @@ import type { CatalogNotice, CatalogRecord, Draft, DraftValues, ShapeSends } fro
 import type { FieldIssue } from '../../contract/issues.js';
 import type { Setting } from '../../errors.js';
 import { LIST_FIELD, OVERRIDES_PREFIX, TEXT_FIELDS, type FieldMap, type TextField } from './fields.js';
-import { appendList, lookup, nestedPlace, toOverrideValue, toText, type Place } from './values.js';
+import { appendList, blockedPath, lookup, nestedPlace, toOverrideValue, toText, type Place } from './values.js';
 import { isJsonObject } from '../formats/json-values.js';
 
 /** How records become drafts: the renames, and how list cells are split. */
@@ -126,7 +126,14 @@ function givenTwice(first: string, second: string): string {
  */
 function read(fields: Record<string, unknown>, column: string, path: string, issues: FieldIssue[]): unknown {
   const raw = lookup(fields, column);
-  if (raw === undefined || !column.includes('.') || !Object.hasOwn(fields, column)) return raw;
+  if (raw === undefined) {
+    // A path through a value that is not an object (`images.uri` where `images` is a list) reads nothing: said, not
+    // taken as a field the record leaves out, which would send the listing without it.
+    const blocked = column.includes('.') ? blockedPath(fields, column) : undefined;
+    if (blocked !== undefined) issues.push({ path, message: `read from ${JSON.stringify(column)}, but ${JSON.stringify(blocked.path)} is ${blocked.kind}, not an object holding ${JSON.stringify(column.slice(blocked.path.length + 1))}` });
+    return raw;
+  }
+  if (!column.includes('.') || !Object.hasOwn(fields, column)) return raw;
   const nested = nestedPlace(fields, column);
   if (nested === undefined || !isGiven(raw) || !isGiven(nested.holder[nested.key])) return raw;
   issues.push({ path, message: givenTwice(keyName(column), nestedName(column)) });

@@ -72,6 +72,24 @@ export function lookup(fields: Record<string, unknown>, column: string): unknown
   return place === undefined ? undefined : place.holder[place.key];
 }
 
+/**
+ * Why the dotted path `column` leads nowhere though the record gives a value on its way (`images.uri` where `images`
+ * is a list or text): the path up to that value and what it is; undefined when the path is absent or reaches its end.
+ */
+export function blockedPath(fields: Record<string, unknown>, column: string): { path: string; kind: string } | undefined {
+  let holder = fields;
+  let start = 0;
+  for (let dot = column.indexOf('.'); dot >= 0; dot = column.indexOf('.', start)) {
+    const part = column.slice(start, dot);
+    const next = Object.hasOwn(holder, part) ? holder[part] : undefined;
+    if (next === undefined || next === null) return undefined;
+    if (!isJsonObject(next)) return { path: column.slice(0, dot), kind: kindOf(next) };
+    holder = next;
+    start = dot + 1;
+  }
+  return undefined;
+}
+
 /** Where a value is held: the object and its own key. */
 export interface Place {
   holder: Record<string, unknown>;

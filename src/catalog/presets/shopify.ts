@@ -15,6 +15,8 @@
  * - overrides.condition: Google Shopping / Condition: new, used, refurbished -> NEW, USED, REFURBISHED; other text is
  *   passed on as it is; empty leaves it to --condition.
  * - location: the variant's own row.
+ * A product whose Status (on its first row; Shopify's 2021+ exports) is other than active (`draft`, `archived`) is not
+ * for sale in the shop: each of its variants is reported `skipped`, with why. Without a Status, every product is listed.
  *
  * Counting: one draft per listing. Extra image rows are counted into the product's first listing (`Draft.rows`), so
  * the drafts' rows add up to the rows read.
@@ -52,6 +54,8 @@ interface Product {
   handle: string;
   title: string;
   condition: string;
+  /** Status of its first row, empty when the export has none. */
+  status: string;
   images: string[];
   variants: Variant[];
   /** Image-only rows, counted into the first listing. */
@@ -71,7 +75,14 @@ function variantSku(product: Product, variant: Variant, number: number): string 
   return product.variants.length === 1 ? product.handle : `${product.handle}-${number}`;
 }
 
+/** Why a product's variants are not listings: not active in the shop; undefined when they are. */
+function skipReason(product: Product): string | undefined {
+  if (product.status === '' || product.status.toLowerCase() === 'active') return undefined;
+  return `not active in Shopify (Status ${JSON.stringify(product.status)}): only active products are listed`;
+}
+
 function* productDrafts(product: Product): Iterable<Draft> {
+  const skip = skipReason(product);
   for (const [i, variant] of product.variants.entries()) {
     const title = product.title === '' ? undefined : variant.options.length > 0 ? `${product.title} - ${variant.options.join(' / ')}` : product.title;
     const images = unique([variant.image, ...product.images]);
@@ -87,6 +98,7 @@ function* productDrafts(product: Product): Iterable<Draft> {
       issues: [],
     };
     if (i === 0 && product.extraRows > 0) draft.rows = 1 + product.extraRows;
+    if (skip !== undefined) draft.skip = skip;
     yield draft;
   }
 }
@@ -137,6 +149,7 @@ export async function* shopifyDrafts(records: AsyncIterable<RecordItem>): AsyncI
         handle,
         title: cell(fields, 'Title'),
         condition: cell(fields, 'Google Shopping / Condition'),
+        status: cell(fields, 'Status'),
         images: image === '' ? [] : [image],
         variants: [variantOf(fields, location)],
         extraRows: 0,

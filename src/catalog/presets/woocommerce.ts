@@ -14,6 +14,9 @@
  *   own, at the end of the catalog (only then is it known to have none).
  * - A `grouped` row is reported `skipped`: it is not a listing itself, and the products it groups are listed from
  *   their own rows.
+ * - A row whose Published is other than 1 is not for sale in the shop (the exporter writes -1 for a draft, 0 for a
+ *   private product or a disabled variation): reported `skipped`, with why; so is a variation whose parent is. An
+ *   export without the column lists every product.
  *
  * Counting: one draft per listing; a variable parent row is counted into its first variation's draft (Draft.rows),
  * so the drafts' rows add up to the rows read.
@@ -40,12 +43,22 @@ export const woocommercePreset = {
 } as const satisfies PresetKind;
 
 const GROUPED = 'a grouped product is not a listing itself; the products it groups are listed from their own rows';
+const PUBLISHED_WORDS: Readonly<Record<string, string>> = { '-1': 'a draft', '0': 'private or disabled' };
+
+/** Why a product with this Published cell is not for sale; undefined when it is (1, or no such column). */
+function unpublished(published: string, whose = 'the product'): string | undefined {
+  if (published === '' || published === '1') return undefined;
+  const what = PUBLISHED_WORDS[published] ?? 'not published';
+  return `${whose} is ${what} in WooCommerce (Published ${JSON.stringify(published)}): only published products are listed`;
+}
 
 interface Parent {
   sku: string;
   name: string;
   images: string[];
   location: Location;
+  /** Its Published cell, empty when the export has none. */
+  published: string;
   /** No variation has named it yet. */
   childless: boolean;
 }
@@ -80,8 +93,9 @@ export async function* woocommerceDrafts(records: AsyncIterable<RecordItem>): As
       const sku = cell(fields, 'SKU');
       const name = cell(fields, 'Name');
       const images = splitList(cell(fields, 'Images'), ',');
+      const published = cell(fields, 'Published');
       if (types.includes('variable')) {
-        const parent: Parent = { sku, name, images, location, childless: true };
+        const parent: Parent = { sku, name, images, location, published, childless: true };
         variables.push(parent);
         const id = cell(fields, 'ID');
         if (id !== '') parents.set(`id:${id}`, parent);
@@ -103,12 +117,15 @@ export async function* woocommerceDrafts(records: AsyncIterable<RecordItem>): As
           parent.childless = false;
           draft.rows = 2;
         }
+        const skip = unpublished(published, 'the variation') ?? unpublished(parent?.published ?? '', 'its parent product');
+        if (skip !== undefined) draft.skip = skip;
         yield draft;
         continue;
       }
       const draft: Draft = { location, values: productValues(sku, name, images), issues: [] };
       // Not checked as a listing (it has no SKU of its own): reported skipped, with why.
-      if (types.includes('grouped')) draft.skip = GROUPED;
+      const skip = types.includes('grouped') ? GROUPED : unpublished(published);
+      if (skip !== undefined) draft.skip = skip;
       yield draft;
     }
   } catch (error) {
@@ -120,6 +137,8 @@ export async function* woocommerceDrafts(records: AsyncIterable<RecordItem>): As
     throw error;
   }
   for (const parent of variables) {
-    if (parent.childless) yield { location: parent.location, values: productValues(parent.sku, parent.name, parent.images), issues: [] };
+    if (!parent.childless) continue;
+    const skip = unpublished(parent.published);
+    yield { location: parent.location, values: productValues(parent.sku, parent.name, parent.images), issues: [], ...(skip === undefined ? {} : { skip }) };
   }
 }

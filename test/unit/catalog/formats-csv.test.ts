@@ -216,6 +216,18 @@ describe('csv: bad input', () => {
     }
   });
 
+  it('refuses a row that repeats the header (two exports joined, the second with its BOM), read fast or by csv-parse, in any chunking', async () => {
+    const again = 'error: the row repeats the header row (each cell is its column\'s name): is a second export joined to this one? It is not a product';
+    const text = 'sku,title\nA,Alpha\nsku,title\n\uFEFFsku, title \n"sku","title"\nB,sku\nsku\n';
+    const expected = [[2, { sku: 'A', title: 'Alpha' }], [3, again], [4, again], [5, again], [6, { sku: 'B', title: 'sku' }], [7, 'error: the row has 1 fields but the header has 2']];
+    for (const fastScan of [true, false]) {
+      for (const chunkSize of [1, 7, text.length]) {
+        const items = await collect(csvRecords(bytes(text, chunkSize), { source: 'c.csv', delimiter: ',', fastScan })).then(brief);
+        expect({ fastScan, chunkSize, items }).toEqual({ fastScan, chunkSize, items: expected });
+      }
+    }
+  });
+
   it('keeps a genuine U+FFFD in a valid file', async () => {
     expect(await read('a\nx \uFFFD y\n')).toEqual([[2, { a: 'x \uFFFD y' }]]);
   });

@@ -44,10 +44,26 @@ describe('openCatalogs', () => {
     expect(catalog.progress()).toEqual({ bytesRead: sizes, totalBytes: sizes });
   });
 
-  it('opens the first source at once and later ones when reached', async () => {
+  it('opens the first source at once, checks later local files at once too, and opens remote ones when reached', async () => {
     await expect(openCatalogs([fixture('missing.csv'), fixture('catalog.csv')])).rejects.toThrow(SourceError);
-    const catalog = await openCatalogs([fixture('catalog.csv'), fixture('missing.csv')]);
-    await expect(collect(catalog.drafts)).rejects.toThrow(/missing\.csv/);
+    // A later file that is missing, or whose header the mapping cannot read, fails before a row of the first is read.
+    await expect(openCatalogs([fixture('catalog.csv'), fixture('missing.csv')])).rejects.toThrow(/missing\.csv: no such file/);
+    await expect(openCatalogs([fixture('catalog.json'), fixture('catalog.csv')], { map: { sku: 'sku', title: 'Name' } })).rejects.toThrow(/catalog\.csv has no column "Name"/);
+    const remote = await openCatalogs([fixture('catalog.csv'), 'http://127.0.0.1:9/later.csv']);
+    await expect(collect(remote.drafts)).rejects.toThrow(/later\.csv/);
     await expect(openCatalogs([])).rejects.toThrow(UsageError);
+  });
+
+  it('reads the later local files it checked as if unchecked, and tells their notices once', async () => {
+    const notices: string[] = [];
+    const catalog = await openCatalogs([fixture('catalog.csv'), fixture('catalog.csv.gz'), fixture('shopify-export.csv')], { preset: 'auto', onNotice: (notice) => notices.push(notice.message) });
+    const drafts = await collect(catalog.drafts);
+    expect(drafts).toHaveLength(46);
+    expect(drafts[20]!.location).toEqual({ source: fixture('catalog.csv.gz'), line: 2 });
+    expect(notices.filter((notice) => notice.includes('preset'))).toEqual([
+      expect.stringContaining(`${fixture('catalog.csv')}: read with the generic mapping`),
+      expect.stringContaining(`${fixture('catalog.csv.gz')}: read with the generic mapping`),
+      expect.stringContaining(`${fixture('shopify-export.csv')}: read as a Shopify product export`),
+    ]);
   });
 });

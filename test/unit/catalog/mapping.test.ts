@@ -90,6 +90,19 @@ describe('renames (--map, --mapping)', () => {
     expect(map(rec({ meta: { barcode: '0123' }, images: ['https://x/a.jpg'] })).values).toEqual({ sku: '0123', images_source: ['https://x/a.jpg'] });
   });
 
+  it('refuses a dotted path that meets a value other than an object on its way, at the field, rather than reading it as absent', () => {
+    const map = createRecordMapper({ map: { sku: 'meta.barcode', images_source: 'images.uri', 'overrides.condition': 'state.code' } });
+    const draft = map(rec({ meta: 'n/a', images: [{ uri: 'https://x/a.jpg' }], state: { code: { deep: 1 } } }));
+    expect(draft.values).toEqual({ overrides: { condition: { deep: 1 } } });
+    expect(draft.issues).toEqual([
+      { path: 'sku', message: 'read from "meta.barcode", but "meta" is a string, not an object holding "barcode"' },
+      { path: 'images_source', message: 'read from "images.uri", but "images" is a list, not an object holding "uri"' },
+    ]);
+    expect(map(rec({ sku: 'A', images: { uri: 'https://x/b.jpg' }, state: { code: 'NEW' }, meta: { barcode: 'B' } })).issues).toEqual([]);
+    // Absent or null on the way is a field the record leaves out, as before.
+    expect(map(rec({ meta: null, state: {} }))).toMatchObject({ values: {}, issues: [] });
+  });
+
   it('rejects an unknown target field before reading, with a did-you-mean', () => {
     const error = thrown(UsageError, () => parseMapFlags(['skuu=SKU']));
     expect(error.message).toBe('map skuu=SKU: "skuu" is not a listing field');

@@ -74,6 +74,11 @@ describe.skipIf(!present)(title, () => {
     expect(hat.values).toMatchObject({ title: 'Example Beanie', overrides: { condition: 'REFURBISHED' } });
     const pants = out.filter((d) => d.values.sku?.startsWith('PNT_'));
     expect(pants.map((d) => d.rows ?? 1)).toEqual([2, 1, 1]);
+    // The pants are a draft and the hat archived in the shop: not for sale, so not listed.
+    expect(out.filter((d) => d.skip !== undefined).map((d) => [d.values.sku, d.skip])).toEqual([
+      ...pants.map((d) => [d.values.sku, 'not active in Shopify (Status "draft"): only active products are listed']),
+      ['HAT_GRY_275', 'not active in Shopify (Status "archived"): only active products are listed'],
+    ]);
   });
 
   it('2019 template: a product row without a SKU gets <Handle>-<option value>', async () => {

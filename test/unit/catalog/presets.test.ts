@@ -89,6 +89,28 @@ describe('--preset shopify', () => {
     ]);
   });
 
+  it('skips each variant of a product whose Status is not active (draft, archived), with why; no Status lists it', async () => {
+    const status = (line: number, cells: Record<string, string>, value: string): RecordItem => {
+      const row = shop(line, cells) as { location: { source: string; line: number }; fields: Record<string, string> };
+      return { ...row, fields: { ...row.fields, Status: value } };
+    };
+    const out = await drafts(shopifyDrafts, [
+      status(2, { Handle: 'pants', Title: 'Pants', 'Option1 Name': 'Size', 'Option1 Value': '28', 'Variant SKU': 'P-28' }, 'draft'),
+      status(3, { Handle: 'pants', 'Option1 Value': '30', 'Variant SKU': 'P-30' }, ''),
+      status(4, { Handle: 'pants', 'Image Src': 'https://i/p.jpg' }, ''),
+      status(5, { Handle: 'hat', Title: 'Hat', 'Variant SKU': 'H-1' }, 'Archived'),
+      status(6, { Handle: 'tee', Title: 'Tee', 'Variant SKU': 'T-1' }, 'Active'),
+      status(7, { Handle: 'cap', Title: 'Cap', 'Variant SKU': 'C-1' }, ''),
+    ]);
+    expect(out.map((d) => [d.location.line, d.values.sku, d.skip, d.rows ?? 1])).toEqual([
+      [2, 'P-28', 'not active in Shopify (Status "draft"): only active products are listed', 2],
+      [3, 'P-30', 'not active in Shopify (Status "draft"): only active products are listed', 1],
+      [5, 'H-1', 'not active in Shopify (Status "Archived"): only active products are listed', 1],
+      [6, 'T-1', undefined, 1],
+      [7, 'C-1', undefined, 1],
+    ]);
+  });
+
   it('maps Google Shopping conditions and passes other text on', () => {
     expect(['new', 'Used', 'refurbished', 'damaged', ''].map(shopifyCondition)).toEqual(['NEW', 'USED', 'REFURBISHED', 'damaged', undefined]);
   });
@@ -143,6 +165,31 @@ describe('--preset woocommerce', () => {
     expect(out[1]!.skip).toBeUndefined();
     const prepare = createPreparer({ shape: 'flat', saved_defaults: true });
     expect(prepare(out[0]!)).toEqual({ kind: 'skipped', location: { source: 'woo.csv', line: 2 }, reason: out[0]!.skip });
+  });
+
+  it('skips what is not published in the shop (Published -1 draft, 0 private or a disabled variation), and the variations of a parent that is not', async () => {
+    const out = await drafts(woocommerceDrafts, [
+      woo(2, { ID: '60', Type: 'simple', SKU: 'DRAFT', Name: 'Draft', Published: '-1' }),
+      woo(3, { ID: '61', Type: 'simple', SKU: 'PRIV', Name: 'Private', Published: '0' }),
+      woo(4, { ID: '62', Type: 'simple', SKU: 'LIVE', Name: 'Live', Published: '1' }),
+      woo(5, { ID: '63', Type: 'variable', SKU: 'VAR', Name: 'Var', Published: '1' }),
+      woo(6, { ID: '64', Type: 'variation', SKU: 'VAR-OFF', Parent: 'VAR', Published: '0' }),
+      woo(7, { ID: '65', Type: 'variation', SKU: 'VAR-ON', Parent: 'VAR', Published: '1' }),
+      woo(8, { ID: '66', Type: 'variable', SKU: 'WIP', Name: 'Wip', Published: '-1' }),
+      woo(9, { ID: '67', Type: 'variation', SKU: 'WIP-A', Parent: 'id:66', Published: '1' }),
+      woo(10, { ID: '68', Type: 'variable', SKU: 'LONE', Name: 'Lone', Published: '-1' }),
+      woo(11, { ID: '69', Type: 'simple', SKU: 'NONE', Name: 'No column value' }),
+    ]);
+    expect(out.map((d) => [d.location.line, d.values.sku, d.skip])).toEqual([
+      [2, 'DRAFT', 'the product is a draft in WooCommerce (Published "-1"): only published products are listed'],
+      [3, 'PRIV', 'the product is private or disabled in WooCommerce (Published "0"): only published products are listed'],
+      [4, 'LIVE', undefined],
+      [6, 'VAR-OFF', 'the variation is private or disabled in WooCommerce (Published "0"): only published products are listed'],
+      [7, 'VAR-ON', undefined],
+      [9, 'WIP-A', 'its parent product is a draft in WooCommerce (Published "-1"): only published products are listed'],
+      [11, 'NONE', undefined],
+      [10, 'LONE', 'the product is a draft in WooCommerce (Published "-1"): only published products are listed'],
+    ]);
   });
 
   it('leaves a variation whose parent is unknown and that has no SKU without one', async () => {

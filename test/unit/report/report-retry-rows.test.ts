@@ -121,6 +121,25 @@ describe('readRetryRows and RetrySelection', () => {
     await expect(readRetryRows(join(dir, name))).rejects.toThrow(ConfigError);
   });
 
+  it.each([
+    ['r.json', '{"rows":[{"outcome":"published","sku":"A","source":"c","line":2},{"outcome":"failed","sku":"B","source":"c","line":-3}]}', 'row 2: its line "-3"'],
+    ['r.json', '{"rows":[{"outcome":"failed","sku":"B","source":"c","line":1e400}]}', 'row 1: its line "1e400"'],
+    ['r.ndjson', '{"outcome":"failed","sku":"B","source":"c","line":2.5}\n', 'row 1: its line "2.5"'],
+    ['r.ndjson', '{"outcome":"failed","sku":"B","source":"c","line":{"n":2}}\n', 'row 1: its line "{\\"n\\":2}"'],
+    ['r.csv', 'source,line,sku,outcome\nc,2,A,published\nc,0,B,failed\n', 'row 2: its line "0"'],
+    ['r.csv', 'source,line,sku,outcome\nc,two,B,failed\n', 'row 1: its line "two"'],
+  ])('a %s report whose row has a line no report holds (%s) is refused, not taken as reaching no row, which would send them all', async (name, content, told) => {
+    await writeFile(join(dir, name), content);
+    await expect(readRetryRows(join(dir, name))).rejects.toThrow(ConfigError);
+    await expect(readRetryRows(join(dir, name))).rejects.toThrow(`not a readable listings report: ${told} is not a line number (a whole number from 1)`);
+  });
+
+  it('a row without a line (null, empty) is still read, as one at no place', async () => {
+    await writeFile(join(dir, 'n.ndjson'), '{"outcome":"failed","sku":"A","source":"c","line":null}\n{"outcome":"published","sku":"B","source":"c","line":3}\n');
+    const report = await readRetryRows(join(dir, 'n.ndjson'));
+    expect(selected(report, [{ location: { source: 'c', line: 3 }, sku: 'B' }, { location: { source: 'c', line: 4 }, sku: 'C' }], ['c']).indexes).toEqual([1]);
+  });
+
   it('a report with no failures selects nothing it reached', async () => {
     await writeFile(join(dir, 'ok.ndjson'), '{"outcome":"published","sku":"A","source":"c","line":2}\n{"summary":{"rows":1}}\n');
     const report = await readRetryRows(join(dir, 'ok.ndjson'));
