@@ -100,7 +100,7 @@ export function marketplaceFor(shape: Shape, value: string, issues: FieldIssue[]
   if (value.includes(',')) {
     issues.push({
       path: 'marketplace',
-      message: `${quoted(value)} names several marketplaces; a row names one: give a row to each, or leave the column empty and list them in --marketplace, which sends every row to each`,
+      message: `${quoted(value)} names several marketplaces; a row names one: give a row to each, or leave the column empty and list them in the marketplace setting (a flag, LISTINGS_MARKETPLACE or the profile), which sends every row to each`,
     });
     return value;
   }

@@ -85,7 +85,7 @@ describe.concurrent('listings validate: invalid rows', () => {
   it('a marketplace cell listing several is told as such, in both shapes, and the rows without one fan out to --marketplace', async () => {
     const file = join(tempDir(), 'mk.csv');
     writeFileSync(file, 'sku,title,marketplace\nA,Alpha,"EBAY_US,EBAY_GB"\nB,Beta,\n');
-    const several = 'marketplace: "EBAY_US,EBAY_GB" names several marketplaces; a row names one: give a row to each, or leave the column empty and list them in --marketplace, which sends every row to each';
+    const several = 'marketplace: "EBAY_US,EBAY_GB" names several marketplaces; a row names one: give a row to each, or leave the column empty and list them in the marketplace setting (a flag, LISTINGS_MARKETPLACE or the profile), which sends every row to each';
     const flat = await runCli(['validate', file, '--saved-defaults', '--marketplace', 'EBAY_US,EBAY_DE']);
     expect(flat.stdout.trim().split('\n')).toEqual([`${file}:2: [EBAY_US,EBAY_GB] ${several}`]);
     expect(beforeNextStep(flat.stderr).split('\n').at(-1)).toBe('2 input rows, 3 listings: 2 valid, 1 invalid');
