@@ -2,10 +2,12 @@ import type { Dispatcher } from 'undici';
 import type { RawAnswer } from './transport.js';
 
 /**
- * The connections of the first tier: as many requests as the adaptive limiter keeps in flight, by default, on any
- * service that answers within 512 ms.
+ * The connections of the first tier: the window the adaptive limiter holds on a fast service (FAST_SERVICE_WINDOW in
+ * src/publish/flow/adaptive-limit.ts), so a run at that window keeps as many connections as `--concurrency 64` does.
+ * With a first tier of 512 the same run kept 128 (see below why a pool opens more than it has requests) and took
+ * about a tenth more CPU per row than `--concurrency 64`; a larger window (a slower service) fills the second tier.
  */
-export const FIRST_TIER = 512;
+export const FIRST_TIER = 64;
 
 /**
  * Up to `connections` connections to the service, in two tiers: a dispatcher of up to {@link FIRST_TIER}, and one for
