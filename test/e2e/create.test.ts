@@ -102,18 +102,23 @@ describe('listings create', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it('missing policy ids without saved defaults: exit 1, one line per field, nothing sent', async () => {
+  // Before: exit 1 with one `invalid` line per field, as for a catalog's bad row, where the README's exit codes (and
+  // publish, for a catalog that no default or row gives them) make missing settings exit 2.
+  it('missing policy ids without saved defaults: exit 2, each setting with its flag, nothing sent', async () => {
     const before = await sandbox.stats();
     const r = await runCli(['create', 'SKU-5', '--base-url', sandbox.url, '--marketplace', 'EBAY_US'], { env: env() });
-    expect(r.code).toBe(1);
-    const lines = r.stderr.split('\n').filter((line) => line.startsWith('invalid '));
-    expect(lines.map((line) => line.split(':')[0]).sort()).toEqual([
-      'invalid fulfillment_policy_id',
-      'invalid merchant_location_key',
-      'invalid payment_policy_id',
-      'invalid return_policy_id',
-    ]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error merchant_location_key, fulfillment_policy_id, payment_policy_id, return_policy_id are not set; give each with:$/m);
+    expect(r.stderr).toContain('  return_policy_id: --return-policy-id <id>, LISTINGS_RETURN_POLICY_ID=<id>, `listings config set return_policy_id <id>`\n');
+    expect(r.stderr).not.toMatch(/column in the catalog/);
     expect((await sandbox.stats()).requests).toBe(before.requests);
+  });
+
+  it('with no profile and no LISTINGS_* variable at all: exit 2 naming the marketplace and the policies', async () => {
+    const r = await runCli(['create', 'SKU-1', '--image', 'https://example.com/a.jpg', '--condition', 'NEW']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error marketplace, merchant_location_key, fulfillment_policy_id, payment_policy_id, return_policy_id are not set/m);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
   it('a --saved-defaults sandbox accepts them missing when the profile says saved_defaults', async () => {
