@@ -173,6 +173,59 @@ describe('listings create', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
+  // Before: --json printed nothing on stdout unless the service answered a listing or refused it with a 4xx: a 500,
+  // an unreachable service, missing settings or an invalid field left a CI job reading stdout with no document.
+  describe('--json: one document on stdout whatever happens, with the exit code', () => {
+    async function createJson(args: string[], extra: Record<string, string> = {}) {
+      const r = await runCli(['create', 'SKU-J', '--json', ...args], { env: env(extra) });
+      expect(r.stdout.trim().split('\n'), r.stdout).toHaveLength(1);
+      return { code: r.code, stderr: r.stderr, doc: JSON.parse(r.stdout) as { error: Record<string, unknown>; exit_code: number } };
+    }
+
+    it('a 500: the service failed, its status and message', async () => {
+      const server = await answering(500, { message: 'database down' });
+      try {
+        const { code, stderr, doc } = await createJson(['--base-url', server.url, '--marketplace', 'EBAY_US', ...POLICIES]);
+        expect(code).toBe(3);
+        expect(doc).toEqual({ error: { kind: 'service', status: 500, message: 'HTTP 500 Internal Server Error: database down', hint: null }, exit_code: 3 });
+        expect(stderr).toMatch(/^error HTTP 500 Internal Server Error: database down$/m);
+      } finally {
+        await server.close();
+      }
+    });
+
+    it('an unreachable base URL: no status, the hint', async () => {
+      const { code, doc } = await createJson(['--base-url', 'http://127.0.0.1:9', '--marketplace', 'EBAY_US', ...POLICIES]);
+      expect(code).toBe(3);
+      expect(doc.error).toMatchObject({ kind: 'service', status: null, message: expect.stringMatching(/^cannot reach http:\/\/127\.0\.0\.1:9: connection refused/) as unknown, hint: expect.stringMatching(/base_url/) as unknown });
+      expect(doc.exit_code).toBe(3);
+    });
+
+    it('settings missing: a usage failure, exit 2', async () => {
+      const { code, doc } = await createJson(['--base-url', sandbox.url]);
+      expect(code).toBe(2);
+      expect(doc.error).toMatchObject({ kind: 'usage', status: null, message: expect.stringMatching(/^marketplace, merchant_location_key, .* are not set/) as unknown });
+      expect(doc.exit_code).toBe(2);
+    });
+
+    it('an invalid field: the issues, nothing sent, exit 1', async () => {
+      const { code, doc } = await createJson(['--base-url', sandbox.url, '--marketplace', 'EBAY_US', '--image', 'images/a.jpg', ...POLICIES]);
+      expect(code).toBe(1);
+      expect(doc).toEqual({ error: { kind: 'invalid', status: null, message: 'the listing is invalid: nothing was sent', hint: null, issues: [{ path: 'images_source[0]', message: 'not an absolute http(s) URL: "images/a.jpg"' }] }, exit_code: 1 });
+    });
+
+    it('a listing the service rejects: its status, message and body, exit 1', async () => {
+      const server = await answering(409, { error: { code: 'conflict', message: 'SKU-J is locked' } });
+      try {
+        const { code, doc } = await createJson(['--base-url', server.url, '--marketplace', 'EBAY_US', ...POLICIES]);
+        expect(code).toBe(1);
+        expect(doc).toEqual({ error: { kind: 'rejected', status: 409, message: 'HTTP 409 Conflict: SKU-J is locked', hint: null, body: { error: { code: 'conflict', message: 'SKU-J is locked' } } }, exit_code: 1 });
+      } finally {
+        await server.close();
+      }
+    });
+  });
+
   it('refuses a plain http base URL that is not loopback (exit 2)', async () => {
     const r = await runCli(['create', 'SKU-9', '--base-url', 'http://api.example.com', '--marketplace', 'EBAY_US', ...POLICIES], { env: env() });
     expect(r.code).toBe(2);

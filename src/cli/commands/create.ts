@@ -6,6 +6,6 @@ export function registerCreate(program: Command): void {
   const command = program.command('create <sku>').description('create or update the listing of one SKU');
   declareFlags(command, 'create').action(async (sku: string, opts: Record<string, unknown>) => {
     const { runCreate } = await import('./create-action.js');
-    await runCreate(sku, opts, await loadSettings(opts));
+    await runCreate(sku, opts, () => loadSettings(opts));
   });
 }
