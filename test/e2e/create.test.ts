@@ -3,6 +3,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { printable } from '../../src/printable.js';
 import { runCli } from '../helpers/cli.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox-process.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -212,6 +213,27 @@ describe('listings create', () => {
       const { code, doc } = await createJson(['--base-url', sandbox.url, '--marketplace', 'EBAY_US', '--image', 'images/a.jpg', ...POLICIES]);
       expect(code).toBe(1);
       expect(doc).toEqual({ error: { kind: 'invalid', status: null, message: 'the listing is invalid: nothing was sent', hint: null, issues: [{ path: 'images_source[0]', message: 'not an absolute http(s) URL: "images/a.jpg"' }] }, exit_code: 1 });
+    });
+
+    // Before: the body was printed as the service sent it, so JSON.parse gave a live ESC (which `jq -r` hands to the
+    // terminal) where the message beside it, and every report, give the text printable() makes.
+    it("a rejection body's texts are escaped once, as printable() writes them, keys too", async () => {
+      const text = 'say "hi" C:\\dir \u001b[31mred\u0007 \u009b\u202e\nnext';
+      const server = await answering(400, { error: { message: text, 'k\u001bey': [text] } });
+      try {
+        const r = await runCli(['create', 'SKU-J', '--json', '--base-url', server.url, '--marketplace', 'EBAY_US', ...POLICIES], { env: env() });
+        expect(r.code).toBe(1);
+        // eslint-disable-next-line no-control-regex -- control characters are what this looks for
+        expect(r.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
+        const shown = printable(text, { lines: false });
+        expect(shown).toBe('say "hi" C:\\dir \\u001b[31mred\\u0007 \\u009b\\u202e\\u000anext');
+        const doc = JSON.parse(r.stdout) as { error: { message: string; body: unknown } };
+        expect(doc.error.body).toEqual({ error: { message: shown, 'k\\u001bey': [shown] } });
+        // The message is one line (its line break a space), as on the terminal.
+        expect(doc.error.message).toBe(`HTTP 400 Bad Request: ${printable(text.replace('\n', ' '), { lines: false })}`);
+      } finally {
+        await server.close();
+      }
     });
 
     it('a listing the service rejects: its status, message and body, exit 1', async () => {

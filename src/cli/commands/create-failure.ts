@@ -1,6 +1,6 @@
 import type { FieldIssue } from '../../contract/issues.js';
 import { ApiError, ListingsError } from '../../errors.js';
-import { stringifyJson } from '../../json-number.js';
+import { JsonNumber, stringifyJson } from '../../json-number.js';
 import { printable } from '../../printable.js';
 import { exitCodeOfError } from '../../run/verdict.js';
 import { EXIT, ExitError } from '../exit-codes.js';
@@ -37,9 +37,21 @@ export class ListingRefused extends ExitError {
   }
 }
 
+/**
+ * The service's error body with each of its texts (keys too) written as `message` and the reports write theirs
+ * (`printable`): a reader of the document gets an ESC as the text `\u001b`, as from `message`, never the character
+ * itself that `jq -r` would hand to a terminal. Bounded: a body nested past 64 levels is kept as text.
+ */
+function shownBody(value: unknown): unknown {
+  if (typeof value === 'string') return printable(value, { lines: false });
+  if (Array.isArray(value)) return value.map(shownBody);
+  if (value === null || typeof value !== 'object' || value instanceof JsonNumber) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, inner]) => [printable(key, { lines: false }), shownBody(inner)]));
+}
+
 /** A listing the service refused (a 4xx that is the listing's fault). */
 export function rejected(error: ApiError): ListingRefused {
-  return new ListingRefused({ error: { kind: 'rejected', status: error.status, message: error.message, hint: null, body: error.body }, exit_code: EXIT.rowsFailed });
+  return new ListingRefused({ error: { kind: 'rejected', status: error.status, message: error.message, hint: null, body: shownBody(error.body) }, exit_code: EXIT.rowsFailed });
 }
 
 /** A listing the local checks refused: nothing was sent. */
