@@ -183,12 +183,12 @@ describe('listings create', () => {
       return { code: r.code, stderr: r.stderr, doc: JSON.parse(r.stdout) as { error: Record<string, unknown>; exit_code: number } };
     }
 
-    it('a 500: the service failed, its status and message', async () => {
+    it('a 500: the service failed, its status, message and body', async () => {
       const server = await answering(500, { message: 'database down' });
       try {
         const { code, stderr, doc } = await createJson(['--base-url', server.url, '--marketplace', 'EBAY_US', ...POLICIES]);
         expect(code).toBe(3);
-        expect(doc).toEqual({ error: { kind: 'service', status: 500, message: 'HTTP 500 Internal Server Error: database down', hint: null }, exit_code: 3 });
+        expect(doc).toEqual({ error: { kind: 'service', status: 500, message: 'HTTP 500 Internal Server Error: database down', hint: null, body: { message: 'database down' } }, exit_code: 3 });
         expect(stderr).toMatch(/^error HTTP 500 Internal Server Error: database down$/m);
       } finally {
         await server.close();

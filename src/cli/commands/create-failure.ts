@@ -22,7 +22,7 @@ export interface CreateFailure {
     status: number | null;
     message: string;
     hint: string | null;
-    /** The service's error body, when it answered one. */
+    /** The service's error body, when it answered one (a rejection, a 5xx, a rejected key). */
     body?: unknown;
     /** The fields the local checks refused. */
     issues?: FieldIssue[];
@@ -67,7 +67,8 @@ export function createFailure(error: unknown): CreateFailure {
   if (error instanceof ListingsError) {
     const { message, hint } = wordError(error);
     const status = error instanceof ApiError ? error.status : null;
-    return { error: { kind: KIND_OF_ERROR[error.kind], status, message: printable(message), hint: hint === undefined ? null : printable(hint) }, exit_code: exitCodeOfError(error) };
+    const body = error instanceof ApiError && error.body !== undefined ? { body: shownBody(error.body) } : {};
+    return { error: { kind: KIND_OF_ERROR[error.kind], status, message: printable(message), hint: hint === undefined ? null : printable(hint), ...body }, exit_code: exitCodeOfError(error) };
   }
   if (error instanceof ExitError) return { error: { kind: 'internal', status: null, message: error.message, hint: null }, exit_code: error.code };
   if (error instanceof Error && error.name === 'AbortError') return { error: { kind: 'interrupted', status: null, message: 'interrupted', hint: null }, exit_code: EXIT.interrupted };
