@@ -47,3 +47,15 @@ describe('help of every command', () => {
     }
   });
 });
+
+describe('help of create', () => {
+  // Before: create's --marketplace took the settings table's words, "several, comma-separated (EBAY_US,EBAY_GB),
+  // publish each row to each", for a command that sends one listing and refuses several (exit 2).
+  it('offers one marketplace, not several', () => {
+    const create = commands.find((command) => commandPath(command) === 'create');
+    const marketplace = create?.options.find((option) => option.long === '--marketplace');
+    expect(marketplace?.description).toBe('target marketplace: EBAY_US (flat) or ebay (wrapped); one, since create sends one listing (env LISTINGS_MARKETPLACE)');
+    const publish = commands.find((command) => commandPath(command) === 'publish');
+    expect(publish?.options.find((option) => option.long === '--marketplace')?.description).toMatch(/several, comma-separated/);
+  });
+});
