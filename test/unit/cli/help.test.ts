@@ -59,3 +59,11 @@ describe('help of create', () => {
     expect(publish?.options.find((option) => option.long === '--marketplace')?.description).toMatch(/several, comma-separated/);
   });
 });
+
+describe('help of create, its exit codes', () => {
+  // Before: publish and enqueue listed their exit codes in their help, create none, for a command CI runs alone.
+  it('lists them as publish does', () => {
+    const create = commands.find((command) => commandPath(command) === 'create');
+    expect(create?.description()).toBe('create or update the listing of one SKU; exit 0 listing made, 1 rejected by the service, or invalid (nothing sent), 2 usage or settings, 3 service unusable');
+  });
+});
