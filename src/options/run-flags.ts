@@ -145,7 +145,7 @@ export const KAFKA_FLAGS: readonly FlagSpec[] = [
 export const SETUP_FLAGS: readonly FlagSpec[] = [
   { name: 'image', commands: ['create'], group: 'listing', key: 'images', value: { kind: 'text', placeholder: 'url' }, repeatable: true, description: 'image URL' },
   { name: 'title', commands: ['create'], group: 'listing', key: 'title', value: { kind: 'text', placeholder: 'title' }, description: 'item title (wrapped shape)' },
-  { name: 'json', commands: ['create'], group: 'output', description: 'print the listing the service answered as JSON' },
+  { name: 'json', commands: ['create'], group: 'output', description: 'print the listing the service answered as JSON, or {error: {kind, status, message, hint}, exit_code} when none was made' },
   { name: 'json', commands: ['doctor'], group: 'output', description: 'print the checks as one JSON object: {ok, exit_code, checks: [{name, status, message, fix}]}' },
   { name: 'yes', short: 'y', commands: ['init'], group: 'other', description: 'ask nothing: the answers come from the flags (else the environment, the profile, the defaults); a missing one is a usage error' },
   { name: 'no-check', commands: ['init'], group: 'other', description: 'do not check the base URL once the profile is written' },

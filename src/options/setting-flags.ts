@@ -23,6 +23,21 @@ function kindOf(key: SettingKey): keyof typeof KINDS | undefined {
   return (Object.keys(KINDS) as (keyof typeof KINDS)[]).find((kind) => (KINDS[kind] as readonly string[]).includes(key));
 }
 
+/**
+ * What a setting's option means to `create`, where it differs from the settings table's words: create sends one
+ * listing, so the several marketplaces a catalog may be published to are refused there.
+ */
+const ONE_LISTING: Partial<Record<SettingKey, string>> = {
+  marketplace: 'target marketplace: EBAY_US (flat) or ebay (wrapped); one, since create sends one listing',
+};
+
+/** The option as the table describes it, and for `create` apart when it means something else there. */
+function withOneListing(flag: FlagSpec, key: SettingKey): FlagSpec[] {
+  const description = ONE_LISTING[key];
+  if (description === undefined || !flag.commands.includes('create')) return [flag];
+  return [{ ...flag, commands: flag.commands.filter((command) => command !== 'create') }, { ...flag, commands: ['create'], description }];
+}
+
 /** The option of a setting given per run, named after its key (`base_url` -> `base-url`), from the settings table. */
 function settingFlag(option: OptionSpec): FlagSpec[] {
   const kind = kindOf(option.key);
@@ -39,7 +54,7 @@ function settingFlag(option: OptionSpec): FlagSpec[] {
     ...(option.default === undefined || option.default === false ? {} : { default: option.default, defaultBelow: true }),
     ...(option.key === 'shape' ? { complete: { words: SHAPES } } : {}),
   };
-  return [flag];
+  return withOneListing(flag, option.key);
 }
 
 /** The options of the settings (src/config/options.ts, the source of their names, meaning, env and default), and of the profile. */

@@ -142,21 +142,26 @@ function noRowGives({ source, rows, whole, messages }: Examined, pronoun: string
   return `none of the ${whole ? '' : 'first '}${rows} rows of ${source} has a value for ${pronoun}`;
 }
 
-/** What a MissingSettingsError says: which settings, why, and the ways to give each, worded by `ways`. */
-function describeMissing(settings: readonly RequiredSetting[], examined: Examined, lacking: Readonly<Partial<Record<RequiredSetting, readonly string[]>>>, ways: WaysToGive): string {
+/**
+ * What a MissingSettingsError says: which settings, why, and the ways to give each, worded by `ways`. Without rows
+ * examined (one listing given by its fields), no row could have given them, and none is offered as a way.
+ */
+function describeMissing(settings: readonly RequiredSetting[], examined: Examined | undefined, lacking: Readonly<Partial<Record<RequiredSetting, readonly string[]>>>, ways: WaysToGive): string {
   const several = settings.length > 1;
   const named = (setting: RequiredSetting): string => {
     const marketplaces = lacking[setting];
     return marketplaces === undefined || marketplaces.length === 0 ? setting : `${setting} for ${marketplaces.join(', ')}`;
   };
-  const head = `${settings.map(named).join(', ')} ${several ? 'are' : 'is'} not set, and ${noRowGives(examined, several ? 'them' : 'it')}; give ${several ? 'each' : 'it'} with:`;
-  const row = examined.messages === undefined ? 'column in the catalog' : 'field in the messages';
-  return [head, ...settings.map((setting) => `  ${named(setting)}: ${ways(setting, lacking[setting] ?? [])}, or a ${setting} ${row}`)].join('\n');
+  const why = examined === undefined ? '' : `, and ${noRowGives(examined, several ? 'them' : 'it')}`;
+  const head = `${settings.map(named).join(', ')} ${several ? 'are' : 'is'} not set${why}; give ${several ? 'each' : 'it'} with:`;
+  const row = examined === undefined ? undefined : examined.messages === undefined ? 'column in the catalog' : 'field in the messages';
+  return [head, ...settings.map((setting) => `  ${named(setting)}: ${ways(setting, lacking[setting] ?? [])}${row === undefined ? '' : `, or a ${setting} ${row}`}`)].join('\n');
 }
 
 /**
- * Settings that neither the defaults nor the profile gives, and that none of the catalog's first rows gives: every
- * row would be invalid for the same reason, so the run is refused before anything is sent (exit 2). The message
+ * Settings that neither the defaults nor the profile gives, and that none of the catalog's first rows gives (or, for
+ * one listing given by its fields, `examined` undefined: that no default gives): every row would be invalid for the
+ * same reason, so the run is refused before anything is sent (exit 2). The message
  * words the ways to give each as a library caller gives them (`defaults.return_policy_id`); `describe(ways)` words
  * them otherwise (the CLI: flags, variables, `config set`), from the settings and the rows looked at it carries.
  */
@@ -167,7 +172,7 @@ export class MissingSettingsError extends UsageError {
    */
   constructor(
     readonly settings: readonly RequiredSetting[],
-    readonly examined: Examined,
+    readonly examined: Examined | undefined,
     readonly shape: Shape = 'flat',
     readonly lacking: Readonly<Partial<Record<RequiredSetting, readonly string[]>>> = {},
   ) {
@@ -293,6 +298,15 @@ function lackingOf(defaults: ListingDefaults, missing: readonly RequiredSetting[
     if (marketplaces.length < all) lacking[setting] = marketplaces;
   }
   return lacking;
+}
+
+/**
+ * For one listing given by its fields rather than read from rows (`create`): the settings its request needs that no
+ * default gives are a MissingSettingsError, as they are for a catalog, since no row can give them.
+ */
+export function requireOneListingSettings(defaults: ListingDefaults): void {
+  const missing = neededSettings(defaults);
+  if (missing.length > 0) throw new MissingSettingsError(missing, undefined, defaults.shape, lackingOf(defaults, missing));
 }
 
 /** The check for a run read as one catalog: `await requireSettings(catalog.drafts, defaults)` in place of `catalog.drafts`. */

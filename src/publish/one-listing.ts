@@ -6,6 +6,7 @@ import { ApiError, UsageError } from '../errors.js';
 import { stringifyJson } from '../json-number.js';
 import { createPreparer } from '../prepare/index.js';
 import type { ListingDefaults } from '../prepare/types.js';
+import { requireOneListingSettings } from '../prepare/missing-settings.js';
 import type { FieldIssue } from '../contract/issues.js';
 import { idempotencyKey } from './idempotency.js';
 import { echoMismatch } from './echo.js';
@@ -49,7 +50,7 @@ function refuseUnsent(fields: OneListingFields, shape: ListingDefaults['shape'])
 /**
  * The request of one listing, checked locally against the defaults (nothing is sent), or the issues that make it
  * invalid. Defaults that name several marketplaces are a UsageError: one listing goes to one; so is a field given
- * that the shape's request leaves out.
+ * that the shape's request leaves out, and a setting the request needs that no default gives (MissingSettingsError).
  */
 export function prepareOneListing(fields: OneListingFields, defaults: ListingDefaults): { request: ListingRequest } | { issues: FieldIssue[] } {
   const several = defaults.marketplaces;
@@ -60,6 +61,7 @@ export function prepareOneListing(fields: OneListingFields, defaults: ListingDef
     });
   }
   refuseUnsent(fields, defaults.shape);
+  requireOneListingSettings(defaults);
   const values: Draft['values'] = { sku: fields.sku };
   if (fields.images !== undefined && fields.images.length > 0) values.images_source = [...fields.images];
   if (fields.title !== undefined) values.title = fields.title;

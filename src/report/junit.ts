@@ -105,7 +105,7 @@ function testcaseOf(o: RowOutcome, open: string): string {
     case 'failed':
     case 'invalid': {
       const message = o.outcome === 'invalid' ? (o.error ?? 'invalid row') : (o.reason ?? o.error ?? 'failed');
-      return `${open}>\n    <failure message="${xml(message)}" type="${o.outcome}">${xml(details(o, formatLocation(o.location)))}</failure>\n  </testcase>\n`;
+      return `${open}>\n    <failure message="${xml(message)}" type="${o.outcome}">${xmlEscape(details(o, formatLocation(o.location)))}</failure>\n  </testcase>\n`;
     }
   }
 }
@@ -114,6 +114,7 @@ function xml(text: string): string {
   return xmlEscape(safeText(text) ?? '');
 }
 
+/** The failure's text: a line for each of its parts, each escaped on its own, so only the outside text's own line breaks are written `\u000a`. */
 function details(o: RowOutcome, where: string): string {
   const lines = [`${o.outcome} at ${where}`];
   if (o.reason !== undefined) lines.push(`reason: ${o.reason}`);
@@ -121,7 +122,7 @@ function details(o: RowOutcome, where: string): string {
   if (o.attempts > 0) lines.push(`attempts: ${o.attempts}`);
   if (o.issues !== undefined) for (const issue of o.issues) lines.push(`${issue.path}: ${issue.message}`);
   else if (o.error !== undefined) lines.push(`error: ${o.error}`);
-  return lines.join('\n');
+  return lines.map((line) => safeText(line) ?? '').join('\n');
 }
 
 function seconds(ms: number): string {

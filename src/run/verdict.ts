@@ -33,6 +33,14 @@ export function exitCodesText(meanings: Partial<Record<ExitCode, string>>): stri
   return `exit ${codes.map((code) => `${code} ${meanings[code]}`).join(', ')}`;
 }
 
+/** What each code means after `listings create`: one listing, so no source, no outputs. */
+export const CREATE_EXITS: Partial<Record<ExitCode, string>> = {
+  0: 'listing made',
+  1: 'rejected by the service, or invalid (nothing sent)',
+  2: 'usage or settings',
+  3: 'service unusable',
+};
+
 /** What each code means after `listings enqueue` (Kafka takes the service's place). */
 export const ENQUEUE_EXITS: Record<ExitCode, string> = {
   0: 'all enqueued',

@@ -3,6 +3,7 @@ import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { printable } from '../../src/printable.js';
 import { runCli } from '../helpers/cli.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox-process.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -102,18 +103,23 @@ describe('listings create', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
-  it('missing policy ids without saved defaults: exit 1, one line per field, nothing sent', async () => {
+  // Before: exit 1 with one `invalid` line per field, as for a catalog's bad row, where the README's exit codes (and
+  // publish, for a catalog that no default or row gives them) make missing settings exit 2.
+  it('missing policy ids without saved defaults: exit 2, each setting with its flag, nothing sent', async () => {
     const before = await sandbox.stats();
     const r = await runCli(['create', 'SKU-5', '--base-url', sandbox.url, '--marketplace', 'EBAY_US'], { env: env() });
-    expect(r.code).toBe(1);
-    const lines = r.stderr.split('\n').filter((line) => line.startsWith('invalid '));
-    expect(lines.map((line) => line.split(':')[0]).sort()).toEqual([
-      'invalid fulfillment_policy_id',
-      'invalid merchant_location_key',
-      'invalid payment_policy_id',
-      'invalid return_policy_id',
-    ]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error merchant_location_key, fulfillment_policy_id, payment_policy_id, return_policy_id are not set; give each with:$/m);
+    expect(r.stderr).toContain('  return_policy_id: --return-policy-id <id>, LISTINGS_RETURN_POLICY_ID=<id>, `listings config set return_policy_id <id>`\n');
+    expect(r.stderr).not.toMatch(/column in the catalog/);
     expect((await sandbox.stats()).requests).toBe(before.requests);
+  });
+
+  it('with no profile and no LISTINGS_* variable at all: exit 2 naming the marketplace and the policies', async () => {
+    const r = await runCli(['create', 'SKU-1', '--image', 'https://example.com/a.jpg', '--condition', 'NEW']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error marketplace, merchant_location_key, fulfillment_policy_id, payment_policy_id, return_policy_id are not set/m);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
   });
 
   it('a --saved-defaults sandbox accepts them missing when the profile says saved_defaults', async () => {
@@ -166,6 +172,80 @@ describe('listings create', () => {
     expect(r.code).toBe(3);
     expect(r.stderr).toMatch(/cannot reach http:\/\/127\.0\.0\.1:9: connection refused/);
     expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  // Before: --json printed nothing on stdout unless the service answered a listing or refused it with a 4xx: a 500,
+  // an unreachable service, missing settings or an invalid field left a CI job reading stdout with no document.
+  describe('--json: one document on stdout whatever happens, with the exit code', () => {
+    async function createJson(args: string[], extra: Record<string, string> = {}) {
+      const r = await runCli(['create', 'SKU-J', '--json', ...args], { env: env(extra) });
+      expect(r.stdout.trim().split('\n'), r.stdout).toHaveLength(1);
+      return { code: r.code, stderr: r.stderr, doc: JSON.parse(r.stdout) as { error: Record<string, unknown>; exit_code: number } };
+    }
+
+    it('a 500: the service failed, its status, message and body', async () => {
+      const server = await answering(500, { message: 'database down' });
+      try {
+        const { code, stderr, doc } = await createJson(['--base-url', server.url, '--marketplace', 'EBAY_US', ...POLICIES]);
+        expect(code).toBe(3);
+        expect(doc).toEqual({ error: { kind: 'service', status: 500, message: 'HTTP 500 Internal Server Error: database down', hint: null, body: { message: 'database down' } }, exit_code: 3 });
+        expect(stderr).toMatch(/^error HTTP 500 Internal Server Error: database down$/m);
+      } finally {
+        await server.close();
+      }
+    });
+
+    it('an unreachable base URL: no status, the hint', async () => {
+      const { code, doc } = await createJson(['--base-url', 'http://127.0.0.1:9', '--marketplace', 'EBAY_US', ...POLICIES]);
+      expect(code).toBe(3);
+      expect(doc.error).toMatchObject({ kind: 'service', status: null, message: expect.stringMatching(/^cannot reach http:\/\/127\.0\.0\.1:9: connection refused/) as unknown, hint: expect.stringMatching(/base_url/) as unknown });
+      expect(doc.exit_code).toBe(3);
+    });
+
+    it('settings missing: a usage failure, exit 2', async () => {
+      const { code, doc } = await createJson(['--base-url', sandbox.url]);
+      expect(code).toBe(2);
+      expect(doc.error).toMatchObject({ kind: 'usage', status: null, message: expect.stringMatching(/^marketplace, merchant_location_key, .* are not set/) as unknown });
+      expect(doc.exit_code).toBe(2);
+    });
+
+    it('an invalid field: the issues, nothing sent, exit 1', async () => {
+      const { code, doc } = await createJson(['--base-url', sandbox.url, '--marketplace', 'EBAY_US', '--image', 'images/a.jpg', ...POLICIES]);
+      expect(code).toBe(1);
+      expect(doc).toEqual({ error: { kind: 'invalid', status: null, message: 'the listing is invalid: nothing was sent', hint: null, issues: [{ path: 'images_source[0]', message: 'not an absolute http(s) URL: "images/a.jpg"' }] }, exit_code: 1 });
+    });
+
+    // Before: the body was printed as the service sent it, so JSON.parse gave a live ESC (which `jq -r` hands to the
+    // terminal) where the message beside it, and every report, give the text printable() makes.
+    it("a rejection body's texts are escaped once, as printable() writes them, keys too", async () => {
+      const text = 'say "hi" C:\\dir \u001b[31mred\u0007 \u009b\u202e\nnext';
+      const server = await answering(400, { error: { message: text, 'k\u001bey': [text] } });
+      try {
+        const r = await runCli(['create', 'SKU-J', '--json', '--base-url', server.url, '--marketplace', 'EBAY_US', ...POLICIES], { env: env() });
+        expect(r.code).toBe(1);
+        // eslint-disable-next-line no-control-regex -- control characters are what this looks for
+        expect(r.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
+        const shown = printable(text, { lines: false });
+        expect(shown).toBe('say "hi" C:\\dir \\u001b[31mred\\u0007 \\u009b\\u202e\\u000anext');
+        const doc = JSON.parse(r.stdout) as { error: { message: string; body: unknown } };
+        expect(doc.error.body).toEqual({ error: { message: shown, 'k\\u001bey': [shown] } });
+        // The message is one line (its line break a space), as on the terminal.
+        expect(doc.error.message).toBe(`HTTP 400 Bad Request: ${printable(text.replace('\n', ' '), { lines: false })}`);
+      } finally {
+        await server.close();
+      }
+    });
+
+    it('a listing the service rejects: its status, message and body, exit 1', async () => {
+      const server = await answering(409, { error: { code: 'conflict', message: 'SKU-J is locked' } });
+      try {
+        const { code, doc } = await createJson(['--base-url', server.url, '--marketplace', 'EBAY_US', ...POLICIES]);
+        expect(code).toBe(1);
+        expect(doc).toEqual({ error: { kind: 'rejected', status: 409, message: 'HTTP 409 Conflict: SKU-J is locked', hint: null, body: { error: { code: 'conflict', message: 'SKU-J is locked' } } }, exit_code: 1 });
+      } finally {
+        await server.close();
+      }
+    });
   });
 
   it('refuses a plain http base URL that is not loopback (exit 2)', async () => {

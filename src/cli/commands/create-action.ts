@@ -2,7 +2,7 @@ import { setFlagsFromString } from 'node:v8';
 import { openSender } from '../../run/open-sender.js';
 import { prepareOneListing, sendOneListing } from '../../publish/one-listing.js';
 import type { ListingResponse } from '../../contract/schemas.js';
-import { EXIT, ExitError } from '../exit-codes.js';
+import { invalid, printCreateFailure, rejected } from './create-failure.js';
 import { err, out, paint, paintOut } from '../output.js';
 import type { LoadedSettings } from '../settings.js';
 import { stringifyJson } from '../../json-number.js';
@@ -24,15 +24,27 @@ function printListing(listing: ListingResponse, status: number): void {
   }
 }
 
-/** `listings create SKU`: validate locally, send one request, show the listing. */
-export async function runCreate(sku: string, opts: Record<string, unknown>, loaded: LoadedSettings): Promise<void> {
+/**
+ * `listings create SKU`: validate locally, send one request, show the listing. With `--json`, stdout holds one JSON
+ * document whatever happens: the listing, or the failure (createFailure) with its exit code.
+ */
+export async function runCreate(sku: string, opts: Record<string, unknown>, settings: () => Promise<LoadedSettings>): Promise<void> {
+  try {
+    await createListing(sku, opts, await settings());
+  } catch (error) {
+    if (opts.json === true) printCreateFailure(error);
+    throw error;
+  }
+}
+
+async function createListing(sku: string, opts: Record<string, unknown>, loaded: LoadedSettings): Promise<void> {
   const images = Array.isArray(opts.image) ? (opts.image as string[]) : undefined;
   const givenSettings = Object.entries(loaded.sources).filter(([, source]) => source === 'flag').map(([key]) => key);
   const prepared = prepareOneListing({ sku, title: typeof opts.title === 'string' ? opts.title : undefined, images, givenSettings }, loaded.defaults);
   if ('issues' in prepared) {
     for (const issue of prepared.issues) err(`${paint.red('invalid')} ${issue.path}: ${issue.message}`);
     err('nothing was sent');
-    throw new ExitError(EXIT.rowsFailed);
+    throw invalid(prepared.issues);
   }
   // undici parses HTTP with a WebAssembly module that V8 also compiles with its optimising tier in the background,
   // and the process waits for that compile before it exits: ~90 ms of a ~300 ms command that sends one request.
@@ -45,8 +57,7 @@ export async function runCreate(sku: string, opts: Record<string, unknown>, load
       // The listing's fault: exit 1. Every other failure is the service's, and thrown.
       const error = sent.rejected;
       err(`${paint.red('rejected')} ${sku}: ${error.message}`);
-      if (opts.json) out(stringifyJson({ error: { status: error.status, message: error.message, body: error.body } }));
-      throw new ExitError(EXIT.rowsFailed);
+      throw rejected(error);
     }
     if (opts.json) out(stringifyJson(sent.listing, 2));
     else printListing(sent.listing, sent.status);

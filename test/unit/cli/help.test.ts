@@ -47,3 +47,23 @@ describe('help of every command', () => {
     }
   });
 });
+
+describe('help of create', () => {
+  // Before: create's --marketplace took the settings table's words, "several, comma-separated (EBAY_US,EBAY_GB),
+  // publish each row to each", for a command that sends one listing and refuses several (exit 2).
+  it('offers one marketplace, not several', () => {
+    const create = commands.find((command) => commandPath(command) === 'create');
+    const marketplace = create?.options.find((option) => option.long === '--marketplace');
+    expect(marketplace?.description).toBe('target marketplace: EBAY_US (flat) or ebay (wrapped); one, since create sends one listing (env LISTINGS_MARKETPLACE)');
+    const publish = commands.find((command) => commandPath(command) === 'publish');
+    expect(publish?.options.find((option) => option.long === '--marketplace')?.description).toMatch(/several, comma-separated/);
+  });
+});
+
+describe('help of create, its exit codes', () => {
+  // Before: publish and enqueue listed their exit codes in their help, create none, for a command CI runs alone.
+  it('lists them as publish does', () => {
+    const create = commands.find((command) => commandPath(command) === 'create');
+    expect(create?.description()).toBe('create or update the listing of one SKU; exit 0 listing made, 1 rejected by the service, or invalid (nothing sent), 2 usage or settings, 3 service unusable');
+  });
+});

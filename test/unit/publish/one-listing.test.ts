@@ -3,6 +3,7 @@ import { cliName } from '../../../src/cli/setting-flags.js';
 import { ListingsClient } from '../../../src/client/listings-client.js';
 import { UsageError } from '../../../src/errors.js';
 import { prepareOneListing, sendOneListing } from '../../../src/publish/one-listing.js';
+import { MissingSettingsError } from '../../../src/prepare/missing-settings.js';
 import { startSandbox } from '../../../src/sandbox/index.js';
 import type { Sandbox } from '../../../src/sandbox/types.js';
 import type { ListingDefaults } from '../../../src/prepare/types.js';
@@ -24,6 +25,25 @@ describe('one listing given by its fields (listings create)', () => {
     );
     expect(() => prepareOneListing({ sku: 'A-1', title: 'A lamp' }, { shape: 'flat', saved_defaults: true, marketplace: 'EBAY_US' })).toThrow(/the flat request has no place for title/);
     expect(prepareOneListing({ sku: 'A-1', images: ['https://img.example/a.jpg'], givenSettings: ['condition'] }, { shape: 'flat', saved_defaults: true, marketplace: 'EBAY_US', condition: 'NEW' })).toHaveProperty('request');
+  });
+
+  // Before: each was an invalid field of the one listing (exit 1, as a catalog's bad row), where a catalog that no
+  // default or row gives them is a settings error (exit 2): the one listing has no row that could give them.
+  it('settings no default gives are a MissingSettingsError naming each, offering no catalog column', () => {
+    const missing = (() => {
+      try {
+        prepareOneListing({ sku: 'A-1', images: ['https://img.example/a.jpg'] }, { shape: 'flat', saved_defaults: false, marketplace: 'EBAY_US', merchant_location_key: 'loc-1' });
+      } catch (thrown) {
+        return thrown as MissingSettingsError;
+      }
+      throw new Error('no error');
+    })();
+    expect(missing).toBeInstanceOf(MissingSettingsError);
+    expect(missing.settings).toEqual(['fulfillment_policy_id', 'payment_policy_id', 'return_policy_id']);
+    expect(missing.message).toBe(
+      'fulfillment_policy_id, payment_policy_id, return_policy_id are not set; give each with:\n  fulfillment_policy_id: defaults.fulfillment_policy_id\n  payment_policy_id: defaults.payment_policy_id\n  return_policy_id: defaults.return_policy_id',
+    );
+    expect(() => prepareOneListing({ sku: 'A-1', title: 'A lamp' }, { shape: 'wrapped', saved_defaults: false })).toThrow(/^marketplace is not set; give it with:/);
   });
 
   it('defaults that name several marketplaces are a UsageError naming the setting', () => {

@@ -97,6 +97,15 @@ describe('NDJSON report', () => {
 });
 
 describe('JUnit report', () => {
+  // Before: the failure's text was escaped whole, its own line breaks with the outside text's, so a CI dashboard
+  // showed one line, `failed at cat.csv:3\u000areason: ...`.
+  it("a failure's text has a line per part; only the outside text's own line breaks are escaped", async () => {
+    const failed: RowOutcome = { index: 0, location: { source: 'cat.csv', line: 2 }, sku: 'A-1', outcome: 'failed', reason: 'HTTP 400 is not retried', httpStatus: 400, error: 'bad\nvalue \u001b[31m', attempts: 1, durationMs: 5 };
+    const { text } = await writeReport('lines.xml', [failed]);
+    const doc = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '', htmlEntities: true }).parse(text) as { testsuite: { testcase: { failure: { '#text': string } } } };
+    expect(doc.testsuite.testcase.failure['#text']).toBe('failed at cat.csv:2\nreason: HTTP 400 is not retried\nhttp status: 400\nattempts: 1\nerror: bad\\u000avalue \\u001b[31m');
+  });
+
   it('is well-formed XML with one testcase per row and the counts in the testsuite', async () => {
     const { text } = await writeReport('junit.xml');
     expect(XMLValidator.validate(text)).toBe(true);
