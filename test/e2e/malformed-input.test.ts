@@ -158,3 +158,41 @@ describe.concurrent('empty sources count no row', () => {
     expect(validated.stderr.trim()).toBe('0 rows: 0 valid, 0 invalid');
   });
 });
+
+describe.concurrent('a CSV header with columns that have no name (a spreadsheet ends every line with empty columns)', () => {
+  it('is read: empty cells there give nothing, a value there makes its row invalid at file:line naming the column number; publish and validate alike', async () => {
+    const file = join(tempDir(), 'trailing.csv');
+    const rows = Array.from({ length: 4 }, (_, i) => `${csvRow(i)},,${i === 2 ? 'stray' : ''}`);
+    writeFileSync(file, `${HEADER},,\n${rows.join('\n')}\n`);
+    const [published, validated] = await Promise.all([publish(file), runCli(['validate', file, '--json'])]);
+    const error = 'the value in column 11 sits under a column with no name in the header row: name the column in the header, or empty the cell';
+
+    expect(published.result.code, published.result.stderr).toBe(1);
+    expect(published.summary).toMatchObject({ rows: 4, published: 3, invalid: 1, complete: true });
+    expect(published.rows.map((row) => [row.line, row.sku, row.outcome])).toEqual([
+      ['2', skuOf(0), 'published'],
+      ['3', skuOf(1), 'published'],
+      ['4', '', 'invalid'],
+      ['5', skuOf(3), 'published'],
+    ]);
+    expect(published.rows[2]?.error).toBe(`(record): ${error}`);
+    expect(published.result.stderr).not.toMatch(/^\s+at /m);
+
+    expect(validated.code, validated.stderr).toBe(1);
+    const json = JSON.parse(validated.stdout) as { rows: number; valid: number; invalid: number; errors: { message: string }[] };
+    expect(json).toMatchObject({ rows: 4, valid: 3, invalid: 1 });
+    expect(json.errors.map((e) => e.message)).toEqual([error]);
+  });
+
+  it('is read with --map: the renamed column is found beside unnamed ones, whose values are refused at their row', async () => {
+    const file = join(tempDir(), 'mapped.csv');
+    const header = HEADER.replace(/^sku,/, 'Item Number,,');
+    const rows = Array.from({ length: 3 }, (_, i) => csvRow(i).replace(/^([^,]*),/, `$1,${i === 1 ? 'x' : ''},`));
+    writeFileSync(file, `${header}\n${rows.join('\n')}\n`);
+    const validated = await runCli(['validate', file, '--map', 'sku=Item Number']);
+    expect(validated.code, validated.stderr).toBe(1);
+    expect(validated.stderr).toContain('3 rows: 2 valid, 1 invalid');
+    expect(validated.stdout).toContain(`${file}:3: the value in column 2 sits under a column with no name in the header row`);
+    expect(validated.stderr).not.toContain('not read by any listing field');
+  });
+});
