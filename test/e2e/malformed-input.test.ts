@@ -120,6 +120,29 @@ describe.concurrent('malformed input: a source that cannot be read to its end ex
   });
 });
 
+describe.concurrent('gzip data followed by other bytes', () => {
+  it('every row of the gzip data is read and reported once; the error names the file, the line and the byte where the other bytes start (exit 4)', async () => {
+    const file = join(tempDir(), 'trailing.csv.gz');
+    const rows = Array.from({ length: 3000 }, (_, i) => csvRow(i));
+    const compressed = gzipSync(`${[HEADER, ...rows].join('\n')}\n`);
+    writeFileSync(file, Buffer.concat([compressed, Buffer.from('not gzip data')]));
+    const [published, validated] = await Promise.all([publish(file), runCli(['validate', file])]);
+    const error = `error ${file}:3002: not read to its end: the gzip data ends at byte ${compressed.length.toLocaleString('en-US')} of the file, and bytes that are not gzip data follow it`;
+
+    expect(published.result.code, published.result.stderr).toBe(4);
+    // The run stops at the source's error: rows read but not yet sent are reported not attempted, never lost.
+    expect(published.summary).toMatchObject({ rows: 3000, invalid: 0, complete: false });
+    expect(published.summary.published + published.summary.not_attempted).toBe(3000);
+    expect(published.rows.map((row) => row.sku)).toEqual(rows.map((_, i) => skuOf(i)));
+    expect(published.result.stderr).toContain(error);
+    expect(published.result.stderr).not.toMatch(/^\s+at /m);
+
+    expect(validated.code, validated.stderr).toBe(4);
+    expect(validated.stderr).toContain('3,000 rows: 3,000 valid, 0 invalid');
+    expect(validated.stderr).toContain(error);
+  });
+});
+
 describe.concurrent('empty sources count no row', () => {
   it.each([
     ['a 0-byte CSV (no header)', 'empty.csv', /empty\.csv:1: the file is empty; its first line should name the columns/],
