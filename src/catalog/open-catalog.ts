@@ -7,7 +7,7 @@ import { didYouMean } from '../did-you-mean.js';
 import { ConfigError, namedSetting, UsageError } from '../errors.js';
 import { redactSourceName } from '../secret-url.js';
 import { schemeOf } from './sources/source-kind.js';
-import { realpath, stat } from 'node:fs/promises';
+import { fileIdentity } from '../fs/file-identity.js';
 import { fileURLToPath } from 'node:url';
 
 /** Checks what can be checked before anything is read: the mapping's targets, the preset's name, and that they are not mixed. */
@@ -186,7 +186,8 @@ function localPath(source: string): string | undefined {
 export async function checkSources(sources: readonly string[], options: CatalogOptions): Promise<void> {
   if (sources.length < 2) return;
   const { onNotice: _told, ...quiet } = options;
-  // A file named twice (`a.csv ./a.csv`, or through a link) would be read twice, each row a duplicate of itself.
+  // A file named twice (`a.csv ./a.csv`, or through a link or a hard link) would be read twice, each row a
+  // duplicate of itself. Files are told apart as the outputs are (device and inode): a hard link has its own realpath.
   const named = new Map<string, string>();
   if (sources.filter((source) => source === '-').length > 1) {
     throw new UsageError('- (stdin) is given twice: its bytes can be read once, so the second would be an empty catalog', { hint: 'name stdin once' });
@@ -194,16 +195,15 @@ export async function checkSources(sources: readonly string[], options: CatalogO
   for (const source of sources) {
     const path = localPath(source);
     if (path === undefined) continue;
-    const kind = await stat(path).catch(() => undefined);
-    if (kind !== undefined && !kind.isFile() && !kind.isDirectory()) continue;
-    const real = kind === undefined ? undefined : await realpath(path).catch(() => undefined);
-    const before = real === undefined ? undefined : named.get(real);
+    const file = await fileIdentity(path);
+    if (file !== undefined && !file.stats.isFile() && !file.stats.isDirectory()) continue;
+    const before = file === undefined ? undefined : named.get(file.identity);
     if (before !== undefined) {
       throw new UsageError(`${redactSourceName(source)} is given twice${before === source ? '' : ` (as ${redactSourceName(before)} and as ${redactSourceName(source)})`}: its rows would be read twice, each one a duplicate of itself`, {
         hint: 'name each catalog file once',
       });
     }
-    if (real !== undefined) named.set(real, source);
+    if (file !== undefined) named.set(file.identity, source);
     const opened = await openClosable(source, quiet);
     await opened.close();
   }

@@ -2,6 +2,7 @@ import { constants } from 'node:fs';
 import { access, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
+import { identityOf } from './file-identity.js';
 import { printable } from '../printable.js';
 import { dashRefused, inspectOutput, makeDirs, type OutputRules } from './output-target.js';
 
@@ -60,8 +61,7 @@ async function checkOne(full: string, output: PlannedOutput): Promise<string | u
   if (target.kind !== 'missing') {
     if (!(await writable(target.path))) fail('permission denied');
     if (target.kind !== 'file') return undefined;
-    const found = await stat(target.path, { bigint: true });
-    return `${found.dev}:${found.ino}`;
+    return identityOf(await stat(target.path, { bigint: true }));
   }
   // The nearest ancestor that exists must be a writable directory.
   let dir = dirname(full);

@@ -120,6 +120,29 @@ describe.concurrent('malformed input: a source that cannot be read to its end ex
   });
 });
 
+describe.concurrent('gzip data followed by other bytes', () => {
+  it('every row of the gzip data is read and reported once; the error names the file, the line and the byte where the other bytes start (exit 4)', async () => {
+    const file = join(tempDir(), 'trailing.csv.gz');
+    const rows = Array.from({ length: 3000 }, (_, i) => csvRow(i));
+    const compressed = gzipSync(`${[HEADER, ...rows].join('\n')}\n`);
+    writeFileSync(file, Buffer.concat([compressed, Buffer.from('not gzip data')]));
+    const [published, validated] = await Promise.all([publish(file), runCli(['validate', file])]);
+    const error = `error ${file}:3002: not read to its end: the gzip data ends at byte ${compressed.length.toLocaleString('en-US')} of the file, and bytes that are not gzip data follow it`;
+
+    expect(published.result.code, published.result.stderr).toBe(4);
+    // The run stops at the source's error: rows read but not yet sent are reported not attempted, never lost.
+    expect(published.summary).toMatchObject({ rows: 3000, invalid: 0, complete: false });
+    expect(published.summary.published + published.summary.not_attempted).toBe(3000);
+    expect(published.rows.map((row) => row.sku)).toEqual(rows.map((_, i) => skuOf(i)));
+    expect(published.result.stderr).toContain(error);
+    expect(published.result.stderr).not.toMatch(/^\s+at /m);
+
+    expect(validated.code, validated.stderr).toBe(4);
+    expect(validated.stderr).toContain('3,000 rows: 3,000 valid, 0 invalid');
+    expect(validated.stderr).toContain(error);
+  });
+});
+
 describe.concurrent('empty sources count no row', () => {
   it.each([
     ['a 0-byte CSV (no header)', 'empty.csv', /empty\.csv:1: the file is empty; its first line should name the columns/],
@@ -156,5 +179,43 @@ describe.concurrent('empty sources count no row', () => {
     expect(published.result.stderr).toContain('✔ 0 rows in');
     expect(validated.code, validated.stderr).toBe(0);
     expect(validated.stderr.trim()).toBe('0 rows: 0 valid, 0 invalid');
+  });
+});
+
+describe.concurrent('a CSV header with columns that have no name (a spreadsheet ends every line with empty columns)', () => {
+  it('is read: empty cells there give nothing, a value there makes its row invalid at file:line naming the column number; publish and validate alike', async () => {
+    const file = join(tempDir(), 'trailing.csv');
+    const rows = Array.from({ length: 4 }, (_, i) => `${csvRow(i)},,${i === 2 ? 'stray' : ''}`);
+    writeFileSync(file, `${HEADER},,\n${rows.join('\n')}\n`);
+    const [published, validated] = await Promise.all([publish(file), runCli(['validate', file, '--json'])]);
+    const error = 'the value in column 11 sits under a column with no name in the header row: name the column in the header, or empty the cell';
+
+    expect(published.result.code, published.result.stderr).toBe(1);
+    expect(published.summary).toMatchObject({ rows: 4, published: 3, invalid: 1, complete: true });
+    expect(published.rows.map((row) => [row.line, row.sku, row.outcome])).toEqual([
+      ['2', skuOf(0), 'published'],
+      ['3', skuOf(1), 'published'],
+      ['4', '', 'invalid'],
+      ['5', skuOf(3), 'published'],
+    ]);
+    expect(published.rows[2]?.error).toBe(`(record): ${error}`);
+    expect(published.result.stderr).not.toMatch(/^\s+at /m);
+
+    expect(validated.code, validated.stderr).toBe(1);
+    const json = JSON.parse(validated.stdout) as { rows: number; valid: number; invalid: number; errors: { message: string }[] };
+    expect(json).toMatchObject({ rows: 4, valid: 3, invalid: 1 });
+    expect(json.errors.map((e) => e.message)).toEqual([error]);
+  });
+
+  it('is read with --map: the renamed column is found beside unnamed ones, whose values are refused at their row', async () => {
+    const file = join(tempDir(), 'mapped.csv');
+    const header = HEADER.replace(/^sku,/, 'Item Number,,');
+    const rows = Array.from({ length: 3 }, (_, i) => csvRow(i).replace(/^([^,]*),/, `$1,${i === 1 ? 'x' : ''},`));
+    writeFileSync(file, `${header}\n${rows.join('\n')}\n`);
+    const validated = await runCli(['validate', file, '--map', 'sku=Item Number']);
+    expect(validated.code, validated.stderr).toBe(1);
+    expect(validated.stderr).toContain('3 rows: 2 valid, 1 invalid');
+    expect(validated.stdout).toContain(`${file}:3: the value in column 2 sits under a column with no name in the header row`);
+    expect(validated.stderr).not.toContain('not read by any listing field');
   });
 });

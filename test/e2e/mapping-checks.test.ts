@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
@@ -96,5 +96,35 @@ describe.concurrent('listings: mapping mistakes are told (issue 11, item 5)', ()
     const result = await runCli(['validate', 'fixtures/shopify-export.csv', '--preset', 'shopify', ...SETTINGS]);
     expect(result.stderr).not.toContain('not read');
     expect(notices(result.stderr)).toEqual([]);
+  });
+});
+
+describe.concurrent('listings: images from a list of objects (a commercetools JSON export), mapped with LIST[].KEY', () => {
+  const products = [
+    { key: 'CT-1', images: [{ url: 'https://images.example.com/1/a.jpg', dimensions: { w: 800, h: 600 } }, { url: 'https://images.example.com/1/b.jpg' }] },
+    { key: 'CT-2', images: [{ url: 'https://images.example.com/2/a.jpg' }, { label: 'no url here' }] },
+    { key: 'CT-3', images: { url: 'https://images.example.com/3/a.jpg' } },
+  ];
+
+  it('validate --out sends the url of each image, and names the record and the item whose url is missing or the list that is not one', async () => {
+    const dir = tempDir();
+    const catalog = writeFile(dir, 'products.json', JSON.stringify(products));
+    const out = join(dir, 'requests.ndjson');
+    const result = await runCli(['validate', catalog, '--map', 'sku=key', '--map', 'images_source=images[].url', '--out', out, ...SETTINGS], { cwd: dir });
+    expect(result.code, result.stderr).toBe(1);
+    expect(result.stderr).toContain('3 rows: 1 valid, 2 invalid');
+    expect(result.stdout).toContain(`${catalog}#2: [EBAY_US] images_source[1]: read from "images[].url", but item 1 of "images" has no "url"`);
+    expect(result.stdout).toContain(`${catalog}#3: [EBAY_US] images_source: read from "images[].url", but "images" is an object, not a list`);
+    expect(notices(result.stderr)).toEqual([]);
+    const sent = readFileSync(out, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { sku: string; images_source: string[] });
+    expect(sent.map(({ sku, images_source }) => [sku, images_source])).toEqual([['CT-1', ['https://images.example.com/1/a.jpg', 'https://images.example.com/1/b.jpg']]]);
+  });
+
+  it('publish --sandbox publishes the records whose every image has a url, and reports the others invalid once each', async () => {
+    const dir = tempDir();
+    const catalog = writeFile(dir, 'products.ndjson', `${products.map((product) => JSON.stringify(product)).join('\n')}\n`);
+    const result = await runCli(['publish', catalog, '--sandbox', '--no-journal', '--json', '--map', 'sku=key', '--map', 'images_source=images[].url', ...SETTINGS], { cwd: dir });
+    expect(result.code, result.stderr).toBe(1);
+    expect(JSON.parse(result.stdout)).toMatchObject({ rows: 3, published: 1, invalid: 2 });
   });
 });

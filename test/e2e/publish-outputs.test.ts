@@ -118,16 +118,19 @@ describe.concurrent('listings publish: several sources, one stops the run', () =
     expect((await sandbox.stats()).created).toBe(2);
   });
 
-  it('a file named twice (as itself, by another path, through a link), or stdin twice, is refused before anything is sent: its rows would each be a duplicate of itself, or none', async () => {
+  it('a file named twice (as itself, by another path, through a link or a hard link), or stdin twice, is refused before anything is sent: its rows would each be a duplicate of itself, or none', async () => {
     const sandbox = await startSandboxProcess([]);
     const dir = tempDir();
     writeFileSync(join(dir, 'ma.csv'), 'sku\nM1\nM2\n');
     writeFileSync(join(dir, 'mb.csv'), 'sku\nM3\n');
     symlinkSync(join(dir, 'ma.csv'), join(dir, 'link.csv'));
+    // A hard link has a realpath of its own: it is the same file by its device and inode, as for the outputs.
+    linkSync(join(dir, 'ma.csv'), join(dir, 'hard.csv'));
     for (const [sources, told] of [
       [['ma.csv', 'mb.csv', 'ma.csv'], 'error ma.csv is given twice: its rows would be read twice'],
       [['ma.csv', './ma.csv'], 'error ./ma.csv is given twice (as ma.csv and as ./ma.csv)'],
       [['ma.csv', 'mb.csv', 'link.csv'], 'error link.csv is given twice (as ma.csv and as link.csv)'],
+      [['hard.csv', 'mb.csv', 'ma.csv'], 'error ma.csv is given twice (as hard.csv and as ma.csv)'],
     ] as const) {
       const result = await runCli(['publish', ...sources, '--report', 'r.csv'], { cwd: dir, env: { ...publishEnv(sandbox.url), ...policies } });
       expect(result.code, result.stderr).toBe(2);

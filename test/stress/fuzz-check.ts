@@ -175,14 +175,30 @@ export async function plainContent(file: Buffer): Promise<{ content: Buffer; com
   return { content, complete };
 }
 
-function gunzipLoosely(data: Buffer): Promise<{ content: Buffer; complete: boolean }> {
+/**
+ * node:zlib's gunzip. A failing write drops the output it made: when the data is damaged (or bytes that are not gzip
+ * data follow it), it is decoded again, what went in before the failing write at once and the rest one byte a write,
+ * so that the write that fails makes no output and every byte the data holds before the failure is counted.
+ */
+async function gunzipLoosely(data: Buffer): Promise<{ content: Buffer; complete: boolean }> {
+  const whole = await gunzipIn(data, data.length);
+  // node:zlib takes whatever follows the data for padding when it starts with a zero byte; only zeros are.
+  if (whole.complete) return { ...whole, complete: data.subarray(whole.consumed).every((byte) => byte === 0) };
+  if (whole.code !== 'Z_DATA_ERROR') return whole;
+  const again = await gunzipIn(data, 1, whole.consumed);
+  return again.content.length > whole.content.length ? again : whole;
+}
+
+function gunzipIn(data: Buffer, piece: number, first = 0): Promise<{ content: Buffer; complete: boolean; code?: unknown; consumed: number }> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     const gunzip = createGunzip();
     gunzip.on('data', (chunk: Buffer) => chunks.push(chunk));
-    gunzip.once('end', () => resolve({ content: Buffer.concat(chunks), complete: true }));
-    gunzip.once('error', () => resolve({ content: Buffer.concat(chunks), complete: false }));
-    gunzip.end(data);
+    gunzip.once('end', () => resolve({ content: Buffer.concat(chunks), complete: true, consumed: gunzip.bytesWritten }));
+    gunzip.once('error', (error: NodeJS.ErrnoException) => resolve({ content: Buffer.concat(chunks), complete: false, code: error.code, consumed: gunzip.bytesWritten }));
+    if (first > 0) gunzip.write(data.subarray(0, first));
+    for (let at = first; at < data.length; at += piece) gunzip.write(data.subarray(at, at + piece));
+    gunzip.end();
   });
 }
 

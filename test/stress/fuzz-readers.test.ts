@@ -169,7 +169,7 @@ describe('hostile inputs: bounded time and memory, a located error', () => {
     { name: 'a 64 MiB CSV line', file: () => gzipSync(Buffer.alloc(64 * MB, 'a')), extension: '.csv.gz', rows: 0, error: /:1: the header row/ },
     { name: 'an unclosed quote and 64 MiB after it', file: () => gzipSync(Buffer.concat([Buffer.from('sku,title\nA,"open\n'), Buffer.alloc(64 * MB, 'x\n')])), extension: '.csv.gz', rows: 1, error: /:2: not read to its end/ },
     { name: 'a header of 500,000 columns of one name', file: () => Buffer.from(`sku${',a'.repeat(500_000)}\nA\n`), extension: '.csv', rows: 0, error: /:1: the header row columns 2, 3, .* are all named "a"/ },
-    { name: 'a header of 500,000 unnamed columns', file: () => Buffer.from(`sku${','.repeat(500_000)}\nA\n`), extension: '.csv', rows: 0, error: /:1: the header row column 2 has no name/ },
+    { name: 'a header of 500,000 unnamed columns', file: () => Buffer.from(`sku${','.repeat(500_000)}\nA\n`), extension: '.csv', rows: 1, error: undefined },
     { name: 'a header of 150,000 columns, and rows', file: () => Buffer.from(`sku${Array.from({ length: 150_000 }, (_, i) => `,c${i}`).join('')}\n${`A${',x'.repeat(150_000)}\n`.repeat(3)}`), extension: '.csv', rows: 3, error: undefined },
     { name: 'a 64 MiB NDJSON line between two rows', file: () => gzipSync(Buffer.concat([Buffer.from('{"sku":"A"}\n{"sku":"'), Buffer.alloc(64 * MB, 'b'), Buffer.from('"}\n{"sku":"C"}\n')])), extension: '.ndjson.gz', rows: 3, error: undefined },
     { name: 'a 64 MiB JSON string', file: () => gzipSync(Buffer.concat([Buffer.from('[{"sku":"A"},{"sku":"'), Buffer.alloc(64 * MB, 'b'), Buffer.from('"}]')])), extension: '.json.gz', rows: 2, error: /#2: not read to its end/ },

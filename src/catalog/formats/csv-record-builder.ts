@@ -34,6 +34,25 @@ function isHeaderAgain(values: readonly string[], columns: readonly string[]): b
   return true;
 }
 
+/** The positions (from 0) of the header's columns with no name. */
+function unnamedIndexes(columns: readonly string[]): number[] {
+  const indexes: number[] = [];
+  columns.forEach((name, index) => {
+    if (name === '') indexes.push(index);
+  });
+  return indexes;
+}
+
+/** The error of a row holding values under columns with no name (positions from 0), or undefined when they are empty. */
+function valuesUnderUnnamed(values: readonly string[], unnamed: readonly number[]): string | undefined {
+  const holding = unnamed.filter((index) => values[index]!.trim() !== '').map((index) => index + 1);
+  if (holding.length === 0) return undefined;
+  const which = named(holding, ', ', (more) => `and ${more} more`);
+  return holding.length === 1
+    ? `the value in column ${which} sits under a column with no name in the header row: name the column in the header, or empty the cell`
+    : `the values in columns ${which} sit under columns with no name in the header row: name the columns in the header, or empty the cells`;
+}
+
 const HEADER_AGAIN = 'the row repeats the header row (each cell is its column\'s name): is a second export joined to this one? It is not a product';
 
 /** How many of a header's problems, and of the columns in one, a message names; the rest are counted. */
@@ -45,11 +64,13 @@ function named<T>(items: readonly T[], separator: string, more: (count: number) 
 
 function headerProblems(names: readonly string[]): string[] {
   if (names.length === 1 && names[0] === '') return ['is empty; the first line should name the columns'];
+  if (allEmpty(names)) return ['names no column; the first line should name the columns'];
   const problems: string[] = [];
   const seen = new Map<string, number[]>();
   names.forEach((name, index) => {
-    if (name === '') problems.push(`column ${index + 1} has no name`);
-    else if (name === '__proto__') problems.push(`column ${index + 1} is named __proto__, which cannot be a field`);
+    // A column with no name is allowed (spreadsheets end lines with empty columns); a value under it is refused per row.
+    if (name === '') return;
+    if (name === '__proto__') problems.push(`column ${index + 1} is named __proto__, which cannot be a field`);
     else {
       // Appended in place: a header may repeat one name hundreds of thousands of times.
       const positions = seen.get(name);
@@ -73,8 +94,10 @@ function headerProblems(names: readonly string[]): string[] {
  * is no item; a row that stops the reading is one, reported once, before the error.
  */
 export class CsvRecordBuilder {
-  /** The header's names, once the header row has been read. */
+  /** The header's names, once the header row has been read ('' for a column with no name). */
   columns: string[] | undefined;
+  /** The positions of the header's columns with no name: their cells must be empty. */
+  #unnamed: number[] = [];
   /** Set when nothing more can be read: the error to throw after the items made before it. */
   stopped: SourceError | undefined;
   /** The physical line where the last record seen (good, bad or blank) starts. */
@@ -126,7 +149,13 @@ export class CsvRecordBuilder {
     if (columns.length > 1 && allEmpty(values)) return null;
     if (isHeaderAgain(values, columns)) return this.#error(line, HEADER_AGAIN);
     const fields: Record<string, string> = {};
-    for (let i = 0; i < values.length; i++) fields[columns[i]!] = values[i]!;
+    if (this.#unnamed.length === 0) {
+      for (let i = 0; i < values.length; i++) fields[columns[i]!] = values[i]!;
+    } else {
+      const unnamed = valuesUnderUnnamed(values, this.#unnamed);
+      if (unnamed !== undefined) return this.#error(line, unnamed);
+      for (let i = 0; i < values.length; i++) if (columns[i] !== '') fields[columns[i]!] = values[i]!;
+    }
     return { location: { source: this.#source, line }, fields };
   }
 
@@ -251,6 +280,7 @@ export class CsvRecordBuilder {
     const problems = invalid ? [INVALID_UTF8] : headerProblems(values);
     if (problems.length === 0) {
       this.columns = values;
+      this.#unnamed = unnamedIndexes(values);
       this.#onHeader?.(values);
       return null;
     }
@@ -260,7 +290,7 @@ export class CsvRecordBuilder {
   #columnName(column: unknown): string {
     if (typeof column !== 'number') return '';
     const name = this.columns?.[column];
-    return name === undefined ? ` (column ${column + 1})` : ` (column ${JSON.stringify(name)})`;
+    return name === undefined || name === '' ? ` (column ${column + 1})` : ` (column ${JSON.stringify(name)})`;
   }
 
   #error(line: number, error: string): RecordError {

@@ -14,7 +14,7 @@ export interface CsvReadOptions {
   /** Source name for locations. */
   source: string;
   delimiter: string;
-  /** Told the header's names once they are read (a file may hold a header and no rows). */
+  /** Told the header's names once they are read (a file may hold a header and no rows), without the columns with no name. */
   onHeader?: (columns: readonly string[]) => void;
   /** False: csv-parse reads every record (the reference the fast scanner is tested against). Default true. */
   fastScan?: boolean;
@@ -85,7 +85,8 @@ async function* csvBatches(input: Readable, options: CsvReadOptions): AsyncGener
   const onHeader = (columns: readonly string[]): void => {
     if (core !== undefined) core.options.skip_empty_lines = columns.length > 1;
     fast?.headerRead(columns.length);
-    options.onHeader?.(columns);
+    // The columns with no name give no field: their cells are checked empty row by row.
+    options.onHeader?.(columns.filter((column) => column !== ''));
   };
   const builder = new CsvRecordBuilder(options.source, watch, onHeader);
   let items: RecordItem[] = [];

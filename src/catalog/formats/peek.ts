@@ -57,6 +57,12 @@ export function peek(stream: Readable, size: number): Promise<Peeked> {
     }
     function onError(error: Error): void {
       cleanup();
+      // A stream that failed just after bytes it still holds (gzip data with other bytes after it, in a small file):
+      // those bytes are handed on before its error.
+      for (let chunk = stream.read() as Buffer | null; chunk !== null; chunk = stream.read() as Buffer | null) {
+        chunks.push(chunk);
+        length += chunk.length;
+      }
       if (length === 0) {
         reject(error);
         return;
@@ -65,7 +71,7 @@ export function peek(stream: Readable, size: number): Promise<Peeked> {
       resolve({ head, ended: false, stream: failingAfter(head, error) });
     }
     if (stream.errored !== null) {
-      reject(stream.errored);
+      onError(stream.errored);
       return;
     }
     if (stream.readableEnded) {

@@ -4,6 +4,7 @@ import type { Setting } from '../../errors.js';
 import { LIST_FIELD, OVERRIDES_PREFIX, TEXT_FIELDS, type FieldMap, type TextField } from './fields.js';
 import { appendList, blockedPath, lookup, nestedPlace, toOverrideValue, toText, type Place } from './values.js';
 import { isJsonObject } from '../formats/json-values.js';
+import { appendEachItem, listPathOf } from './list-path.js';
 
 /** How records become drafts: the renames, and how list cells are split. */
 export interface MappingOptions {
@@ -96,7 +97,10 @@ export function columnsNotRead(columns: readonly string[], map: FieldMap): strin
   const read = new Set<string>([...plan.text.map(([, column]) => column), ...plan.list, plan.overridesObject, ...plan.overrideKeys.map(([, column]) => column)]);
   const roots = new Set<string>();
   for (const column of read) {
-    for (let dot = column.indexOf('.'); dot > 0; dot = column.indexOf('.', dot + 1)) roots.add(column.slice(0, dot));
+    // A list path (`images[].url`) reads its list's key and the keys on the way to it.
+    const path = listPathOf(column)?.list ?? column;
+    if (path !== column) roots.add(path);
+    for (let dot = path.indexOf('.'); dot > 0; dot = path.indexOf('.', dot + 1)) roots.add(path.slice(0, dot));
   }
   return columns.filter((column) => !read.has(column) && !roots.has(column));
 }
@@ -131,6 +135,8 @@ function read(fields: Record<string, unknown>, column: string, path: string, iss
     // taken as a field the record leaves out, which would send the listing without it.
     const blocked = column.includes('.') ? blockedPath(fields, column) : undefined;
     if (blocked !== undefined) issues.push({ path, message: `read from ${JSON.stringify(column)}, but ${JSON.stringify(blocked.path)} is ${blocked.kind}, not an object holding ${JSON.stringify(column.slice(blocked.path.length + 1))}` });
+    // A list path reads many values; a field of one value (or an override) has no place for them.
+    else if (isGiven(listItems(fields, column))) issues.push({ path, message: `read from ${JSON.stringify(column)}, a value from each item of a list: only ${LIST_FIELD} reads a list path (LIST[].KEY)` });
     return raw;
   }
   if (!column.includes('.') || !Object.hasOwn(fields, column)) return raw;
@@ -138,6 +144,12 @@ function read(fields: Record<string, unknown>, column: string, path: string, iss
   if (nested === undefined || !isGiven(raw) || !isGiven(nested.holder[nested.key])) return raw;
   issues.push({ path, message: givenTwice(keyName(column), nestedName(column)) });
   return undefined;
+}
+
+/** The list a list path (`items[].sku`) reads from, when the record gives one there. */
+function listItems(fields: Record<string, unknown>, column: string): unknown {
+  const each = listPathOf(column);
+  return each === undefined ? undefined : lookup(fields, each.list);
 }
 
 /** Where `column` reads its value from: the record's own key, else the end of its dotted path. */
@@ -232,7 +244,13 @@ function draftFrom(record: CatalogRecord, plan: ColumnPlan, separator: string): 
   const images: string[] = [];
   const list = plan.list;
   for (let i = 0; i < list.length; i++) {
-    const raw = read(fields, list[i]!, LIST_FIELD, issues);
+    const column = list[i]!;
+    const each = Object.hasOwn(fields, column) ? undefined : listPathOf(column);
+    if (each !== undefined) {
+      appendEachItem(fields, column, each, images, issues, LIST_FIELD);
+      continue;
+    }
+    const raw = read(fields, column, LIST_FIELD, issues);
     if (typeof raw === 'string') appendCell(raw, separator, images);
     else appendList(raw, separator, images, issues, LIST_FIELD);
   }

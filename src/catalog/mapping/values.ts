@@ -5,7 +5,8 @@ import { isJsonObject } from '../formats/json-values.js';
 /** What a raw value says about a field: nothing (absent), a value, or why it cannot be used. */
 export type Coerced<T> = { value?: T; issue?: string };
 
-function kindOf(raw: unknown): string {
+/** What a JSON value is, for a message: `a list`, `a number`, `an object`, `a string`... */
+export function kindOf(raw: unknown): string {
   if (Array.isArray(raw)) return 'a list';
   if (raw instanceof JsonNumber) return 'a number';
   if (typeof raw === 'object') return 'an object';

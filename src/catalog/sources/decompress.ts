@@ -3,6 +3,8 @@ import type * as Zlib from 'node:zlib';
 import { SourceError } from '../../errors.js';
 import { peek } from '../formats/peek.js';
 import type { ByteSource } from './types.js';
+import { gunzipped } from './gunzip.js';
+import { heldOutput } from './held-output.js';
 
 function noop(): void {}
 
@@ -11,58 +13,9 @@ function zlib(): Promise<typeof Zlib> {
   return import('node:zlib');
 }
 
-/** Decompressed chunks held ahead of the reader at most (zlib gives 16 KiB chunks). */
-const AHEAD = 4;
-
-/**
- * A decompressor's output, with its failure (data cut short or damaged) delivered after every byte decompressed
- * before it. A zlib stream that fails destroys itself, and a reader of it then gets the error at once, without the
- * output still buffered (as much as a reader that is behind has not taken yet): the rows in it would be lost.
- * Here its output is taken as it comes and held (a few chunks, then the decompressor is paused, and on a failure
- * what it still buffers is taken too) until the reader asks.
- */
+/** A decompressor's output, its failure delivered after every byte decompressed before it (see heldOutput). */
 function dataBeforeFailure(inner: Readable): Readable {
-  const chunks: Buffer[] = [];
-  let failure: Error | undefined;
-  let ended = false;
-  let wake: (() => void) | undefined;
-  const signal = (): void => {
-    const resolve = wake;
-    wake = undefined;
-    resolve?.();
-  };
-  inner.on('data', (chunk: Buffer) => {
-    if (failure !== undefined) return;
-    chunks.push(chunk);
-    if (chunks.length >= AHEAD) inner.pause();
-    signal();
-  });
-  inner.once('end', () => {
-    ended = true;
-    signal();
-  });
-  inner.once('error', (error) => {
-    failure = error;
-    // What it decompressed while paused is still in its buffer, which it drops once it is gone.
-    for (let chunk = inner.read() as Buffer | null; chunk !== null; chunk = inner.read() as Buffer | null) chunks.push(chunk);
-    signal();
-  });
-  async function* output(): AsyncGenerator<Buffer> {
-    try {
-      for (;;) {
-        const chunk = chunks.shift();
-        if (chunk !== undefined) {
-          if (chunks.length < AHEAD) inner.resume();
-          yield chunk;
-        } else if (failure !== undefined) throw failure;
-        else if (ended) return;
-        else await new Promise<void>((resolve) => (wake = resolve));
-      }
-    } finally {
-      inner.destroy();
-    }
-  }
-  return Readable.from(output(), { objectMode: false });
+  return Readable.from(heldOutput(inner), { objectMode: false });
 }
 
 function isGzip(head: Buffer): boolean {
@@ -87,7 +40,7 @@ export async function decompressed(part: ByteSource): Promise<Readable> {
     const peeked = await peek(stream, 2);
     stream = peeked.stream;
     if (!isGzip(peeked.head)) break;
-    stream = dataBeforeFailure(pipeline(stream, (await zlib()).createGunzip(), noop));
+    stream = Readable.from(gunzipped(stream, await zlib()), { objectMode: false });
   }
   return stream;
 }

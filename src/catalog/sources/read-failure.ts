@@ -1,5 +1,8 @@
 import { ListingsError, SourceError, type ListingsErrorOptions, type Location } from '../../errors.js';
 
+/** The `code` of the error of bytes that are not gzip data after the end of the gzip data (src/catalog/sources/gunzip.ts). */
+export const GZIP_TRAILING_DATA = 'GZIP_TRAILING_DATA';
+
 export function isAbort(error: unknown): boolean {
   return error instanceof Error && error.name === 'AbortError';
 }
@@ -52,6 +55,7 @@ export function failureReason(error: unknown): { why: string; hint?: string } {
     return { why: `the compressed data ends early (${message}): the file is cut short`, hint: 'download or export the file again; it was cut short while it was written or copied' };
   }
   if (typeof code === 'string' && code.startsWith('Z_')) return { why: `the compressed data is damaged (${message})` };
+  if (code === GZIP_TRAILING_DATA) return { why: message, hint: 'every row of the gzip data was read; what follows it is no part of it: export or download the file again' };
   return { why: `reading failed: ${message}` };
 }
 

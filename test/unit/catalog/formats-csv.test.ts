@@ -232,11 +232,15 @@ describe('csv: bad input', () => {
     expect(await read('a\nx \uFFFD y\n')).toEqual([[2, { a: 'x \uFFFD y' }]]);
   });
 
-  it('stops at a header with duplicate and empty column names, naming the columns: a header is not a row, so no item', async () => {
+  it('stops at a header with duplicate column names, naming the columns: a header is not a row, so no item', async () => {
     expect(await readStopped('sku,title,,sku,title\n1,2,3,4,5\n')).toEqual({
       items: [],
-      error: 'c.csv:1: the header row column 3 has no name; columns 1, 4 are all named "sku"; columns 2, 5 are all named "title"',
+      error: 'c.csv:1: the header row columns 1, 4 are all named "sku"; columns 2, 5 are all named "title"',
     });
+  });
+
+  it('stops at a header that names no column at all', async () => {
+    expect(await readStopped(',,\nA,,\n')).toEqual({ items: [], error: 'c.csv:1: the header row names no column; the first line should name the columns' });
   });
 
   it('stops at an empty first line: a missing header', async () => {
@@ -316,5 +320,32 @@ describe('csv: bad input', () => {
     expect(isRecordError(first.value as never)).toBe(false);
     input.push(null);
     await records.return?.(undefined);
+  });
+});
+
+describe('csv: columns with no name (a spreadsheet ends its lines with empty columns)', () => {
+  it('reads a header ending with unnamed columns: their empty cells give no field', async () => {
+    for (const chunkSize of [undefined, 1]) {
+      expect(await read('sku,title,price,,\nA-1,Thing,10,,\nA-2,Other,11, ,\n', ',', chunkSize)).toEqual([
+        [2, { sku: 'A-1', title: 'Thing', price: '10' }],
+        [3, { sku: 'A-2', title: 'Other', price: '11' }],
+      ]);
+    }
+  });
+
+  it('refuses a row with a value under an unnamed column, trailing or not, naming the column number: never dropped or merged', async () => {
+    expect(await read('sku,,title,,\nA-1,,T,,\nA-2,x,T,,\nA-3,,T,,y\nA-4,x,T,y,\n')).toEqual([
+      [2, { sku: 'A-1', title: 'T' }],
+      [3, 'error: the value in column 2 sits under a column with no name in the header row: name the column in the header, or empty the cell'],
+      [4, 'error: the value in column 5 sits under a column with no name in the header row: name the column in the header, or empty the cell'],
+      [5, 'error: the values in columns 2, 4 sit under columns with no name in the header row: name the columns in the header, or empty the cells'],
+    ]);
+  });
+
+  it('tells the header without its unnamed columns, and names an unnamed column by its number in a row error', async () => {
+    let told: readonly string[] = [];
+    const items = await collect(csvRecords(bytes('sku,,title\nA,"x"y,T\n'), { source: 'c.csv', delimiter: ',', onHeader: (columns) => (told = columns) })).then(brief);
+    expect(told).toEqual(['sku', 'title']);
+    expect(items).toEqual([[2, 'error: a quote inside the quoted value (column 2) must be doubled ("")']]);
   });
 });

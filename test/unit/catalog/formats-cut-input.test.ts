@@ -11,6 +11,7 @@ import { peek } from '../../../src/catalog/formats/peek.js';
 import { isRecordError, openRecords, type RecordItem } from '../../../src/catalog/read-records.js';
 import { SourceError } from '../../../src/errors.js';
 import { brief, bytes, collectUntilError, stopped } from '../../helpers/sources-collect.js';
+import { tempDir } from '../../helpers/tmp.js';
 
 /** Input that gives `text` and then fails, as a reset connection or a file that went away does. */
 function failingAfter(text: string): Readable {
@@ -227,5 +228,57 @@ describe('a cut gzip file', () => {
       [4, { sku: 'C', title: 'z' }],
     ]);
     expect(error?.message).toMatch(/small\.csv\.gz:5: not read to its end: the compressed data ends early/);
+  });
+});
+
+describe('gzip data with bytes after its end', () => {
+  const dir = tempDir();
+
+  async function readFile(name: string, content: Buffer): Promise<{ items: RecordItem[]; error: Error | undefined }> {
+    const path = join(dir, name);
+    await writeFile(path, content);
+    return collectUntilError((await openRecords(path, {})).records);
+  }
+
+  const GARBAGE = Buffer.from('GARBAGE after the end');
+
+  it.each([
+    ['a small file (its rows fewer than the bytes looked at to tell the format)', 5],
+    ['a large one (zlib dropped the output of its last write: the last rows were never read)', 50_000],
+  ])('%s: every row is read, then the error names the file, the line after the last row and the byte where the other bytes start', async (_name, count) => {
+    const text = `sku,title\n${Array.from({ length: count }, (_, i) => `S${i},Title ${i} ${(i * 7919) % 104729}`).join('\n')}\n`;
+    const compressed = gzipSync(text);
+    const { items, error } = await readFile(`trailing-${count}.csv.gz`, Buffer.concat([compressed, GARBAGE]));
+    expect(items.filter((item) => isRecordError(item))).toEqual([]);
+    expect(items).toHaveLength(count);
+    expect(error).toBeInstanceOf(SourceError);
+    expect(error?.message).toBe(
+      `${join(dir, `trailing-${count}.csv.gz`)}:${count + 2}: not read to its end: the gzip data ends at byte ${compressed.length.toLocaleString('en-US')} of the file, and bytes that are not gzip data follow it (a file joined to it, or damage)`,
+    );
+  });
+
+  it('reads members joined one after another, and zero bytes of padding after the last, as before', async () => {
+    const joined = Buffer.concat([gzipSync('sku,title\nA,x\n'), gzipSync('B,y\n'), Buffer.alloc(512)]);
+    const { items, error } = await readFile('joined.csv.gz', joined);
+    expect(error).toBeUndefined();
+    expect(brief(items)).toEqual([
+      [2, { sku: 'A', title: 'x' }],
+      [3, { sku: 'B', title: 'y' }],
+    ]);
+    const padded = await readFile('padded-then-garbage.csv.gz', Buffer.concat([gzipSync('sku\nA\n'), Buffer.alloc(3), GARBAGE]));
+    expect(padded.error?.message).toMatch(/:3: not read to its end: the gzip data ends at byte \d+ of the file, and bytes that are not gzip data follow it/);
+  });
+
+  it('checks each member against its trailer: a wrong CRC-32 or length is damaged data, after the rows read', async () => {
+    for (const [at, check] of [
+      [8, 'data'],
+      [4, 'length'],
+    ] as const) {
+      const compressed = Buffer.from(gzipSync('sku\nA\nB\n'));
+      compressed[compressed.length - at]! ^= 1;
+      const { items, error } = await readFile(`bad-${check}.csv.gz`, compressed);
+      expect(items).toHaveLength(2);
+      expect(error?.message).toMatch(new RegExp(`:4: not read to its end: the compressed data is damaged \\(incorrect ${check} check\\)$`));
+    }
   });
 });

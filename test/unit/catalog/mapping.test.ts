@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRecordMapper, mapRecords } from '../../../src/catalog/mapping/index.js';
+import { columnsNotRead, createRecordMapper, mapRecords } from '../../../src/catalog/mapping/index.js';
 import { parseMapFlags, parseMappingJson } from '../../../src/catalog/mapping/fields.js';
 import { checkHeader } from '../../../src/catalog/mapping/header.js';
 import type { CatalogRecord } from '../../../src/catalog/types.js';
@@ -101,6 +101,44 @@ describe('renames (--map, --mapping)', () => {
     expect(map(rec({ sku: 'A', images: { uri: 'https://x/b.jpg' }, state: { code: 'NEW' }, meta: { barcode: 'B' } })).issues).toEqual([]);
     // Absent or null on the way is a field the record leaves out, as before.
     expect(map(rec({ meta: null, state: {} }))).toMatchObject({ values: {}, issues: [] });
+  });
+
+  it('reads a list path LIST[].KEY into images_source: the text at KEY (a dotted path too) of each object of the list', () => {
+    const map = createRecordMapper({ map: { sku: 'key', images_source: 'images[].url' } });
+    const images = [{ url: 'https://x/a.jpg', dimensions: { w: 1 } }, { url: ' https://x/b.jpg ' }];
+    expect(map(rec({ key: 'A', images }))).toMatchObject({ values: { sku: 'A', images_source: ['https://x/a.jpg', 'https://x/b.jpg'] }, issues: [] });
+    const nested = createRecordMapper({ map: { images_source: 'master.images[].source.href' } });
+    expect(nested(rec({ sku: 'A', master: { images: [{ source: { href: 'https://x/c.jpg' } }] } })).values.images_source).toEqual(['https://x/c.jpg']);
+    // A record's own key of that very name is read as it is, as for a dotted key.
+    expect(map(rec({ key: 'A', 'images[].url': 'https://x/d.jpg' })).values.images_source).toEqual(['https://x/d.jpg']);
+    // The list is absent, null or empty: the record leaves the field out.
+    for (const list of [undefined, null, []]) expect(map(rec({ key: 'A', images: list }))).toMatchObject({ values: { sku: 'A' }, issues: [] });
+    expect(columnsNotRead(['key', 'images', 'name'], { sku: 'key', images_source: 'images[].url' })).toEqual(['name']);
+  });
+
+  it('refuses, at each item, a list path that is not there or gives no text: no image is left out in silence', () => {
+    const map = createRecordMapper({ map: { sku: 'key', images_source: 'images[].url' } });
+    const draft = map(rec({ key: 'A', images: [{ url: 'https://x/a.jpg' }, { uri: 'https://x/b.jpg' }, 'https://x/c.jpg', { url: 5 }, { url: { href: 'x' } }] }));
+    expect(draft.values).toEqual({ sku: 'A', images_source: ['https://x/a.jpg'] });
+    expect(draft.issues).toEqual([
+      { path: 'images_source[1]', message: 'read from "images[].url", but item 1 of "images" has no "url"' },
+      { path: 'images_source[2]', message: 'read from "images[].url", but item 2 of "images" is a string, not an object holding "url"' },
+      { path: 'images_source[3]', message: 'read from "images[].url", but "url" of item 3 of "images" is a number, not text' },
+      { path: 'images_source[4]', message: 'read from "images[].url", but "url" of item 4 of "images" is an object, not text' },
+    ]);
+    expect(map(rec({ key: 'A', images: { url: 'https://x/a.jpg' } })).issues).toEqual([{ path: 'images_source', message: 'read from "images[].url", but "images" is an object, not a list' }]);
+    const deep = createRecordMapper({ map: { images_source: 'media.images[].src.href' } });
+    expect(deep(rec({ sku: 'A', media: ['x'] })).issues).toEqual([{ path: 'images_source', message: 'read from "media.images[].src.href", but "media" is a list, not an object holding "images"' }]);
+    expect(deep(rec({ sku: 'A', media: { images: [{ src: 'x' }] } })).issues).toEqual([{ path: 'images_source[0]', message: 'read from "media.images[].src.href", but item 0 of "media.images" holds a string at "src", not an object' }]);
+  });
+
+  it('refuses a list path for a field of one value, at that field, rather than reading it as absent', () => {
+    const map = createRecordMapper({ map: { title: 'names[].en', 'overrides.condition': 'states[].code' } });
+    expect(map(rec({ sku: 'A', names: [{ en: 'Mug' }], states: [{ code: 'NEW' }] })).issues).toEqual([
+      { path: 'title', message: 'read from "names[].en", a value from each item of a list: only images_source reads a list path (LIST[].KEY)' },
+      { path: 'overrides.condition', message: 'read from "states[].code", a value from each item of a list: only images_source reads a list path (LIST[].KEY)' },
+    ]);
+    expect(map(rec({ sku: 'A' })).issues).toEqual([]);
   });
 
   it('rejects an unknown target field before reading, with a did-you-mean', () => {
