@@ -187,7 +187,8 @@ describe.skipIf(!present)('CSV conformance: gebi csv-test (hostile input)', () =
     'evil.csv': ['2 record', '4 record', '5 record', '6 record', '7 error', '8 record', '9 error', '10 record', '11 record'],
     // A bad header: not a row, so no item; reading stops at line 1.
     'evil1.csv': ['1 stop'],
-    'evil2.csv': ['1 stop'],
+    // `,foo` and no rows: a header whose first column has no name, accepted while no row puts a value under it.
+    'evil2.csv': [],
   };
 
   it('has the three files', () => {
