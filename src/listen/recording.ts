@@ -1,7 +1,7 @@
-import { createReadStream, type WriteStream } from 'node:fs';
-import type { FileHandle } from 'node:fs/promises';
+import type { Readable, Writable } from 'node:stream';
 import { ndjsonRecords } from '../catalog/formats/ndjson.js';
-import { openOutput } from '../fs/output-target.js';
+import { openStreamInput } from '../fs/named-pipe.js';
+import { openOutputStream } from '../fs/output-target.js';
 import { SourceError } from '../errors.js';
 import type { ReceivedCallback } from './callback.js';
 import { utf8Text } from './callback.js';
@@ -43,11 +43,13 @@ export function recordedBody(record: RecordedCallback): Buffer {
 
 /** Appends callbacks to an NDJSON file, one line each, in the order received. */
 export class Recorder {
-  private readonly stream: WriteStream;
   private failure: Error | undefined;
 
-  private constructor(readonly path: string, handle: FileHandle, onError: (error: Error) => void) {
-    this.stream = handle.createWriteStream({ encoding: 'utf8' });
+  private constructor(
+    readonly path: string,
+    private readonly stream: Writable,
+    onError: (error: Error) => void,
+  ) {
     this.stream.on('error', (error) => {
       this.failure ??= error;
       onError(error);
@@ -56,10 +58,10 @@ export class Recorder {
 
   /**
    * Open (or create, the user's alone: the callbacks are the user's data) `path` for appending; the file is opened
-   * before the first callback arrives.
+   * before the first callback arrives. A named pipe is written once a program reads it (a bounded wait).
    */
   static async open(path: string, onError: (error: Error) => void): Promise<Recorder> {
-    return new Recorder(path, await openOutput(path, { role: 'recording', private: true }), onError);
+    return new Recorder(path, await openOutputStream(path, { role: 'recording', private: true }), onError);
   }
 
   /** The first write error, if any. */
@@ -99,16 +101,12 @@ export type RecordingLine = { line: number; record: RecordedCallback } | { line:
 /**
  * The callbacks of a recording, in order, read line by line (a recording of any size, each line bounded); a line
  * that is not a recorded callback is yielded as an error and reading goes on. A file that cannot be read is a
- * SourceError.
+ * SourceError; so is a pipe no program writes to within a bounded wait (a plain open would wait for ever).
  */
 export async function* readRecording(path: string): AsyncGenerator<RecordingLine> {
-  const input = createReadStream(path);
-  const opened = new Promise<void>((resolve, reject) => {
-    input.once('open', () => resolve());
-    input.once('error', reject);
-  });
+  let input: Readable;
   try {
-    await opened;
+    input = await openStreamInput(path);
   } catch (error) {
     throw new SourceError({ source: path }, `cannot read the recording: ${(error as Error).message}`, { cause: error });
   }
