@@ -177,13 +177,14 @@ async function writableTarget(path: string, options: OpenOutputOptions): Promise
 }
 
 /**
- * {@link openOutput} as a stream of text, for an output written as the run goes (a recording): a named pipe is
- * opened once a program reads it, within a bounded wait (a plain open would wait for ever), else a
- * ConfigError naming it.
+ * {@link openOutput} as a stream of text, for an output written as the run goes (a recording): a pipe is opened
+ * once a program reads it, within a bounded wait (a plain open would wait for ever), else a ConfigError naming
+ * it, and written without blocking (a reader that stalls leaves its lines in the stream's `writableLength`).
  */
 export async function openOutputStream(path: string, options: OpenOutputOptions): Promise<Writable> {
   const target = await writableTarget(path, options);
-  const fifo = target.kind === 'stream' && target.linked !== true && (await stat(target.path)).isFIFO();
+  // A pipe through a link too (/dev/stdout piped): written through the event loop, never a thread blocked on it.
+  const fifo = target.kind === 'stream' && (target.linked === true || (await stat(target.path)).isFIFO());
   if (!fifo) return (await openTarget(path, target, options)).createWriteStream({ encoding: 'utf8' });
   try {
     return await openPipeToWrite(target.path);

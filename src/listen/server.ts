@@ -29,6 +29,7 @@ const REFUSED: Record<RejectReason, { status: number; code: string; message: str
   too_deep: { status: 400, code: 'too_deep', message: `the JSON body is nested deeper than ${MAX_JSON_DEPTH} levels` },
   wrong_path: { status: 404, code: 'not_found', message: 'no callbacks are received at this path' },
   wrong_method: { status: 405, code: 'method_not_allowed', message: 'callbacks are received by POST or PUT' },
+  recording_behind: { status: 503, code: 'recording_behind', message: 'the recording is not keeping up: send it again later' },
 };
 
 /**
@@ -84,6 +85,8 @@ class ListenHandler {
     }
     const summary = summarize(callback);
     if (summary.tooDeep === true) return this.refuse(res, callback, 'too_deep', summary);
+    // Before its id is remembered: the redelivery the 503 asks for must not be taken for a duplicate.
+    if (this.recorder?.behind === true) return this.refuse(res, callback, 'recording_behind', summary);
     const seq = ++this.seq;
     if (this.ids.seenAny(eventKeys(summary.id, callback.body, signedAt))) {
       this.counts.duplicates++;
@@ -117,6 +120,7 @@ class ListenHandler {
     const headers: Record<string, string> = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) };
     if (close) headers.connection = 'close';
     if (status === 405) headers.allow = 'POST, PUT';
+    if (status === 503) headers['retry-after'] = '1';
     res.writeHead(status, headers);
     res.end(body);
   }

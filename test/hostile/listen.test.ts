@@ -403,4 +403,28 @@ describe('listings listen: named pipes', () => {
     await readerDone;
     expect(read).toContain('"body":"{\\"id\\":\\"evt_fifo\\"}"');
   }, 40_000);
+
+  it('a recording whose reader stops reading: past 64 MiB waiting, callbacks are refused 503 (sent again later), not held in memory; a stop ends within 10 s, exit 74', async () => {
+    const dir = tempDir();
+    const fifo = join(dir, 'stalled.fifo');
+    execFileSync('mkfifo', [fifo]);
+    // Opens the pipe to read and never reads it.
+    const reader = spawn('sh', ['-c', 'exec sleep 60 < "$1"', 'sh', fifo]);
+    try {
+      const listen = await startListen(['--record', fifo, '--json']);
+      const body = JSON.stringify({ id: 'evt_', pad: 'x'.repeat(1_000_000) });
+      const statuses: number[] = [];
+      for (let sent = 0; sent < 200 && !statuses.includes(503); sent++) statuses.push(await post(listen.url, body.replace('evt_', `evt_${sent}`)));
+      expect(statuses.filter((status) => status === 200).length).toBeGreaterThanOrEqual(60);
+      expect(statuses.at(-1)).toBe(503);
+      const started = Date.now();
+      const done = await listen.stop();
+      expect(Date.now() - started).toBeLessThan(15_000);
+      expect(done.code).toBe(74);
+      expect(done.stdout).toContain('"reason":"recording_behind"');
+      expect(done.stderr).toContain('were not taken by its reader within 10 s');
+    } finally {
+      reader.kill();
+    }
+  }, 60_000);
 });
