@@ -90,6 +90,17 @@ describe('listings listen: hostile bodies', () => {
     });
   }
 
+  it('shows at most 4,096 characters of a body on the terminal, JSON as text: a megabyte of [0,0,...] is not half a million lines', async () => {
+    const listen = await startListen([]);
+    const array = `[${new Array(500_000).fill(0).join(',')}]`;
+    expect(await post(listen.url, array)).toBe(200);
+    expect(await post(listen.url, 'x'.repeat(100_000))).toBe(200);
+    const done = await listen.stop();
+    expect(done.stdout.split('\n').length).toBeLessThan(4_096);
+    expect(done.stdout).toContain(`… (${JSON.stringify(JSON.parse(array), null, 2).length - 4_096} more characters)`);
+    expect(done.stdout).toContain('… (95904 more characters)');
+  });
+
   it('refuses a deep body that is validly signed (400), and the next signed one is received', async () => {
     const secret = 'whsec_hostile_depth_1';
     const listen = await startListen(['--secret-env', 'HOOK_SECRET'], { HOOK_SECRET: secret });
