@@ -1,7 +1,9 @@
 import { constants } from 'node:fs';
 import { chmod, lstat, mkdir, open, realpath, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import type { Writable } from 'node:stream';
 import { ConfigError } from '../errors.js';
+import { openPipeToWrite } from './named-pipe.js';
 
 /** How an output may be written, besides as a regular file. */
 export interface OutputRules {
@@ -162,10 +164,36 @@ export interface OpenOutputOptions extends OutputRules {
  * followed as {@link inspectOutput} says. What cannot be written this way is a ConfigError naming the file.
  */
 export async function openOutput(path: string, options: OpenOutputOptions): Promise<FileHandle> {
+  return openTarget(path, await writableTarget(path, options), options);
+}
+
+/** What is at an output's path, or a ConfigError naming it when it cannot be written. */
+async function writableTarget(path: string, options: OpenOutputOptions): Promise<OutputTarget> {
   const dash = dashRefused(path);
   if (dash !== undefined) throw new ConfigError(`cannot write the ${options.role} ${path}: ${dash}`);
   const target = await inspectOutput(path, options);
   if ('refused' in target) throw new ConfigError(`cannot write the ${options.role} ${path}: ${target.refused}`);
+  return target;
+}
+
+/**
+ * {@link openOutput} as a stream of text, for an output written as the run goes (a recording): a pipe is opened
+ * once a program reads it, within a bounded wait (a plain open would wait for ever), else a ConfigError naming
+ * it, and written without blocking (a reader that stalls leaves its lines in the stream's `writableLength`).
+ */
+export async function openOutputStream(path: string, options: OpenOutputOptions): Promise<Writable> {
+  const target = await writableTarget(path, options);
+  // A pipe through a link too (/dev/stdout piped): written through the event loop, never a thread blocked on it.
+  const fifo = target.kind === 'stream' && (target.linked === true || (await stat(target.path)).isFIFO());
+  if (!fifo) return (await openTarget(path, target, options)).createWriteStream({ encoding: 'utf8' });
+  try {
+    return await openPipeToWrite(target.path);
+  } catch (error) {
+    throw new ConfigError(`cannot write the ${options.role} ${path}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+async function openTarget(path: string, target: OutputTarget, options: OpenOutputOptions): Promise<FileHandle> {
   if (target.kind === 'missing') await makeDirs(dirname(path), options);
   const access = options.read === true ? constants.O_RDWR : constants.O_WRONLY;
   if (target.kind === 'stream' && target.linked === true) return openLinkedPipe(path, access, options.role);

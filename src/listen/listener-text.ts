@@ -14,6 +14,7 @@ export const REJECT_REASONS: Record<RejectReason, string> = {
   too_deep: `JSON nested deeper than ${MAX_JSON_DEPTH}`,
   wrong_path: 'not the callback path',
   wrong_method: 'not POST or PUT',
+  recording_behind: 'the recording is behind: its reader is not keeping up',
 };
 
 /** Where the listener is, as bound: a wildcard address is named, with the URL that reaches it from here. */

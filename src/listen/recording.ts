@@ -1,7 +1,7 @@
-import { createReadStream, type WriteStream } from 'node:fs';
-import type { FileHandle } from 'node:fs/promises';
+import type { Readable, Writable } from 'node:stream';
 import { ndjsonRecords } from '../catalog/formats/ndjson.js';
-import { openOutput } from '../fs/output-target.js';
+import { openStreamInput } from '../fs/named-pipe.js';
+import { openOutputStream } from '../fs/output-target.js';
 import { SourceError } from '../errors.js';
 import type { ReceivedCallback } from './callback.js';
 import { utf8Text } from './callback.js';
@@ -41,25 +41,43 @@ export function recordedBody(record: RecordedCallback): Buffer {
   return Buffer.from(record.body, record.body_encoding === 'base64' ? 'base64' : 'utf8');
 }
 
+/** The longest line of a recording read by `--replay`. */
+export const MAX_RECORDING_LINE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The most of a recording waiting to be written (for a pipe whose reader stalls, or a slow disk) before callbacks
+ * are refused (503, sent again later by their sender) rather than held in memory: one line of the longest a replay
+ * reads may always be written.
+ */
+export const MAX_RECORDING_BACKLOG_BYTES = MAX_RECORDING_LINE_BYTES;
+
+/** How long a stop waits for the recording's last lines to be taken. */
+const CLOSE_WAIT_MS = 10_000;
+
 /** Appends callbacks to an NDJSON file, one line each, in the order received. */
 export class Recorder {
-  private readonly stream: WriteStream;
   private failure: Error | undefined;
 
-  private constructor(readonly path: string, handle: FileHandle, onError: (error: Error) => void) {
-    this.stream = handle.createWriteStream({ encoding: 'utf8' });
-    this.stream.on('error', (error) => {
-      this.failure ??= error;
-      onError(error);
-    });
+  private constructor(
+    readonly path: string,
+    private readonly stream: Writable,
+    private readonly onError: (error: Error) => void,
+  ) {
+    this.stream.on('error', (error) => this.fail(error));
+  }
+
+  private fail(error: Error): void {
+    if (this.failure !== undefined) return;
+    this.failure = error;
+    this.onError(error);
   }
 
   /**
    * Open (or create, the user's alone: the callbacks are the user's data) `path` for appending; the file is opened
-   * before the first callback arrives.
+   * before the first callback arrives. A named pipe is written once a program reads it (a bounded wait).
    */
   static async open(path: string, onError: (error: Error) => void): Promise<Recorder> {
-    return new Recorder(path, await openOutput(path, { role: 'recording', private: true }), onError);
+    return new Recorder(path, await openOutputStream(path, { role: 'recording', private: true }), onError);
   }
 
   /** The first write error, if any. */
@@ -71,9 +89,27 @@ export class Recorder {
     if (this.failure === undefined) this.stream.write(`${JSON.stringify(recordOf(callback))}\n`);
   }
 
-  /** Flush and close the file. */
+  /** More than {@link MAX_RECORDING_BACKLOG_BYTES} wait to be written: a callback now would be held in memory. */
+  get behind(): boolean {
+    return this.stream.writableLength > MAX_RECORDING_BACKLOG_BYTES;
+  }
+
+  /**
+   * Flush and close the file, within {@link CLOSE_WAIT_MS}: a pipe whose reader stopped reading would keep the
+   * stop waiting for ever; its lines not taken by then are a failure of the recording.
+   */
   close(): Promise<void> {
-    return new Promise((resolve) => this.stream.end(() => resolve()));
+    return new Promise((resolve) => {
+      const late = setTimeout(() => {
+        this.fail(new Error(`${this.stream.writableLength} bytes were not taken by its reader within ${CLOSE_WAIT_MS / 1000} s`));
+        this.stream.destroy();
+        resolve();
+      }, CLOSE_WAIT_MS);
+      this.stream.end(() => {
+        clearTimeout(late);
+        resolve();
+      });
+    });
   }
 }
 
@@ -82,9 +118,6 @@ function isRecord(value: Record<string, unknown>): value is Record<string, unkno
   const headersOk = headers !== null && typeof headers === 'object' && !Array.isArray(headers) && Object.values(headers).every((header) => typeof header === 'string');
   return typeof value.method === 'string' && typeof value.path === 'string' && typeof value.body === 'string' && (value.body_encoding === 'utf8' || value.body_encoding === 'base64') && headersOk;
 }
-
-/** The longest line of a recording read by `--replay`. */
-export const MAX_RECORDING_LINE_BYTES = 64 * 1024 * 1024;
 
 /**
  * The largest body a listener that records may accept, so that every line it writes is one `--replay` reads: JSON
@@ -99,16 +132,12 @@ export type RecordingLine = { line: number; record: RecordedCallback } | { line:
 /**
  * The callbacks of a recording, in order, read line by line (a recording of any size, each line bounded); a line
  * that is not a recorded callback is yielded as an error and reading goes on. A file that cannot be read is a
- * SourceError.
+ * SourceError; so is a pipe no program writes to within a bounded wait (a plain open would wait for ever).
  */
 export async function* readRecording(path: string): AsyncGenerator<RecordingLine> {
-  const input = createReadStream(path);
-  const opened = new Promise<void>((resolve, reject) => {
-    input.once('open', () => resolve());
-    input.once('error', reject);
-  });
+  let input: Readable;
   try {
-    await opened;
+    input = await openStreamInput(path);
   } catch (error) {
     throw new SourceError({ source: path }, `cannot read the recording: ${(error as Error).message}`, { cause: error });
   }

@@ -1,10 +1,9 @@
-import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { listenOn } from '../listen-on.js';
 import { ConfigError } from '../errors.js';
 import { summarize, type CallbackSummary, type ReceivedCallback } from './callback.js';
-import { RecentIds } from './dedupe.js';
+import { eventKeys, RecentIds } from './dedupe.js';
 import { Forwarder } from './forward.js';
 import { ForwardQueue } from './forward-queue.js';
 import { callbackHeaders } from './headers.js';
@@ -30,6 +29,7 @@ const REFUSED: Record<RejectReason, { status: number; code: string; message: str
   too_deep: { status: 400, code: 'too_deep', message: `the JSON body is nested deeper than ${MAX_JSON_DEPTH} levels` },
   wrong_path: { status: 404, code: 'not_found', message: 'no callbacks are received at this path' },
   wrong_method: { status: 405, code: 'method_not_allowed', message: 'callbacks are received by POST or PUT' },
+  recording_behind: { status: 503, code: 'recording_behind', message: 'the recording is not keeping up: send it again later' },
 };
 
 /**
@@ -45,18 +45,6 @@ function pathMatches(wanted: string, path: string): boolean {
   return path === base || path.startsWith(`${base}/`);
 }
 
-/**
- * What tells a redelivery: the event's id; for a signed callback, the signed bytes too (the same timestamp and body
- * again is a replay of one delivery, whatever id an unsigned header such as `Webhook-Id` gives it); an unsigned
- * callback without an id is never a duplicate (anyone could change a byte of it).
- */
-function dedupeKeys(summary: CallbackSummary, body: Buffer, signedAt: number | undefined): string[] {
-  const keys: string[] = [];
-  if (signedAt !== undefined) keys.push(`signed:${signedAt}:${createHash('sha256').update(body).digest('hex')}`);
-  if (summary.id !== undefined) keys.push(`id:${summary.id}`);
-  return keys;
-}
-
 class ListenHandler {
   readonly counts: ListenStats = { received: 0, rejected: 0, duplicates: 0, forwarded: 0, forward_failed: 0 };
   private readonly ids;
@@ -68,7 +56,7 @@ class ListenHandler {
     private readonly config: ResolvedListenOptions,
     private readonly emit: (event: ListenEvent) => void,
   ) {
-    // Up to two keys an event (dedupeKeys): the last `dedupeCapacity` events are remembered, whichever they have.
+    // Up to two keys an event (eventKeys): the last `dedupeCapacity` events are remembered, whichever they have.
     this.ids = new RecentIds(config.dedupeCapacity * 2);
   }
 
@@ -97,8 +85,10 @@ class ListenHandler {
     }
     const summary = summarize(callback);
     if (summary.tooDeep === true) return this.refuse(res, callback, 'too_deep', summary);
+    // Before its id is remembered: the redelivery the 503 asks for must not be taken for a duplicate.
+    if (this.recorder?.behind === true) return this.refuse(res, callback, 'recording_behind', summary);
     const seq = ++this.seq;
-    if (this.ids.seenAny(dedupeKeys(summary, callback.body, signedAt))) {
+    if (this.ids.seenAny(eventKeys(summary.id, callback.body, signedAt))) {
       this.counts.duplicates++;
       this.answer(res, 200, DUPLICATE);
       this.emit({ type: 'callback', seq, callback, summary, outcome: 'duplicate', status: 200, forwarding: false });
@@ -130,6 +120,7 @@ class ListenHandler {
     const headers: Record<string, string> = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) };
     if (close) headers.connection = 'close';
     if (status === 405) headers.allow = 'POST, PUT';
+    if (status === 503) headers['retry-after'] = '1';
     res.writeHead(status, headers);
     res.end(body);
   }

@@ -44,7 +44,7 @@ export interface ListenOptions {
 export type CallbackOutcome = 'accepted' | 'duplicate' | 'rejected';
 
 /** Why a callback was refused. */
-export type RejectReason = SignatureFailure | 'too_large' | 'too_deep' | 'wrong_path' | 'wrong_method';
+export type RejectReason = SignatureFailure | 'too_large' | 'too_deep' | 'wrong_path' | 'wrong_method' | 'recording_behind';
 
 /** One callback, as it arrived. */
 export interface CallbackEvent {

@@ -6,6 +6,7 @@ import { REPO_ROOT, runCli } from '../helpers/cli.js';
 import { ndjsonLines as lines, post, startListen, until } from '../helpers/listen-process.js';
 import { startSandboxProcess, type SandboxProcess } from '../helpers/sandbox-process.js';
 import { tempDir } from '../helpers/tmp.js';
+import { startKeepAliveApp, type KeepAliveApp } from '../helpers/keep-alive-app.js';
 import { publishEnv, writeCatalog } from '../helpers/publish.js';
 import { unbundled } from '../helpers/bundle-sources.js';
 
@@ -137,6 +138,36 @@ describe('listings listen on its own', () => {
     expect(replay.code).toBe(1);
     expect(replay.stdout.trim().split('\n')).toHaveLength(2);
     expect(replay.stderr).toContain('0 answered 2xx, 2 failed');
+  });
+
+  it('sends a callback again, once, on a new connection when the app closed the kept-alive connection unanswered (its keep-alive timeout), live and in a --replay', async () => {
+    // The app answers the first request of its first connection, and closes that connection on the second unread.
+    const closingSecond = (): Promise<KeepAliveApp> => startKeepAliveApp((onConnection) => (onConnection === 1 ? 'close' : 'answer'));
+    const dir = tempDir();
+    const recording = join(dir, 'rec.ndjson');
+    const app = await closingSecond();
+    const listen = await startListen(['--forward-to', app.url, '--record', recording]);
+    for (const id of ['evt_k1', 'evt_k2']) {
+      expect(await post(listen.url, `{"id":"${id}"}`)).toBe(200);
+      await until(`the forward of ${id}`, () => app.received.some((seen) => seen.body.includes(id) && seen.connection === (id === 'evt_k1' ? 0 : 1)));
+    }
+    await until('the second forward', () => /#2 forwarded: 204/.test(listen.stdout()));
+    const done = await listen.stop();
+    expect(done.stderr).toContain('2 forwarded');
+    expect(done.stdout).not.toContain('forward failed');
+    expect(app.received.map((seen) => [seen.connection, seen.body])).toEqual([
+      [0, '{"id":"evt_k1"}'],
+      [0, '{"id":"evt_k2"}'],
+      [1, '{"id":"evt_k2"}'],
+    ]);
+    await app.close();
+
+    const replayApp = await closingSecond();
+    const replay = await runCli(['listen', '--replay', recording, '--forward-to', replayApp.url]);
+    expect(replay.code, replay.stderr).toBe(0);
+    expect(replay.stderr).toContain('2 answered 2xx, 0 failed');
+    expect(replayApp.received.map((seen) => seen.connection)).toEqual([0, 0, 1]);
+    await replayApp.close();
   });
 
   it('refuses a --secret-env naming an unset variable, and --replay without --forward-to (exit 2)', async () => {

@@ -1,3 +1,5 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
@@ -87,6 +89,17 @@ describe('listings listen: hostile bodies', () => {
       if (mode.length === 0) expect(done.stdout.match(/rejected 400 {2}JSON nested deeper than 64/g)).toHaveLength(refused);
     });
   }
+
+  it('shows at most 4,096 characters of a body on the terminal, JSON as text: a megabyte of [0,0,...] is not half a million lines', async () => {
+    const listen = await startListen([]);
+    const array = `[${new Array(500_000).fill(0).join(',')}]`;
+    expect(await post(listen.url, array)).toBe(200);
+    expect(await post(listen.url, 'x'.repeat(100_000))).toBe(200);
+    const done = await listen.stop();
+    expect(done.stdout.split('\n').length).toBeLessThan(4_096);
+    expect(done.stdout).toContain(`… (${JSON.stringify(JSON.parse(array), null, 2).length - 4_096} more characters)`);
+    expect(done.stdout).toContain('… (95904 more characters)');
+  });
 
   it('refuses a deep body that is validly signed (400), and the next signed one is received', async () => {
     const secret = 'whsec_hostile_depth_1';
@@ -364,4 +377,65 @@ describe('listings listen: exposure and replays', () => {
     for (const name of ['authorization', 'cookie', 'proxy-authorization', 'transfer-encoding']) expect(third?.headers[name], name).toBeUndefined();
     expect(third?.headers.connection).not.toBe('upgrade');
   });
+});
+
+describe('listings listen: named pipes', () => {
+  it('a --replay or --record named pipe no program opens fails within 10 s, naming it (never waits for ever); one a program opens is read or written', async () => {
+    const dir = tempDir();
+    const [input, output] = [join(dir, 'in.fifo'), join(dir, 'out.fifo')];
+    execFileSync('mkfifo', [input, output]);
+    const target = await startScriptedService((_request, response) => response.end('ok'));
+    const started = Date.now();
+    const [replay, record] = await Promise.all([
+      runCli(['listen', '--replay', input, '--forward-to', target.url], { timeoutMs: 20_000 }),
+      runCli(['listen', '--port', '0', '--record', output], { timeoutMs: 20_000 }),
+    ]);
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(replay.code, replay.stderr).toBe(4);
+    expect(replay.stderr).toContain('in.fifo: cannot read the recording: it is a named pipe that no program opened to write (or wrote anything to) within 10 s');
+    expect(record.code, record.stderr).toBe(2);
+    expect(record.stderr).toContain('out.fifo: it is a named pipe that no program opened to read within 10 s');
+    expect(replay.stderr + record.stderr).not.toMatch(/\n\s+at /);
+
+    // A writer that comes a moment later is read to its end; a reader that comes a moment later gets the recording.
+    const line = JSON.stringify({ received_at: '2025-01-01T00:00:00.000Z', method: 'POST', path: '/', headers: {}, body_encoding: 'utf8', body: '{"n":1}' });
+    const written = once(spawn('sh', ['-c', 'sleep 1; printf "%s\\n" "$1" > "$2"', 'sh', line, input]), 'close');
+    const replayed = await runCli(['listen', '--replay', input, '--forward-to', target.url], { timeoutMs: 20_000 });
+    expect(replayed.code, replayed.stderr).toBe(0);
+    expect(target.requests.map((request) => request.body)).toEqual(['{"n":1}']);
+    await written;
+    const reader = spawn('sh', ['-c', 'sleep 1; cat "$1"', 'sh', output]);
+    const readerDone = once(reader, 'close');
+    let read = '';
+    reader.stdout.setEncoding('utf8').on('data', (chunk: string) => (read += chunk));
+    const listen = await startListen(['--record', output]);
+    expect(await post(listen.url, '{"id":"evt_fifo"}')).toBe(200);
+    expect((await listen.stop()).code).toBe(0);
+    await readerDone;
+    expect(read).toContain('"body":"{\\"id\\":\\"evt_fifo\\"}"');
+  }, 40_000);
+
+  it('a recording whose reader stops reading: past 64 MiB waiting, callbacks are refused 503 (sent again later), not held in memory; a stop ends within 10 s, exit 74', async () => {
+    const dir = tempDir();
+    const fifo = join(dir, 'stalled.fifo');
+    execFileSync('mkfifo', [fifo]);
+    // Opens the pipe to read and never reads it.
+    const reader = spawn('sh', ['-c', 'exec sleep 60 < "$1"', 'sh', fifo]);
+    try {
+      const listen = await startListen(['--record', fifo, '--json']);
+      const body = JSON.stringify({ id: 'evt_', pad: 'x'.repeat(1_000_000) });
+      const statuses: number[] = [];
+      for (let sent = 0; sent < 200 && !statuses.includes(503); sent++) statuses.push(await post(listen.url, body.replace('evt_', `evt_${sent}`)));
+      expect(statuses.filter((status) => status === 200).length).toBeGreaterThanOrEqual(60);
+      expect(statuses.at(-1)).toBe(503);
+      const started = Date.now();
+      const done = await listen.stop();
+      expect(Date.now() - started).toBeLessThan(15_000);
+      expect(done.code).toBe(74);
+      expect(done.stdout).toContain('"reason":"recording_behind"');
+      expect(done.stderr).toContain('were not taken by its reader within 10 s');
+    } finally {
+      reader.kill();
+    }
+  }, 60_000);
 });

@@ -29,7 +29,7 @@ export interface ListenFlags {
   replay?: string;
 }
 
-/** The most of a text body shown on the terminal; the recording keeps it whole. */
+/** The most of a body shown on the terminal, as text or pretty-printed JSON; the recording keeps it whole. */
 const MAX_SHOWN = 4_096;
 
 /** Flags -> listener options; every bad value is a UsageError naming its flag. The secret is read and masked here. */
@@ -80,13 +80,17 @@ function headline(event: CallbackEvent): string {
   return parts.join('  ');
 }
 
-/** The body as shown: JSON pretty-printed, text escaped and capped, bytes counted. */
+/**
+ * The body as shown: JSON pretty-printed or text, escaped and capped (a megabyte of `[0,0,...]` would be half a
+ * million lines, each a synchronous write to a terminal while no callback is answered), bytes counted.
+ */
 function bodyLines(summary: CallbackSummary, size: number): string[] {
   if (size === 0) return [];
   let text: string;
   if (summary.json !== undefined) text = stringifyJson(summary.json, 2);
-  else if (summary.text !== undefined) text = summary.text.length > MAX_SHOWN ? `${summary.text.slice(0, MAX_SHOWN)}… (${summary.text.length - MAX_SHOWN} more characters)` : summary.text;
+  else if (summary.text !== undefined) text = summary.text;
   else return [paintOut.dim(`(${size} bytes, not UTF-8 text)`)];
+  if (text.length > MAX_SHOWN) text = `${text.slice(0, MAX_SHOWN)}… (${text.length - MAX_SHOWN} more characters)`;
   return printable(text).split(/\r?\n|\r/).map((line) => `  ${line}`);
 }
 

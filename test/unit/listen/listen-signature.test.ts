@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { flagsOf, parseValue } from '../../../src/options/index.js';
 import { summarize } from '../../../src/listen/callback.js';
-import { RecentIds } from '../../../src/listen/dedupe.js';
+import { eventKeys, RecentIds } from '../../../src/listen/dedupe.js';
 import { LISTEN_DEFAULTS, listenOptionIssues } from '../../../src/listen/options.js';
 import { sandboxOptionIssues } from '../../../src/sandbox/options.js';
 import { parseSignatureHeader, signatureOf, signPayload, verifySignature } from '../../../src/listen/signature.js';
@@ -69,6 +69,19 @@ describe('listen helpers', () => {
     expect(ids.seenAny(['signed:2', 'id:b'])).toBe(false);
     expect(ids.seenAny(['signed:3', 'id:a'])).toBe(true);
     expect(ids.size).toBe(4);
+  });
+
+  it('keys an event by digests of a bounded length, whatever the length of its id (10,000 ids of 1 MB each are not kept)', () => {
+    const body = Buffer.from('{}');
+    const long = 'x'.repeat(1_000_000);
+    const keys = eventKeys(long, body, 1_700_000_000);
+    expect(keys).toHaveLength(2);
+    for (const key of keys) expect(key.length).toBeLessThan(80);
+    expect(eventKeys(long, body, undefined)).toEqual([keys[1]]);
+    expect(eventKeys(`${long}y`, body, undefined)).not.toEqual([keys[1]]);
+    // Two ids that differ only by a lone surrogate are two events (UTF-8 would make both U+FFFD).
+    expect(eventKeys('evt_\ud800', body, undefined)).not.toEqual(eventKeys('evt_\udc00', body, undefined));
+    expect(eventKeys(undefined, body, undefined)).toEqual([]);
   });
 
   it('reads the id, kind, SKU and status where a body or the headers carry them', () => {
