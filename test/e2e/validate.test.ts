@@ -235,6 +235,25 @@ describe.concurrent('listings validate --out', () => {
     expect(result.stderr.match(/given but not sent/g)).toHaveLength(1);
   });
 
+  it('sends a quote inside an unquoted TSV cell as written (12" pizza pan), chosen by the extension or by sniffing the tab', async () => {
+    const dir = tempDir();
+    const text = 'sku\ttitle\nPAN-12\t12" pizza pan\nPLT-5\t"5"" plate\twith a tab"\nBAD-1\t"closed" early\n';
+    for (const name of ['feed.tsv', 'feed.csv']) {
+      const file = join(dir, name);
+      const out = join(dir, `${name}.ndjson`);
+      writeFileSync(file, text);
+      const result = await runCli(['validate', file, '--shape', 'wrapped', '--marketplace', 'ebay', '--out', out]);
+      expect(result.stdout.trim().split('\n')).toEqual([`${file}:4: a quote inside the quoted value (column "title") must be doubled ("")`]);
+      expect(beforeNextStep(result.stderr)).toBe('3 rows: 2 valid, 1 invalid');
+      expect(result.code).toBe(1);
+      const bodies = readFileSync(out, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as unknown);
+      expect(bodies).toEqual([
+        { marketplace: 'ebay', payload: { sku: 'PAN-12', title: '12" pizza pan' } },
+        { marketplace: 'ebay', payload: { sku: 'PLT-5', title: '5" plate\twith a tab' } },
+      ]);
+    }
+  });
+
   it('the flat shape tells no field as not sent: it has no title, which the service derives', async () => {
     const result = await runCli(['validate', 'fixtures/catalog.ndjson']);
     expect(result.code).toBe(0);

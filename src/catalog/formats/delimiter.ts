@@ -36,3 +36,13 @@ export function normalizeDelimiter(value: string): string {
   }
   return delimiter;
 }
+
+/**
+ * True for TSV (a tab delimiter, whether named by the format, the flag or sniffed): a quote that is not the first
+ * character of a cell is a character of its value (`12" pizza pan`), as TSV exports write it. A cell that starts with
+ * a quote is quoted as in CSV (an Excel-saved TSV quotes cells holding tabs or line breaks). CSV stays strict: there a
+ * stray quote is most often a quoted value gone wrong.
+ */
+export function quotesInsideAreLiteral(delimiter: string): boolean {
+  return delimiter === '\t';
+}
