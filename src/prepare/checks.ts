@@ -1,4 +1,5 @@
 import type { FieldIssue } from '../contract/issues.js';
+import type { SettingText } from '../errors.js';
 import type { Shape } from '../contract/schemas.js';
 import { isFlatMarketplace, isWrappedMarketplace, toWrappedMarketplace } from '../contract/marketplace.js';
 
@@ -77,16 +78,35 @@ export function imagesUnder(images: string[], base: string | undefined): string[
   return out ?? images;
 }
 
+const NOT_ABSOLUTE = 'not an absolute http(s) URL';
+
+/** What an image without a scheme needs when no image base URL is set. */
+export const imagePathHint: SettingText = (name) => `a path: give the address it is under with ${name('image_base_url')} or in the profile`;
+
+/** The hint for an image: `pathHint` for a value without a scheme, which an image base URL makes absolute (absoluteImage). */
+function hintFor(url: string, pathHint: string | undefined): string {
+  return pathHint !== undefined && !SCHEME.test(url) ? ` (${pathHint})` : '';
+}
+
 /**
- * Appends an issue for each image that is not an absolute http(s) URL. `pathHint`, when given, is added to the issue
- * of a path (`/m/b/mb01.jpg`): how to give the address it is under.
+ * What is wrong with an image given under `base` (an image base URL, or none), without the image itself, for a
+ * caller that shows it its own way (`--image a.jpg`); undefined when it is sent as an absolute http(s) URL.
+ */
+export function imageProblem(url: string, base: string | undefined): SettingText | undefined {
+  const image = base === undefined ? url : absoluteImage(url, base);
+  if (isAbsoluteHttpUrl(image)) return undefined;
+  return (name) => `${NOT_ABSOLUTE}${hintFor(image, base === undefined ? imagePathHint(name) : undefined)}`;
+}
+
+/**
+ * Appends an issue naming the image for each image that is not an absolute http(s) URL. `pathHint`, when given, is
+ * added to the issue of a value without a scheme (`/m/b/mb01.jpg`, `m/b/mb01.jpg`, `//cdn.example.com/a.jpg`).
  */
 export function addImageIssues(images: readonly string[], issues: FieldIssue[], pathHint?: string): void {
   for (let index = 0; index < images.length; index++) {
     const url = images[index];
     if (url === undefined || isAbsoluteHttpUrl(url)) continue;
-    const hint = pathHint !== undefined && url.startsWith('/') && !url.startsWith('//') ? ` (${pathHint})` : '';
-    issues.push({ path: `images_source[${index}]`, message: `not an absolute http(s) URL: ${quoted(url)}${hint}` });
+    issues.push({ path: `images_source[${index}]`, message: `${NOT_ABSOLUTE}: ${quoted(url)}${hintFor(url, pathHint)}` });
   }
 }
 

@@ -4,7 +4,7 @@ import type { FieldIssue } from '../contract/issues.js';
 import { issuesFromZod } from '../contract/issues.js';
 import { DEFAULTABLE_FIELDS, requestSchemaFor, type ListingRequest } from '../contract/schemas.js';
 import { formatLocation } from '../errors.js';
-import { addImageIssues, imagesUnder, marketplaceFor } from './checks.js';
+import { addImageIssues, imagePathHint, imagesUnder, marketplaceFor } from './checks.js';
 import { isCleanFlatRequest, isCleanWrappedRequest } from './clean-request.js';
 import { isFlatMarketplace, isWrappedMarketplace } from '../contract/marketplace.js';
 import { SkuRegistry } from './sku-registry.js';
@@ -35,9 +35,6 @@ function required(field: string, savedDefaultsMatter: boolean): FieldIssue {
 /** The defaults of the marketplace a row goes to (its own, when it has some; else the general ones). */
 type DefaultsOf = (marketplace: string | undefined) => MarketplaceDefaults;
 
-/** What an image path (`/m/b/mb01.jpg`) needs when no image base URL is set. */
-const IMAGE_PATH_HINT = `a path: give the address it is under with ${flag('image_base_url')} or in the profile`;
-
 /**
  * The flat body: the row's values over the defaults of its marketplace; the location key and policy ids per rules
  * 1 and 2; relative image paths put under the image base URL.
@@ -48,7 +45,7 @@ function flatBody(values: DraftValues, run: ListingDefaults, resolveMarketplace:
   if (values.images_source !== undefined) {
     const base = run.image_base_url;
     const images = imagesUnder(values.images_source, base);
-    addImageIssues(images, issues, base === undefined ? IMAGE_PATH_HINT : undefined);
+    addImageIssues(images, issues, base === undefined ? imagePathHint(flag) : undefined);
     body.images_source = images;
   }
   if (values.sku !== undefined) body.sku = values.sku;

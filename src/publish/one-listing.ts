@@ -2,11 +2,12 @@ import type { Draft } from '../catalog/types.js';
 import { classifyFailure } from '../client/classify.js';
 import type { ListingsClient } from '../client/listings-client.js';
 import { skuOf, type ListingRequest, type ListingResponse } from '../contract/schemas.js';
-import { ApiError, UsageError } from '../errors.js';
+import { ApiError, UsageError, type Setting, type SettingText } from '../errors.js';
 import { stringifyJson } from '../json-number.js';
 import { createPreparer } from '../prepare/index.js';
 import type { ListingDefaults } from '../prepare/types.js';
 import { requireOneListingSettings } from '../prepare/missing-settings.js';
+import { imageProblem } from '../prepare/checks.js';
 import type { FieldIssue } from '../contract/issues.js';
 import { idempotencyKey } from './idempotency.js';
 import { echoMismatch } from './echo.js';
@@ -48,11 +49,28 @@ function refuseUnsent(fields: OneListingFields, shape: ListingDefaults['shape'])
 }
 
 /**
+ * A problem of the one listing. `given`: it is about a value given as a setting (an image: `images`, the value as
+ * given), and `problem` says what is wrong without the value, for a caller that names the setting its own way
+ * (the CLI: `--image a.jpg`). `path` and `message` name the request's field, as for a catalog row.
+ */
+export interface OneListingIssue extends FieldIssue {
+  given?: { setting: Required<Setting>; problem: SettingText };
+}
+
+/** An issue of the request's `images_source[i]` said of the image given: the request's images are the ones given, in order. */
+function asGiven(issue: FieldIssue, images: readonly string[], base: string | undefined): OneListingIssue {
+  const index = /^images_source\[(\d+)\]$/.exec(issue.path)?.[1];
+  const value = index === undefined ? undefined : images[Number(index)];
+  if (value === undefined) return issue;
+  return { ...issue, given: { setting: { key: 'images', value }, problem: imageProblem(value, base) ?? (() => issue.message) } };
+}
+
+/**
  * The request of one listing, checked locally against the defaults (nothing is sent), or the issues that make it
  * invalid. Defaults that name several marketplaces are a UsageError: one listing goes to one; so is a field given
  * that the shape's request leaves out, and a setting the request needs that no default gives (MissingSettingsError).
  */
-export function prepareOneListing(fields: OneListingFields, defaults: ListingDefaults): { request: ListingRequest } | { issues: FieldIssue[] } {
+export function prepareOneListing(fields: OneListingFields, defaults: ListingDefaults): { request: ListingRequest } | { issues: OneListingIssue[] } {
   const several = defaults.marketplaces;
   if (several !== undefined) {
     throw new UsageError(`create sends one listing, to one marketplace; the marketplace setting names ${several.length} (${several.join(', ')})`, {
@@ -67,7 +85,8 @@ export function prepareOneListing(fields: OneListingFields, defaults: ListingDef
   if (fields.title !== undefined) values.title = fields.title;
   const prepared = createPreparer(defaults)({ location: { source: 'command line' }, values, issues: [] });
   if (prepared.kind === 'ready') return { request: prepared.request };
-  return { issues: prepared.kind === 'invalid' ? prepared.issues : [{ path: '(record)', message: prepared.reason }] };
+  if (prepared.kind !== 'invalid') return { issues: [{ path: '(record)', message: prepared.reason }] };
+  return { issues: prepared.issues.map((issue) => asGiven(issue, fields.images ?? [], defaults.image_base_url)) };
 }
 
 /**

@@ -54,6 +54,27 @@ describe('listings create', () => {
     expect(r.stdout).toMatch(/item specifics\s+\S/);
   });
 
+  // Before: `invalid images_source[1]: ...`, the request's field, and the hint for a relative image only when it
+  // started with `/`, though any image without a scheme is put under --image-base-url.
+  it('names a bad image by the flag it was given with, with the --image-base-url hint wherever a base would make it absolute', async () => {
+    const before = await sandbox.stats();
+    const images = ['--image', 'https://img.example.com/1.jpg', '--image', 'a.jpg', '--image', 'my pic.jpg', '--image', '/m/b.jpg', '--image', 'ftp://x/c.jpg'];
+    const r = await runCli(['create', 'SKU-1', '--base-url', sandbox.url, '--marketplace', 'EBAY_US', ...images, '--condition', 'NEW', ...POLICIES], { env: env() });
+    expect(r.code).toBe(1);
+    const hint = '(a path: give the address it is under with --image-base-url or in the profile)';
+    expect(r.stderr.trim().split('\n')).toEqual([
+      `invalid --image a.jpg: not an absolute http(s) URL ${hint}`,
+      `invalid --image 'my pic.jpg': not an absolute http(s) URL ${hint}`,
+      `invalid --image /m/b.jpg: not an absolute http(s) URL ${hint}`,
+      'invalid --image ftp://x/c.jpg: not an absolute http(s) URL',
+      'nothing was sent',
+    ]);
+    expect((await sandbox.stats()).requests).toBe(before.requests);
+    // With the base, the paths are made absolute; what has another scheme is still refused, without the hint.
+    const based = await runCli(['create', 'SKU-1', '--base-url', sandbox.url, '--marketplace', 'EBAY_US', '--image', 'a.jpg', '--image', 'ftp://x/c.jpg', '--image-base-url', 'https://shop.example.com/media', '--condition', 'NEW', ...POLICIES], { env: env() });
+    expect(based.stderr.trim().split('\n')).toEqual(['invalid --image ftp://x/c.jpg: not an absolute http(s) URL', 'nothing was sent']);
+  });
+
   it('creates a wrapped listing and prints the response object with --json, keeping extra fields', async () => {
     const r = await runCli(['create', 'SKU-2', '--shape', 'wrapped', '--marketplace', 'EBAY_US', '--title', 'Blue mug', '--json'], {
       env: env({ LISTINGS_BASE_URL: sandbox.url }),
@@ -212,7 +233,7 @@ describe('listings create', () => {
     it('an invalid field: the issues, nothing sent, exit 1', async () => {
       const { code, doc } = await createJson(['--base-url', sandbox.url, '--marketplace', 'EBAY_US', '--image', 'images/a.jpg', ...POLICIES]);
       expect(code).toBe(1);
-      expect(doc).toEqual({ error: { kind: 'invalid', status: null, message: 'the listing is invalid: nothing was sent', hint: null, issues: [{ path: 'images_source[0]', message: 'not an absolute http(s) URL: "images/a.jpg"' }] }, exit_code: 1 });
+      expect(doc).toEqual({ error: { kind: 'invalid', status: null, message: 'the listing is invalid: nothing was sent', hint: null, issues: [{ path: 'images_source[0]', message: 'not an absolute http(s) URL: "images/a.jpg" (a path: give the address it is under with --image-base-url or in the profile)' }] }, exit_code: 1 });
     });
 
     // Before: the body was printed as the service sent it, so JSON.parse gave a live ESC (which `jq -r` hands to the

@@ -107,7 +107,7 @@ describe('listings publish in GitHub Actions', () => {
     expect(commands[1]).toEqual({
       name: 'error',
       properties: { file: result.catalog, line: '2', title: 'listings publish - invalid row' },
-      data: 'catalog.csv:2: sku EVIL-1\\u000a::add-mask::pwned: invalid: images_source[0]: not an absolute http(s) URL: "notaurl%0A::error::pwned\\u0023#[add-mask]pwned"; sku: holds a control character (U+000A) at character 7; an identifier cannot hold control characters, line breaks or direction controls',
+      data: 'catalog.csv:2: sku EVIL-1\\u000a::add-mask::pwned: invalid: images_source[0]: not an absolute http(s) URL: "notaurl%0A::error::pwned\\u0023#[add-mask]pwned" (a path: give the address it is under with --image-base-url or in the profile); sku: holds a control character (U+000A) at character 7; an identifier cannot hold control characters, line breaks or direction controls',
     });
     expect(commands[2]).toEqual({
       name: 'error',
@@ -132,7 +132,7 @@ describe('listings publish in GitHub Actions', () => {
     expect(summary).toContain(
       '| 61 | 400 | HTTP 400 Bad Request\\: rejected %0A\\:\\:error\\:\\:pwned \\:\\:add-mask\\:\\:pwned \\\\u0023\\#\\[add-mask\\]pwned &lt;img src=x onerror=alert\\(1\\)&gt; \\| \\*\\*bold\\*\\* | catalog.csv\\:4 |',
     );
-    expect(summary).toContain('| 1 | invalid | images\\_source\\[0\\]\\: not an absolute http\\(s\\) URL\\: "notaurl%0A\\:\\:error\\:\\:pwned\\\\u0023\\#\\[add-mask\\]pwned"; sku\\: holds a control character \\(U+000A\\) at character 7; an identifier cannot hold control characters, line breaks or direction controls | catalog.csv\\:2 |');
+    expect(summary).toContain('| 1 | invalid | images\\_source\\[0\\]\\: not an absolute http\\(s\\) URL\\: "notaurl%0A\\:\\:error\\:\\:pwned\\\\u0023\\#\\[add-mask\\]pwned" \\(a path\\: give the address it is under with --image-base-url or in the profile\\); sku\\: holds a control character \\(U+000A\\) at character 7; an identifier cannot hold control characters, line breaks or direction controls | catalog.csv\\:2 |');
     expect(summary).toContain('Reports: results.csv');
     expect(summary).not.toMatch(/<img|\n::/);
   });
@@ -171,13 +171,13 @@ describe('listings publish in GitHub Actions, to several marketplaces', () => {
     const result = await runCli(['publish', 'catalog.csv', '--sandbox', '--no-journal'], { cwd: dir, env: { GITHUB_ACTIONS: 'true', GITHUB_STEP_SUMMARY: summaryFile } });
     expect(result.code, result.stderr).toBe(1);
     const summary = readFileSync(summaryFile, 'utf8');
-    expect(summary).toContain('| 40 | invalid | images\\_source\\[0\\]\\: not an absolute http\\(s\\) URL\\: "images/0.jpg" (values vary: the first is shown) | catalog.csv\\:2 |');
+    expect(summary).toContain('| 40 | invalid | images\\_source\\[0\\]\\: not an absolute http\\(s\\) URL\\: "images/0.jpg" \\(a path\\: give the address it is under with --image-base-url or in the profile\\) (values vary: the first is shown) | catalog.csv\\:2 |');
     expect(summary).not.toContain('other kinds');
     const annotations = commandsIn(result.stderr).filter((command) => command.name === 'error');
     expect(annotations).toHaveLength(40);
-    expect(annotations[1]?.data).toBe('catalog.csv:3: sku SKU-000001 on EBAY_GB: invalid: images_source[0]: not an absolute http(s) URL: "images/1.jpg"');
+    expect(annotations[1]?.data).toBe('catalog.csv:3: sku SKU-000001 on EBAY_GB: invalid: images_source[0]: not an absolute http(s) URL: "images/1.jpg" (a path: give the address it is under with --image-base-url or in the profile)');
     // The terminal's line of the same row says the same.
-    expect(result.stderr).toContain('catalog.csv:3: sku SKU-000001 on EBAY_GB: invalid: images_source[0]: not an absolute http(s) URL: "images/1.jpg"');
+    expect(result.stderr).toContain('catalog.csv:3: sku SKU-000001 on EBAY_GB: invalid: images_source[0]: not an absolute http(s) URL: "images/1.jpg" (a path: give the address it is under with --image-base-url or in the profile)');
   });
 });
 
@@ -187,7 +187,7 @@ describe('listings validate in GitHub Actions', () => {
     expect(result.code, result.stderr).toBe(1);
     const out = result.stdout.trimEnd().split('\n');
     expect(out[0]).toBe('::group::listings validate: errors');
-    expect(out[1]).toBe('catalog.csv:2: [EBAY_US] images_source[0]: not an absolute http(s) URL: "notaurl%0A::error::pwned\\u0023#[add-mask]pwned"');
+    expect(out[1]).toBe('catalog.csv:2: [EBAY_US] images_source[0]: not an absolute http(s) URL: "notaurl%0A::error::pwned\\u0023#[add-mask]pwned" (a path: give the address it is under with --image-base-url or in the profile)');
     // The SKU's line break is refused too: an identifier holds no control character (issue 21).
     expect(out[2]).toBe('catalog.csv:2: [EBAY_US] sku: holds a control character (U+000A) at character 7; an identifier cannot hold control characters, line breaks or direction controls');
     expect(out[3]).toBe('::endgroup::');
@@ -196,7 +196,7 @@ describe('listings validate in GitHub Actions', () => {
     expect(annotations[1]).toEqual({
       name: 'error',
       properties: { file: result.catalog, line: '2', title: 'listings validate - invalid row' },
-      data: 'catalog.csv:2: sku EVIL-1\\u000a::add-mask::pwned on EBAY_US: invalid: images_source[0]: not an absolute http(s) URL: "notaurl%0A::error::pwned\\u0023#[add-mask]pwned"; sku: holds a control character (U+000A) at character 7; an identifier cannot hold control characters, line breaks or direction controls',
+      data: 'catalog.csv:2: sku EVIL-1\\u000a::add-mask::pwned on EBAY_US: invalid: images_source[0]: not an absolute http(s) URL: "notaurl%0A::error::pwned\\u0023#[add-mask]pwned" (a path: give the address it is under with --image-base-url or in the profile); sku: holds a control character (U+000A) at character 7; an identifier cannot hold control characters, line breaks or direction controls',
     });
     expectOnlyOurCommands(result);
     expect(result.summary).toContain('### listings validate · ');

@@ -62,7 +62,7 @@ describe.concurrent('listings validate: invalid rows', () => {
   it('prints compiler-style located lines and exits 1', async () => {
     const result = await runCli(['validate', ERRORS]);
     expect(result.stdout.trim().split('\n')).toEqual([
-      `${ERRORS}:3: [EBAY_US] images_source[1]: not an absolute http(s) URL: "images/mug-sand-2.jpg"`,
+      `${ERRORS}:3: [EBAY_US] images_source[1]: not an absolute http(s) URL: "images/mug-sand-2.jpg" (a path: give the address it is under with --image-base-url or in the profile)`,
       `${ERRORS}:4: [ebay] marketplace: "ebay" is the wrapped shape's form; the flat shape needs the upper-case form with a region, e.g. EBAY_US`,
       `${ERRORS}:5: [EBAY_US] fulfillment_policy_id: is required (no saved defaults; set it in the row, with --fulfillment-policy-id or in the profile)`,
       `${ERRORS}:6: [EBAY_US] sku: duplicate SKU; first seen at ${ERRORS}:2`,
@@ -135,7 +135,7 @@ describe.concurrent('listings validate: invalid rows', () => {
     const result = await runCli(['validate', ERRORS, '--max-errors', '2', '--report', report]);
     expect(result.code).toBe(1);
     expect(result.stdout.trim().split('\n')).toEqual([
-      `${ERRORS}:3: [EBAY_US] images_source[1]: not an absolute http(s) URL: "images/mug-sand-2.jpg"`,
+      `${ERRORS}:3: [EBAY_US] images_source[1]: not an absolute http(s) URL: "images/mug-sand-2.jpg" (a path: give the address it is under with --image-base-url or in the profile)`,
       `${ERRORS}:4: [ebay] marketplace: "ebay" is the wrapped shape's form; the flat shape needs the upper-case form with a region, e.g. EBAY_US`,
     ]);
     // The old meaning (the errors printed) is now --show-errors: said once, since --show-errors was not given.
@@ -167,7 +167,7 @@ describe.concurrent('listings validate: invalid rows', () => {
     const json = JSON.parse(result.stdout) as JsonResult;
     expect(json).toMatchObject({ rows: 7, input_rows: 7, valid: 2, invalid: 5, errors_not_shown: 0 });
     expect(json.errors).toHaveLength(5);
-    expect(json.errors[0]).toEqual({ source: ERRORS, line: 3, marketplace: 'EBAY_US', field: 'images_source[1]', message: 'not an absolute http(s) URL: "images/mug-sand-2.jpg"' });
+    expect(json.errors[0]).toEqual({ source: ERRORS, line: 3, marketplace: 'EBAY_US', field: 'images_source[1]', message: 'not an absolute http(s) URL: "images/mug-sand-2.jpg" (a path: give the address it is under with --image-base-url or in the profile)' });
     expect(result.code).toBe(1);
   });
 
@@ -181,7 +181,7 @@ describe.concurrent('listings validate: invalid rows', () => {
     const json = JSON.parse(result.stdout) as JsonResult;
     expect(json).toMatchObject({ rows: 3, valid: 2, invalid: 1, errors: [], errors_not_shown: 1 });
     const full = JSON.parse((await runCli(['validate', file, '--json'])).stdout) as JsonResult;
-    expect(full.errors).toEqual([{ source: file, line: null, record: 2, marketplace: 'EBAY_US', field: 'images_source[0]', message: 'not an absolute http(s) URL: "not a url"' }]);
+    expect(full.errors).toEqual([{ source: file, line: null, record: 2, marketplace: 'EBAY_US', field: 'images_source[0]', message: 'not an absolute http(s) URL: "not a url" (a path: give the address it is under with --image-base-url or in the profile)' }]);
   });
 });
 
@@ -233,6 +233,25 @@ describe.concurrent('listings validate --out', () => {
     // The images, the location key and the overrides the rows give have no place in that request: said once.
     expect(result.stderr).toContain('notice: fixtures/catalog.ndjson: images_source, merchant_location_key, fulfillment_policy_id, payment_policy_id, return_policy_id, overrides are given but not sent: the wrapped request has no such fields\n');
     expect(result.stderr.match(/given but not sent/g)).toHaveLength(1);
+  });
+
+  it('sends a quote inside an unquoted TSV cell as written (12" pizza pan), chosen by the extension or by sniffing the tab', async () => {
+    const dir = tempDir();
+    const text = 'sku\ttitle\nPAN-12\t12" pizza pan\nPLT-5\t"5"" plate\twith a tab"\nBAD-1\t"closed" early\n';
+    for (const name of ['feed.tsv', 'feed.csv']) {
+      const file = join(dir, name);
+      const out = join(dir, `${name}.ndjson`);
+      writeFileSync(file, text);
+      const result = await runCli(['validate', file, '--shape', 'wrapped', '--marketplace', 'ebay', '--out', out]);
+      expect(result.stdout.trim().split('\n')).toEqual([`${file}:4: a quote inside the quoted value (column "title") must be doubled ("")`]);
+      expect(beforeNextStep(result.stderr)).toBe('3 rows: 2 valid, 1 invalid');
+      expect(result.code).toBe(1);
+      const bodies = readFileSync(out, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as unknown);
+      expect(bodies).toEqual([
+        { marketplace: 'ebay', payload: { sku: 'PAN-12', title: '12" pizza pan' } },
+        { marketplace: 'ebay', payload: { sku: 'PLT-5', title: '5" plate\twith a tab' } },
+      ]);
+    }
   });
 
   it('the flat shape tells no field as not sent: it has no title, which the service derives', async () => {

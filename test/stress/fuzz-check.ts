@@ -395,9 +395,14 @@ export function expectedRows(records: ReadonlyArray<Record<string, string>>, lin
  * that are not UTF-8; an empty line, and a row whose cells are all empty, gives nothing.
  */
 export function referenceCsv(content: Buffer, delimiter: string): { header: string[]; rows: ExpectedRow[]; items: number } | undefined {
+  const options = { delimiter, bom: true, info: true, relax_column_count: true, record_delimiter: ['\r\n', '\n', '\r'] };
+  // TSV: a quote inside an unquoted value is literal, as csv-parse's relax_quotes reads it. relax_quotes also reads a
+  // quoted value that a quote closes early (`"abc"x`) as `"abcx`, which the reader refuses: such a text has no reference.
+  const tsv = delimiter === '\t';
+  if (tsv && closesQuotedValueEarly(content, options)) return undefined;
   let records: Array<{ record: string[]; info: { bytes: number } }>;
   try {
-    records = parse(content, { delimiter, bom: true, info: true, relax_column_count: true, record_delimiter: ['\r\n', '\n', '\r'] }) as unknown as Array<{ record: string[]; info: { bytes: number } }>;
+    records = parse(content, { ...options, relax_quotes: tsv }) as unknown as Array<{ record: string[]; info: { bytes: number } }>;
   } catch {
     return undefined;
   }
@@ -425,4 +430,18 @@ export function referenceCsv(content: Buffer, delimiter: string): { header: stri
     items++;
   }
   return { header, rows, items };
+}
+
+/**
+ * Whether a quote closes a quoted value before its end anywhere in the text. Until the first such quote, a strict
+ * reading (whose errors are skipped) and a relax_quotes one are in the same state, so the strict one finds it.
+ */
+function closesQuotedValueEarly(content: Buffer, options: Record<string, unknown>): boolean {
+  let early = false;
+  try {
+    parse(content, { ...options, skip_records_with_error: true, on_skip: (error: { code?: string } | undefined) => void (early ||= error?.code === 'CSV_INVALID_CLOSING_QUOTE') });
+  } catch {
+    // An error the strict reading stops at (an unclosed quote) is the relax_quotes reading's too.
+  }
+  return early;
 }

@@ -37,6 +37,27 @@ export function csvShaped(maxPieces = 80): fc.Arbitrary<Buffer> {
   return fc.array(csvPiece, { maxLength: maxPieces }).map((parts) => Buffer.concat(parts));
 }
 
+/** A TSV cell's text after its first character: quotes anywhere in it, as TSV exports write `12" pizza pan`. */
+const tsvInside = pieces(['a', 'x y', '"', '""', '" ', 'é', ',', ';', '|', ' ']);
+
+/**
+ * TSV-shaped bytes: rows of cells, each unquoted text holding quotes after its first character, a quoted value
+ * (holding a tab, a doubled quote, a line break), or empty; a row's cell count is mostly the header's (3).
+ */
+export function tsvShaped(maxRows = 12): fc.Arbitrary<Buffer> {
+  const cell = fc.oneof(
+    { weight: 6, arbitrary: fc.tuple(pieces(['a', 'b', '5', 'é', ' ']), fc.array(tsvInside, { maxLength: 6 })).map(([first, rest]) => Buffer.concat([first, ...rest])) },
+    { weight: 2, arbitrary: pieces(['"a\tb"', '"12"" pan"', '"a\nb"', '""']) },
+    { weight: 1, arbitrary: pieces(['']) },
+  );
+  const row = fc.tuple(fc.array(cell, { minLength: 2, maxLength: 4 }), pieces(['\n', '\r\n', '\r'])).map(([cells, end]) => {
+    const parts: Buffer[] = [];
+    cells.forEach((value, i) => parts.push(...(i === 0 ? [value] : [piece('\t'), value])));
+    return Buffer.concat([...parts, end]);
+  });
+  return fc.array(row, { maxLength: maxRows }).map((rows) => Buffer.concat(rows));
+}
+
 /** The column names of the default mapping, as the round trip writes them. */
 export const CATALOG_COLUMNS = [
   'sku',

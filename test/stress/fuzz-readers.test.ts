@@ -65,6 +65,7 @@ import {
   jsonShaped,
   presetCsv,
   SHOPIFY_COLUMNS,
+  tsvShaped,
   WOOCOMMERCE_COLUMNS,
   writeCsv,
   writeJson,
@@ -241,6 +242,18 @@ describe('fuzzing the readers', () => {
       const reference = complete ? referenceCsv(text, extension === '.tsv' ? '\t' : sniffDelimiter(text.subarray(0, SNIFF_BYTES))) : undefined;
       if (reference === undefined) return;
       compared('csv-reference');
+      expect(errorText(reading.error)).toBeUndefined();
+      expect(reading.drafts.map(asExpected)).toEqual(reference.rows);
+    });
+  });
+
+  it('TSV rows with quotes inside unquoted cells read as a reference csv-parse with relax_quotes reads them: each quote a character of its value', async () => {
+    await property('tsv-reference', 12, 300, tsvShaped(), async (body) => {
+      const text = Buffer.concat([Buffer.from('sku\ttitle\tmarketplace\n'), body]);
+      const { reading } = await readChecked(text, '.tsv');
+      const reference = referenceCsv(text, '\t');
+      if (reference === undefined) return;
+      compared('tsv-reference');
       expect(errorText(reading.error)).toBeUndefined();
       expect(reading.drafts.map(asExpected)).toEqual(reference.rows);
     });

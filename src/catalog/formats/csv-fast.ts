@@ -24,7 +24,7 @@ export function fastDelimiter(delimiter: string): number | undefined {
 
 /**
  * The records of well-formed CSV, read as csv-parse reads them with the reader's options (one-byte delimiter, `"`
- * quotes and escapes, CRLF, LF and CR line ends, a UTF-8 BOM skipped, empty lines skipped once the header has
+ * quotes and escapes, a quote inside an unquoted value literal in TSV, CRLF, LF and CR line ends, a UTF-8 BOM skipped, empty lines skipped once the header has
  * several columns), at a fraction of its cost: fields are found with a byte loop and `indexOf`, and decoded once.
  * It reads nothing it is unsure of: at the first record that is not plainly well formed (a stray or unclosed quote,
  * a field count other than the header's, a record over the size limit, a UTF-16 BOM) it stops at that record's
@@ -34,6 +34,8 @@ export function fastDelimiter(delimiter: string): number | undefined {
  */
 export class CsvFastScanner {
   readonly #delimiter: number;
+  /** The byte that makes an unquoted value one only csv-parse reads: the quote, or none where it is a literal (TSV). */
+  readonly #strayQuote: number;
   readonly #onRecord: FastRecord;
   /** csv-parse's line count at the next record's start. */
   lines = 1;
@@ -44,8 +46,10 @@ export class CsvFastScanner {
   #skipEmpty = false;
   #started = false;
 
-  constructor(delimiter: number, onRecord: FastRecord) {
+  /** `literalQuotes`: a quote inside an unquoted value is a character of it (see quotesInsideAreLiteral). */
+  constructor(delimiter: number, onRecord: FastRecord, literalQuotes = false) {
     this.#delimiter = delimiter;
+    this.#strayQuote = literalQuotes ? -1 : QUOTE;
     this.#onRecord = onRecord;
   }
 
@@ -82,6 +86,7 @@ export class CsvFastScanner {
     const ascii = isAscii(buf);
     const length = buf.length;
     const delimiter = this.#delimiter;
+    const stray = this.#strayQuote;
     while (pos < length) {
       const start = pos;
       if (this.#skipEmpty) {
@@ -139,10 +144,10 @@ export class CsvFastScanner {
           while (p < length) {
             c = buf[p]!;
             if (c === delimiter || c === LF || c === CR) break;
-            if (c === QUOTE) break;
+            if (c === stray) break;
             p++;
           }
-          if (p < length && c === QUOTE) {
+          if (p < length && c === stray) {
             ending = -1;
             break;
           }

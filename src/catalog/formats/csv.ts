@@ -8,6 +8,7 @@ import type { RecordEnding } from './csv-lines.js';
 import { MAX_RECORD_BYTES } from './limits.js';
 import { Utf8Watch } from './utf8-watch.js';
 import { CsvFastScanner, fastDelimiter } from './csv-fast.js';
+import { quotesInsideAreLiteral } from './delimiter.js';
 
 /** Options of the CSV reader. */
 export interface CsvReadOptions {
@@ -31,6 +32,8 @@ interface ParserCore {
   info: { lines: number; bytes: number; records: number };
   state: {
     record?: unknown;
+    /** Set before `on_skip` is called: the record is dropped at its end. */
+    recordHasError?: boolean;
     quoting?: boolean;
     wasQuoting?: boolean;
     field?: { toString(encoding: 'utf8'): string };
@@ -92,14 +95,21 @@ async function* csvBatches(input: Readable, options: CsvReadOptions): AsyncGener
   let items: RecordItem[] = [];
   // Well-formed records are read by the fast scanner; from the first it is unsure of, csv-parse reads the rest.
   const delimiterByte = options.fastScan === false ? undefined : fastDelimiter(options.delimiter);
+  const literalQuotes = quotesInsideAreLiteral(options.delimiter);
   let fast =
     delimiterByte === undefined
       ? undefined
-      : new CsvFastScanner(delimiterByte, (values, parserLines, end, after) => {
-          const item = builder.record(values, parserLines, end, recordStart, after);
-          recordStart = after;
-          if (item !== null) items.push(item);
-        });
+      : new CsvFastScanner(
+          delimiterByte,
+          (values, parserLines, end, after) => {
+            const item = builder.record(values, parserLines, end, recordStart, after);
+            recordStart = after;
+            if (item !== null) items.push(item);
+          },
+          literalQuotes,
+        );
+  // The record (csv-parse's array) of the last error reported: a record with an error is dropped whatever follows.
+  let erroredRecord: unknown;
   // The bytes the fast scanner holds (the start of a record), and their offset in the input.
   let held: Buffer | undefined;
   let heldAt = 0;
@@ -121,6 +131,13 @@ async function* csvBatches(input: Readable, options: CsvReadOptions): AsyncGener
         skip_records_with_error: true,
         on_skip: (error: CsvError | undefined) => {
           if (error === undefined) return undefined;
+          if (literalQuotes && error.code === 'INVALID_OPENING_QUOTE' && opened.state.record !== erroredRecord) {
+            // csv-parse appends the quote to the value after this call, as its relax_quotes would; relax_quotes is not
+            // used because it also reads `"abc"x` as `"abcx`, a value changed in silence, where a quoted cell's error stays.
+            opened.state.recordHasError = false;
+            return undefined;
+          }
+          erroredRecord = opened.state.record;
           const item = builder.skip(error, opened.state.record, opened.state.field, { offset: recordStart, quoting: opened.state.quoting === true });
           if (error.code === 'CSV_INVALID_CLOSING_QUOTE') {
             // The quote closes the value, as csv-parse's relax_quotes would read it: the row (dropped for its error)

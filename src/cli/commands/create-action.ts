@@ -1,6 +1,8 @@
 import { setFlagsFromString } from 'node:v8';
 import { openSender } from '../../run/open-sender.js';
-import { prepareOneListing, sendOneListing } from '../../publish/one-listing.js';
+import { prepareOneListing, sendOneListing, type OneListingIssue } from '../../publish/one-listing.js';
+import { shellWord } from '../../shell-words.js';
+import { cliName } from '../setting-flags.js';
 import type { ListingResponse } from '../../contract/schemas.js';
 import { invalid, printCreateFailure, rejected } from './create-failure.js';
 import { err, out, paint, paintOut } from '../output.js';
@@ -24,6 +26,12 @@ function printListing(listing: ListingResponse, status: number): void {
   }
 }
 
+/** An issue as the command line gave it: an image as `--image a.jpg`, else the request's field. */
+function issueText(issue: OneListingIssue): string {
+  const given = issue.given;
+  return given === undefined ? `${issue.path}: ${issue.message}` : `${cliName(given.setting.key)} ${shellWord(given.setting.value)}: ${given.problem(cliName)}`;
+}
+
 /**
  * `listings create SKU`: validate locally, send one request, show the listing. With `--json`, stdout holds one JSON
  * document whatever happens: the listing, or the failure (createFailure) with its exit code.
@@ -42,7 +50,7 @@ async function createListing(sku: string, opts: Record<string, unknown>, loaded:
   const givenSettings = Object.entries(loaded.sources).filter(([, source]) => source === 'flag').map(([key]) => key);
   const prepared = prepareOneListing({ sku, title: typeof opts.title === 'string' ? opts.title : undefined, images, givenSettings }, loaded.defaults);
   if ('issues' in prepared) {
-    for (const issue of prepared.issues) err(`${paint.red('invalid')} ${issue.path}: ${issue.message}`);
+    for (const issue of prepared.issues) err(`${paint.red('invalid')} ${issueText(issue)}`);
     err('nothing was sent');
     throw invalid(prepared.issues);
   }

@@ -35,19 +35,19 @@ async function readAll(buffer: Buffer, sizes: readonly number[], fastScan: boole
 /** Inputs made of the pieces CSV goes wrong on: quotes, delimiters, every line end, multi-byte and invalid bytes. */
 const PIECES = ['a', 'bc', 'é', '€', ',', ',', '"', '""', '\n', '\n', '\r\n', '\r', ' ', '\t', '\uFEFF', '\xff'];
 
-function input(random: () => number): Buffer {
+function input(random: () => number, delimiter: string): Buffer {
   const parts: Buffer[] = [];
   if (random() < 0.1) parts.push(Buffer.from([0xef, 0xbb, 0xbf]));
   // Mostly a well-formed header and rows, then noise in some of them.
   const columns = 1 + Math.floor(random() * 3);
-  parts.push(Buffer.from(`${Array.from({ length: columns }, (_, i) => `c${i}`).join(',')}\n`));
+  parts.push(Buffer.from(`${Array.from({ length: columns }, (_, i) => `c${i}`).join(delimiter)}\n`));
   const rows = Math.floor(random() * 8);
   for (let r = 0; r < rows; r++) {
     const cells: string[] = [];
     for (let c = 0; c < columns; c++) {
       const kind = random();
       if (kind < 0.5) cells.push(`v${r}${c}`);
-      else if (kind < 0.8) cells.push(`"q${'""'.repeat(Math.floor(random() * 2))},\n${c}"`);
+      else if (kind < 0.8) cells.push(`"q${'""'.repeat(Math.floor(random() * 2))}${delimiter}\n${c}"`);
       else {
         let noise = '';
         const n = Math.floor(random() * 5);
@@ -56,21 +56,24 @@ function input(random: () => number): Buffer {
       }
     }
     const end = ['\n', '\r\n', '\r', ''][Math.floor(random() * (r === rows - 1 ? 4 : 3))]!;
-    parts.push(Buffer.from(cells.join(',') + end, random() < 0.05 ? 'latin1' : 'utf8'));
+    parts.push(Buffer.from(cells.join(delimiter) + end, random() < 0.05 ? 'latin1' : 'utf8'));
     if (random() < 0.1) parts.push(Buffer.from(['\n', '\r\n', '\r'][Math.floor(random() * 3)]!));
   }
   return Buffer.concat(parts);
 }
 
 describe('csv: the fast scanner reads as csv-parse does', () => {
-  it('gives the same records, errors and stop as csv-parse alone for 1,500 generated inputs, however they are cut', async () => {
-    const random = seededRandom(24);
+  it.each([
+    ['CSV', ',', 24],
+    ['TSV (a quote inside an unquoted value is literal)', '\t', 25],
+  ])('%s: gives the same records, errors and stop as csv-parse alone for 1,500 generated inputs, however they are cut', async (_name, delimiter, seed) => {
+    const random = seededRandom(seed);
     for (let i = 0; i < 1500; i++) {
-      const buffer = input(random);
+      const buffer = input(random, delimiter);
       const sizes = random() < 0.3 ? [buffer.length || 1] : [1 + Math.floor(random() * 7), 1 + Math.floor(random() * 13)];
       const failAfter = random() < 0.15;
-      const expected = await readAll(buffer, [buffer.length || 1], false, ',', failAfter);
-      const actual = await readAll(buffer, sizes, true, ',', failAfter);
+      const expected = await readAll(buffer, [buffer.length || 1], false, delimiter, failAfter);
+      const actual = await readAll(buffer, sizes, true, delimiter, failAfter);
       expect({ input: buffer.toString('latin1'), ...actual }).toEqual({ input: buffer.toString('latin1'), ...expected });
     }
   });
@@ -83,6 +86,7 @@ describe('csv: the fast scanner reads as csv-parse does', () => {
     ['too few fields, then blank lines', 'a,b\n1,2\n3\n\n\n6,7\n'],
     ['a UTF-16 BOM', '\uFEFFa,b\n1,2\n'],
     ['a tab-separated file with quotes', 'a\tb\n"1\t2"\t3\n4\t"5""6"\n'],
+    ['a tab-separated file with quotes inside unquoted values, then a bad row', 'a\tb\n1\t12" pan\n2\t3\t4\n5\tx"y""\n"6"z\t7\n8\t9"\n'],
   ])('hands the rest to csv-parse at %s, and reads the same', async (_name, text) => {
     const buffer = _name === 'a UTF-16 BOM' ? Buffer.from(text, 'utf16le') : Buffer.from(text);
     const delimiter = text.includes('\t') ? '\t' : ',';
@@ -93,9 +97,9 @@ describe('csv: the fast scanner reads as csv-parse does', () => {
 });
 
 describe('csv: the fast scanner', () => {
-  function scanAll(text: string, chunk = Infinity) {
+  function scanAll(text: string, chunk = Infinity, delimiter = ',') {
     const records: Array<[string[], number, string]> = [];
-    const scanner = new CsvFastScanner(fastDelimiter(',')!, (values, lines, ending) => records.push([values, lines, ending]));
+    const scanner = new CsvFastScanner(fastDelimiter(delimiter)!, (values, lines, ending) => records.push([values, lines, ending]), delimiter === '\t');
     const bytes = Buffer.from(text);
     let held = Buffer.alloc(0);
     let at = 0;
@@ -129,6 +133,11 @@ describe('csv: the fast scanner', () => {
   it('stops at the start of the first record it is unsure of', () => {
     expect(scanAll('a,b\n1,2\n3,x"y\n5,6\n').handOffAt).toBe(8);
     expect(scanAll('a,b\n1,2\n"3,4\n5,6\n').handOffAt).toBe(8);
+  });
+
+  it('reads a quote inside an unquoted TSV value itself, as a character of it; a bad closing quote is still handed off', () => {
+    expect(scanAll('a\tb\n1\t12" pan\n', Infinity, '\t')).toEqual({ records: [[['a', 'b'], 1, 'delimited'], [['1', '12" pan'], 2, 'delimited']], handOffAt: undefined });
+    expect(scanAll('a\tb\n1\t"12" pan"\n', Infinity, '\t').handOffAt).toBe(4);
   });
 
   it('takes only a one-byte delimiter csv-parse cannot read otherwise', () => {

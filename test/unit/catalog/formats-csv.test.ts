@@ -143,6 +143,33 @@ describe('csv: bad input', () => {
     ]);
   });
 
+  it('reads a quote inside an unquoted TSV cell as a character of the value, read fast or by csv-parse, in any chunking', async () => {
+    // TSV exports (Google Merchant Center, Amazon flat files) write `12" pizza pan` as it is; the row after a bad field
+    // count is read by csv-parse, so both readers meet the quotes.
+    const text = 'sku\ttitle\nA-1\t12" pizza pan\nA-2\tx""y"\nA-3\ttoo\tmany\nA-4\t5" plate, 3"\n"A-5"\t"tab\there"\n';
+    for (const chunkSize of [undefined, 1, 3]) {
+      for (const fastScan of [true, false]) {
+        expect(brief(await collect(csvRecords(bytes(text, chunkSize), { source: 'c.tsv', delimiter: '\t', fastScan })))).toEqual([
+          [2, { sku: 'A-1', title: '12" pizza pan' }],
+          [3, { sku: 'A-2', title: 'x""y"' }],
+          [4, 'error: the row has 3 fields but the header has 2: a value holding the delimiter must be quoted'],
+          [5, { sku: 'A-4', title: '5" plate, 3"' }],
+          [6, { sku: 'A-5', title: 'tab\there' }],
+        ]);
+      }
+    }
+  });
+
+  it('keeps a TSV cell that starts with a quote a quoted value, and CSV strict about a quote inside an unquoted value', async () => {
+    // A row with an error stays refused, once, whatever quotes follow in it.
+    expect(await read('a\tb\n1\t"closed" early\n2\tx"y\n3\t"q"z"w\n', '\t')).toEqual([
+      [2, 'error: a quote inside the quoted value (column "b") must be doubled ("")'],
+      [3, { a: '2', b: 'x"y' }],
+      [4, 'error: a quote inside the quoted value (column "b") must be doubled ("")'],
+    ]);
+    expect(await read('a;b\n1;x"y\n', ';')).toEqual([[2, 'error: a quote inside the unquoted value (column "b"): quote the whole value and double the quote ("")']]);
+  });
+
   it('reports a row whose quoted value a stray quote closes early once, at its line, and reads every row after it', async () => {
     // csv-parse stayed inside the quoted value: the rows up to the next quote were part of this broken record, never
     // reported, and with no quote after it the rest of the file went unread.

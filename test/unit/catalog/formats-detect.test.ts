@@ -67,6 +67,10 @@ describe('delimiter', () => {
     ['\uFEFFa;b\n', ';'],
     ['sku\nA\n', ','],
     ['a,b;c|d\n', ','],
+    ['"a"";b;c;d",x,y\n', ','],
+    // A quote inside a value opens nothing: the tabs after `5"` count (TSV titles carry inch marks).
+    ['title 5"\tsku\tmarketplace\n', '\t'],
+    ['sku\t12" pan, 5" lid\tx\n', '\t'],
   ])('sniffs %j as %j', (head, delimiter) => {
     expect(sniffDelimiter(Buffer.from(head))).toBe(delimiter);
   });

@@ -113,13 +113,18 @@ describe('CSV: lines of a file whose first line ends with LF (or CR) and whose r
   });
 
   it('counts the lines of a row dropped for an error, whose end csv-parse reports nowhere (it used to say 4 of 3 lines)', async () => {
-    expect(lines((await csv('a\n,"a\r\nb"', '\t')).items)).toEqual([
+    // Found with a tab delimiter; in TSV a quote inside a value is literal, so the stray quotes are a CSV's here.
+    expect(lines((await csv('a\n,"a\r\nb"', ';')).items)).toEqual([
+      [2, 'error'],
+      [3, 'error'],
+    ]);
+    expect(lines((await csv('a\r,"a\r\nb"', ';')).items)).toEqual([
       [2, 'error'],
       [3, 'error'],
     ]);
     expect(lines((await csv('a\r,"a\r\nb"', '\t')).items)).toEqual([
-      [2, 'error'],
-      [3, 'error'],
+      [2, 'record'],
+      [3, 'record'],
     ]);
   });
 

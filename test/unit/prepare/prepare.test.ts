@@ -81,7 +81,7 @@ describe('flat shape', () => {
   it('image URLs must be absolute http(s)', () => {
     const row = createPreparer(FLAT)(draft({ ...FULL, images_source: ['https://ok.example/a.jpg', 'img/b.jpg', 'ftp://x/c.jpg', 'http:/d.jpg'] }));
     expect(issuesOf(row)).toEqual([
-      'images_source[1]: not an absolute http(s) URL: "img/b.jpg"',
+      'images_source[1]: not an absolute http(s) URL: "img/b.jpg" (a path: give the address it is under with --image-base-url or in the profile)',
       'images_source[2]: not an absolute http(s) URL: "ftp://x/c.jpg"',
       'images_source[3]: not an absolute http(s) URL: "http:/d.jpg"',
     ]);
@@ -113,10 +113,11 @@ describe('flat shape', () => {
     const withBase = createPreparer({ ...FLAT, image_base_url: 'https://shop.example.com/media' })(draft({ ...FULL, images_source: ['/ok.jpg', 'ftp://x/c.jpg', 'data:image/png;base64,AA'] }));
     expect(withBase).toMatchObject({ kind: 'invalid', location: { source: 'catalog.csv' } });
     expect(issuesOf(withBase)).toEqual(['images_source[1]: not an absolute http(s) URL: "ftp://x/c.jpg"', 'images_source[2]: not an absolute http(s) URL: "data:image/png;base64,AA"']);
-    const without = createPreparer(FLAT)(draft({ ...FULL, images_source: ['/m/b/mb01.jpg', 'img/b.jpg'] }));
+    const without = createPreparer(FLAT)(draft({ ...FULL, images_source: ['/m/b/mb01.jpg', 'img/b.jpg', '//cdn.example.com/x.jpg'] }));
     expect(issuesOf(without)).toEqual([
       'images_source[0]: not an absolute http(s) URL: "/m/b/mb01.jpg" (a path: give the address it is under with --image-base-url or in the profile)',
-      'images_source[1]: not an absolute http(s) URL: "img/b.jpg"',
+      'images_source[1]: not an absolute http(s) URL: "img/b.jpg" (a path: give the address it is under with --image-base-url or in the profile)',
+      'images_source[2]: not an absolute http(s) URL: "//cdn.example.com/x.jpg" (a path: give the address it is under with --image-base-url or in the profile)',
     ]);
   });
 
