@@ -101,15 +101,19 @@ export class FlowControl {
     const signal = this.#trialFrom?.holdWindow === true ? 'other' : 'ok';
     if (observer === undefined) {
       this.limit.onAnswer(ticket, now, signal);
-      this.pacer.onAccepted(now);
+      this.pacer.onAccepted(now, ticket);
       this.breaker.onAccepted(now);
     } else {
       const limitWas = this.limit.limit;
       const breakerWas = this.breaker.state;
+      const rateWas = this.pacer.rate(now);
       this.limit.onAnswer(ticket, now, signal);
-      this.pacer.onAccepted(now);
+      this.pacer.onAccepted(now, ticket);
       this.breaker.onAccepted(now);
       if (this.limit.limit !== limitWas) observer({ type: 'limit', limit: this.limit.limit, previous: limitWas, reason: 'ok' });
+      // The answers to the requests sent after the first 429 set the pace they tell (Pacer's cohort).
+      const rate = this.pacer.rate(now);
+      if (rate !== rateWas) observer({ type: 'pace', rate, previous: rateWas, reason: 'throttled' });
       if (this.breaker.state !== breakerWas) observer({ type: 'breaker', state: this.breaker.state, previous: breakerWas });
     }
     this.#filter.accepted(ticket.seq, now);
@@ -134,7 +138,7 @@ export class FlowControl {
       this.pushback[kind]++;
       if (reading === 'noise' || holdPace) {
         // Retried like any pushback, but the pace stays: slowing down was tried and did not lower it.
-      } else if (observer === undefined) this.pacer.onPushback(now, ticket.seq, this.#latestSeq, kind === 'throttled', retryAfterMs);
+      } else if (observer === undefined) this.pacer.onPushback(now, ticket.seq, this.#latestSeq, kind === 'throttled', retryAfterMs, ticket.sentAt);
       else this.#observedPushback(observer, ticket, now, kind, retryAfterMs);
     } else if (kind === 'timeout') this.pushback.timeouts++;
     else if (kind === 'unreachable') this.pushback.unreachable++;
@@ -194,7 +198,7 @@ export class FlowControl {
   #observedPushback(observer: EngineObserver, ticket: SendTicket, now: number, kind: 'throttled' | 'overloaded', retryAfterMs: number | undefined): void {
     const rateWas = this.pacer.rate(now);
     const nextWas = this.pacer.nextSendAt(now);
-    this.pacer.onPushback(now, ticket.seq, this.#latestSeq, kind === 'throttled', retryAfterMs);
+    this.pacer.onPushback(now, ticket.seq, this.#latestSeq, kind === 'throttled', retryAfterMs, ticket.sentAt);
     const rate = this.pacer.rate(now);
     const next = this.pacer.nextSendAt(now);
     // A cut changes the rate; a hold (a service that accepts nothing wants a break) only pushes the next send back.

@@ -1,4 +1,5 @@
 import { AcceptedRate } from './accepted-rate.js';
+import { ThrottledCohort, type SentRequest } from './throttled-cohort.js';
 
 /** Options of a {@link Pacer}. */
 export interface PacerOptions {
@@ -58,6 +59,16 @@ export class Pacer {
    * while it throttles (its rate), not a burst it allowed before.
    */
   #episode: { since: number; lastAt: number; accepted: number } | undefined;
+  /** The requests sent blind after the run's first 429, whose answers tell the service's rate (see ThrottledCohort). */
+  #cohort: ThrottledCohort | undefined;
+  /**
+   * No request leaves until the cohort tells the rate, or until then: a start-up that overshot a token bucket would
+   * otherwise send on at the burst's rate for another round trip, nearly all of it answered 429.
+   */
+  #measureUntil = 0;
+  /** The latest accepted latencies, in ms: how long a cohort's answers take. */
+  readonly #latencies: number[] = [];
+  #latencyCount = 0;
 
   constructor(options: PacerOptions = {}) {
     const { ceiling } = options;
@@ -77,7 +88,7 @@ export class Pacer {
 
   /** The earliest time the next request may leave (`now` when it may leave at once). */
   nextSendAt(now: number): number {
-    return Math.max(now, this.#nextAt, this.#holdUntil);
+    return Math.max(now, this.#nextAt, this.#holdUntil, this.#measureUntil);
   }
 
   /** A request leaves now. */
@@ -122,19 +133,41 @@ export class Pacer {
     };
   }
 
-  onAccepted(now: number): void {
+  /** An accepted answer; `sent` (the request's place and send time) lets the first throttling learn the rate. */
+  onAccepted(now: number, sent?: SentRequest): void {
     this.#accepted.add(now);
     this.#lastAcceptedAt = now;
     this.#holdMs = 0;
     if (this.#episode !== undefined) this.#episode.accepted++;
+    if (sent === undefined) return;
+    ThrottledCohort.noteLatency(this.#latencies, this.#latencyCount++, now - sent.sentAt);
+    if (this.#cohort === undefined) return;
+    this.#cohort.note(sent, true);
+    this.#judgeCohort(now);
+  }
+
+  /** The cohort's rate, once it is known, sets the pace: as a cut when sending waited for it, else only lower. */
+  #judgeCohort(now: number): void {
+    const rate = this.#cohort?.rate();
+    if (rate === undefined) return;
+    const waited = now < this.#measureUntil;
+    this.#cohort = undefined;
+    this.#measureUntil = 0;
+    if (this.#maxRate === undefined || now < this.#holdUntil) return;
+    if (waited || rate < this.#maxRate) this.#cutTo(now, Math.max(MIN_RATE, rate));
   }
 
   /**
    * A 429 (`throttled`) or 503 for the request sent as `seq`; `latestSeq` is the last request sent so far, so the
    * answers to requests already on their way when the pace was cut do not cut it again. Only a 429 sets the pace.
+   * `sentAt`, when the request left, lets the run's first throttling learn the rate from what it sent blind.
    */
-  onPushback(now: number, seq: number, latestSeq: number, throttled: boolean, retryAfterMs: number | undefined): void {
+  onPushback(now: number, seq: number, latestSeq: number, throttled: boolean, retryAfterMs: number | undefined, sentAt?: number): void {
     if (throttled) this.#noteEpisode(now);
+    if (sentAt !== undefined && this.#cohort !== undefined) {
+      this.#cohort.note({ seq, sentAt }, false);
+      this.#judgeCohort(now);
+    }
     if (seq <= this.#cutAtSeq) return;
     const accepted = this.#accepted.perSecond(now);
     // Nothing accepted lately: a service that wants a break. Not when it accepted something since the last break
@@ -152,6 +185,7 @@ export class Pacer {
     // What the service accepts now: a burst it allowed a moment ago must not set the pace.
     const recent = this.#acceptedWhileThrottled(now) ?? this.#accepted.recentPerSecond(now);
     const current = this.#learned(now);
+    if (current === undefined && sentAt !== undefined) this.#beginCohort({ seq, sentAt }, latestSeq, now);
     this.#cutTo(now, Math.max(MIN_RATE, Math.min(current ?? Infinity, recent > 0 ? recent : accepted)));
   }
 
@@ -163,6 +197,12 @@ export class Pacer {
     const interval = 1000 / (this.rate(now) ?? Infinity);
     this.#tat = Math.max(this.#tat, now + interval);
     this.#nextAt = Math.max(this.#nextAt, now + interval);
+  }
+
+  /** Unpaced until now, the run learns the rate from what it sent since `first` left, and waits for it. */
+  #beginCohort(first: SentRequest, latestSeq: number, now: number): void {
+    this.#cohort = ThrottledCohort.begin(first, latestSeq, now);
+    if (this.#cohort !== undefined) this.#measureUntil = now + ThrottledCohort.waitMs(this.#latencies);
   }
 
   #noteEpisode(now: number): void {

@@ -18,6 +18,11 @@ describe('flow control with default settings on simulated services (deterministi
   const models: [string, ServiceModel, number][] = [
     ['rate-limited 400/s, 50-150 ms', { latencyMs: [50, 150], rateLimit: 400, retryAfterS: 1 }, 20_000],
     ['rate-limited 400/s with no Retry-After (its 429s start trials), 50-150 ms', { latencyMs: [50, 150], rateLimit: 400, retryAfterS: null }, 20_000],
+    // 429s that come at the service's usual latency, as the sandbox answers them: start-up learns of the empty bucket
+    // a round trip late. The pace was set by the burst's answers (1,580/s for 400): 3.5-3.9 % rejected before the
+    // requests sent blind told the rate (ThrottledCohort), 1.6-1.8 % after.
+    ['rate-limited 400/s, 429s at its latency, 50-150 ms', { latencyMs: [50, 150], rateLimit: 400, retryAfterS: 1, slowRejections: true }, 20_000],
+    ['rate-limited 400/s, 429s at its latency, no Retry-After', { latencyMs: [50, 150], rateLimit: 400, retryAfterS: null, slowRejections: true }, 20_000],
     ['capacity 128 with a queue, 200-300 ms', { latencyMs: [200, 300], capacity: 128 }, 20_000],
     ['capacity 8, queue 8, 503 past it, 20-50 ms', { latencyMs: [20, 50], capacity: 8, queue: 8 }, 10_000],
     ['2 s a request, capacity 400', { latencyMs: [1800, 2200], capacity: 400 }, 40_000],
@@ -99,9 +104,14 @@ describe('flow control with default settings on simulated services (deterministi
     }
   });
 
-  it('4 processes sharing one rate-limited service (400/s) together reach >= 0.9 of it, <= 3% rejected', () => {
+  // With 429s at the service's latency: 3.5-3.8 % rejected before each process learned the rate from what it sent
+  // blind (ThrottledCohort), 2.2-2.4 % after.
+  it.each([
+    { how: '429s at once', slowRejections: false },
+    { how: '429s at its latency', slowRejections: true },
+  ])('4 processes sharing one rate-limited service (400/s, $how) together reach >= 0.9 of it, <= 3% rejected', ({ slowRejections }) => {
     const flows = [defaultFlow(), defaultFlow(), defaultFlow(), defaultFlow()];
-    const result = simulate({ latencyMs: [50, 150], rateLimit: 400, retryAfterS: 1 }, flows, 20_000);
+    const result = simulate({ latencyMs: [50, 150], rateLimit: 400, retryAfterS: 1, slowRejections }, flows, 20_000);
     expect(result.accepted).toBe(20_000);
     expect(result.accepted / (result.durationMs / 1000) / 400).toBeGreaterThanOrEqual(0.9);
     expect(result.rejected / result.requests).toBeLessThanOrEqual(0.03);
