@@ -1,4 +1,5 @@
-import { ConfigError } from '../errors.js';
+import { ConfigError, type SettingText } from '../errors.js';
+import { givenForRun } from './resolve.js';
 import { OPTION_BY_KEY, PER_MARKETPLACE_KEYS, marketplaceEnv, sectionName, type MarketplaceSettingKey, type SettingKey, type SettingSource } from './options.js';
 
 /** A profile's marketplace sections: section name (`EBAY_GB`) -> that marketplace's own defaults. */
@@ -37,12 +38,13 @@ export function envMarketplaces(env: Record<string, string | undefined>): string
   return [...found].sort();
 }
 
-function parsed(key: MarketplaceSettingKey, raw: unknown, marketplace: string, from: string): string {
+function parsed(key: MarketplaceSettingKey, raw: unknown, marketplace: string, from: string | SettingText): string {
   const option = OPTION_BY_KEY.get(key)!;
   try {
     return String(option.parse(String(raw)));
   } catch (error) {
-    throw new ConfigError(`${key} for ${marketplace} from ${from}: ${(error as Error).message}`);
+    const reason = (error as Error).message;
+    throw new ConfigError((name) => `${key} for ${marketplace} from ${typeof from === 'string' ? from : from(name)}: ${reason}`, { setting: { key } });
   }
 }
 
@@ -63,7 +65,7 @@ export function resolveMarketplaceSettings(layers: MarketplaceLayers, marketplac
     const generalEnv = layers.env[option.env];
     const ownProfile = section[key];
     const generalProfile = layers.profile[key];
-    if (fromFlag !== undefined) resolved[key] = { value: parsed(key, fromFlag, name, `--${key.replace(/_/g, '-')}`), source: 'flag', own: false };
+    if (fromFlag !== undefined) resolved[key] = { value: parsed(key, fromFlag, name, givenForRun(key)), source: 'flag', own: false };
     else if (ownEnv !== undefined && ownEnv !== '') resolved[key] = { value: parsed(key, ownEnv, name, ownEnvName), source: 'env', own: true };
     else if (generalEnv !== undefined && generalEnv !== '') resolved[key] = { value: parsed(key, generalEnv, name, option.env), source: 'env', own: false };
     else if (ownProfile !== undefined) resolved[key] = { value: parsed(key, ownProfile, name, `the profile's ${name} section`), source: 'profile', own: true };

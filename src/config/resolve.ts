@@ -1,4 +1,4 @@
-import { ConfigError } from '../errors.js';
+import { ConfigError, type SettingText } from '../errors.js';
 import { OPTIONS, type Settings, type SettingSource, type SettingValue, type SettingKey } from './options.js';
 
 /** The raw inputs of resolution, each keyed by setting key. */
@@ -16,13 +16,25 @@ export interface ResolvedSettings {
   sources: Partial<Record<SettingKey, SettingSource>>;
 }
 
-function coerce(key: SettingKey, raw: unknown, from: string): SettingValue {
+/**
+ * Where a value given for the run came from, worded by the caller: the CLI's flag (`--max-concurrency`), or for a
+ * library caller the setting it passed.
+ */
+export function givenForRun(key: SettingKey): SettingText {
+  return (name) => {
+    const named = name(key);
+    return named === key ? `the ${key} given for the run` : named;
+  };
+}
+
+function coerce(key: SettingKey, raw: unknown, from: string | SettingText): SettingValue {
   const option = OPTIONS.find((o) => o.key === key)!;
   if (typeof raw === 'boolean' || typeof raw === 'number') raw = String(raw);
   try {
     return option.parse(String(raw));
   } catch (error) {
-    throw new ConfigError(`${key} from ${from}: ${(error as Error).message}`);
+    const reason = (error as Error).message;
+    throw new ConfigError((name) => `${key} from ${typeof from === 'string' ? from : from(name)}: ${reason}`, { setting: { key } });
   }
 }
 
@@ -39,7 +51,7 @@ export function resolveSettings(layers: SettingLayers): ResolvedSettings {
     const fromEnv = layers.env[option.env];
     const fromProfile = layers.profile[key];
     if (fromFlag !== undefined) {
-      values[key] = coerce(key, fromFlag, `--${key.replace(/_/g, '-')}`);
+      values[key] = coerce(key, fromFlag, givenForRun(key));
       sources[key] = 'flag';
     } else if (fromEnv !== undefined && fromEnv !== '') {
       values[key] = coerce(key, fromEnv, option.env);

@@ -3,7 +3,7 @@ import type { ListingDefaults, MarketplaceDefaults, PreparedRow } from './types.
 import type { FieldIssue } from '../contract/issues.js';
 import { issuesFromZod } from '../contract/issues.js';
 import { DEFAULTABLE_FIELDS, requestSchemaFor, type ListingRequest } from '../contract/schemas.js';
-import { formatLocation } from '../errors.js';
+import { formatLocation, libraryName, type NameSetting } from '../errors.js';
 import { addImageIssues, imagePathHint, imagesUnder, marketplaceFor } from './checks.js';
 import { isCleanFlatRequest, isCleanWrappedRequest } from './clean-request.js';
 import { isFlatMarketplace, isWrappedMarketplace } from '../contract/marketplace.js';
@@ -15,6 +15,8 @@ type RequestSchema = ReturnType<typeof requestSchemaFor>;
 export interface PreparerOptions {
   /** `invalid` (default): a SKU seen earlier in the run makes the row invalid. `allowed`: each row is a change. */
   repeatedSkus?: 'invalid' | 'allowed';
+  /** How a row's issue names the setting that would fill a missing field; the CLI passes its flag names. */
+  name?: NameSetting;
 }
 
 /** Turns one draft into a request ready to send, or the issues that keep it from the network. */
@@ -23,12 +25,8 @@ export type Preparer = (draft: Draft) => PreparedRow;
 /** The row's marketplace (or the default) in the shape's form; a missing or unusable one adds its issue. */
 type MarketplaceResolver = (values: DraftValues, issues: FieldIssue[]) => string | undefined;
 
-function flag(field: string): string {
-  return `--${field.replace(/_/g, '-')}`;
-}
-
-function required(field: string, savedDefaultsMatter: boolean): FieldIssue {
-  const where = `set it in the row, with ${flag(field)} or in the profile`;
+function required(field: string, savedDefaultsMatter: boolean, name: NameSetting): FieldIssue {
+  const where = `set it in the row, with ${name(field)} or in the profile`;
   return { path: field, message: savedDefaultsMatter ? `is required (no saved defaults; ${where})` : `is required (${where})` };
 }
 
@@ -39,13 +37,13 @@ type DefaultsOf = (marketplace: string | undefined) => MarketplaceDefaults;
  * The flat body: the row's values over the defaults of its marketplace; the location key and policy ids per rules
  * 1 and 2; relative image paths put under the image base URL.
  */
-function flatBody(values: DraftValues, run: ListingDefaults, resolveMarketplace: MarketplaceResolver, defaultsOf: DefaultsOf, issues: FieldIssue[]): Record<string, unknown> {
+function flatBody(values: DraftValues, run: ListingDefaults, resolveMarketplace: MarketplaceResolver, defaultsOf: DefaultsOf, issues: FieldIssue[], name: NameSetting): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   const savedDefaults = run.saved_defaults;
   if (values.images_source !== undefined) {
     const base = run.image_base_url;
     const images = imagesUnder(values.images_source, base);
-    addImageIssues(images, issues, base === undefined ? imagePathHint(flag) : undefined);
+    addImageIssues(images, issues, base === undefined ? imagePathHint(name) : undefined);
     body.images_source = images;
   }
   if (values.sku !== undefined) body.sku = values.sku;
@@ -55,7 +53,7 @@ function flatBody(values: DraftValues, run: ListingDefaults, resolveMarketplace:
   for (const field of DEFAULTABLE_FIELDS) {
     const value = values[field] ?? defaults[field];
     if (value !== undefined) body[field] = value;
-    else if (!savedDefaults) issues.push(required(field, true));
+    else if (!savedDefaults) issues.push(required(field, true, name));
   }
   const overrides = overridesOf(values.overrides, defaults.condition);
   if (overrides !== undefined) body.overrides = overrides;
@@ -128,6 +126,7 @@ function unreadable(issues: readonly FieldIssue[]): boolean {
 export function createPreparer(defaults: ListingDefaults, options: PreparerOptions = {}): Preparer {
   // A stream sends one SKU again and again as it changes: there a repeated SKU is an update, not a duplicate.
   const skus = options.repeatedSkus === 'allowed' ? undefined : new SkuRegistry();
+  const name = options.name ?? libraryName;
   // Only a row that fails the hand-written check needs the schema, and so zod; a clean catalog never loads it.
   let schema: RequestSchema | undefined;
   const wrapped = defaults.shape === 'wrapped';
@@ -151,7 +150,7 @@ export function createPreparer(defaults: ListingDefaults, options: PreparerOptio
   const resolveMarketplace: MarketplaceResolver = (values, issues) => {
     const value = values.marketplace ?? defaults.marketplace;
     if (value === undefined) {
-      issues.push(required('marketplace', false));
+      issues.push(required('marketplace', false, name));
       return undefined;
     }
     if (value === seenMarketplace) return shapedMarketplace;
@@ -178,7 +177,7 @@ export function createPreparer(defaults: ListingDefaults, options: PreparerOptio
     if (draft.issues.length > 0 && unreadable(draft.issues)) return invalid(draft, draft.issues);
     const issues = draft.issues.slice();
     const { values } = draft;
-    const body = wrapped ? wrappedBody(values, resolveMarketplace(values, issues)) : flatBody(values, defaults, resolveMarketplace, defaultsOf, issues);
+    const body = wrapped ? wrappedBody(values, resolveMarketplace(values, issues)) : flatBody(values, defaults, resolveMarketplace, defaultsOf, issues, name);
     // The listing's identity is (marketplace, SKU): the marketplace as sent (or as the row gave it, when unusable).
     const marketplace = body.marketplace as string | undefined;
     let request: ListingRequest | undefined;

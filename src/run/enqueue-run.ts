@@ -95,13 +95,13 @@ export async function runEnqueueSpec(spec: EnqueueSpec, watcher: EnqueueWatcher 
   try {
     // Settings that no default or first row gives: one error here, before Kafka is reached.
     const catalog = { ...spec.source.catalog, ...(watcher.stop === undefined ? {} : { signal: watcher.stop }), ...(watcher.onNotice === undefined ? {} : { onNotice: watcher.onNotice }) };
-    const pipeline = await openPipeline(spec.source.sources, { defaults: spec.target.defaults, catalog });
+    const pipeline = await openPipeline(spec.source.sources, { defaults: spec.target.defaults, catalog, ...(spec.outputs?.name === undefined ? {} : { name: spec.outputs.name }) });
     const { openListingProducer } = await import('../stream/kafka-client.js');
     producer = await openListingProducer({ address, clientId: spec.kafka?.clientId ?? 'listings-enqueue', security: spec.kafka?.security ?? {}, compression, log: watcher.onLog ?? (() => undefined) });
     outputs = await RunOutputs.open({ reports, onFailure: () => outputStop.abort() });
     watcher.onSending?.();
     const stop = watcher.stop === undefined ? outputStop.signal : AbortSignal.any([watcher.stop, outputStop.signal]);
-    const run = enqueueListings(pipeline.drafts, { defaults: spec.target.defaults, producer, batchSize, stop });
+    const run = enqueueListings(pipeline.drafts, { defaults: spec.target.defaults, producer, batchSize, stop, ...(spec.outputs?.name === undefined ? {} : { name: spec.outputs.name }) });
     const counter = new SummaryCounter();
     const rowErrors: RowOutcome[] = [];
     const sourceError = await takeOutcomes(run, { counter, onOutcome: watcher.onOutcome, outputs, rowErrors });

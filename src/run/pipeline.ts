@@ -6,6 +6,7 @@ import type { ListingDefaults } from '../prepare/types.js';
 import { publishRows, type PublishRun } from '../publish/engine.js';
 import type { PublishOptions } from '../publish/engine-types.js';
 import { createDraftsCheck, type CheckedDrafts } from './checked-drafts.js';
+import type { NameSetting } from '../errors.js';
 
 /** What {@link openPipeline} reads and how its rows are prepared. */
 export interface PipelineOptions {
@@ -13,6 +14,8 @@ export interface PipelineOptions {
   defaults: ListingDefaults;
   /** Formats, mapping, presets and source options of the catalog reader, with its notices callback and stop signal. */
   catalog: CatalogOptions;
+  /** How a row's issue names a setting that would fill a missing field (the CLI passes its flag names). */
+  name?: NameSetting;
 }
 
 /** A run's catalog opened and its settings checked: nothing sent yet, and no output opened. */
@@ -33,5 +36,5 @@ export async function openPipeline(sources: readonly string[], options: Pipeline
   const { defaults } = options;
   const catalog = await openCatalogs(sources, { ...options.catalog, sends: options.catalog.sends ?? shapeSends(defaults.shape) });
   const { drafts, fanOut } = await createDraftsCheck(defaults)(catalog.drafts);
-  return { catalog, drafts, fanOut, publish: (publishOptions) => publishRows(drafts, publishOptions, createPreparer(defaults)) };
+  return { catalog, drafts, fanOut, publish: (publishOptions) => publishRows(drafts, publishOptions, createPreparer(defaults, options.name === undefined ? {} : { name: options.name })) };
 }

@@ -94,7 +94,7 @@ export async function runPublishSpec(spec: PublishSpec, watcher: PublishWatcher 
       ...(watcher.stop === undefined ? {} : { signal: watcher.stop }),
       ...(watcher.onNotice === undefined ? {} : { onNotice: watcher.onNotice }),
     };
-    const pipeline = await openPipeline(sources, { defaults: spec.target.defaults, catalog: catalogOptions });
+    const pipeline = await openPipeline(sources, { defaults: spec.target.defaults, catalog: catalogOptions, name });
     const { catalog, fanOut } = pipeline;
     const { state, published, retry, notices: selectionNotices } = await readPublishSelection(spec, files);
     for (const told of selectionNotices) notice(told);

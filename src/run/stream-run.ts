@@ -140,6 +140,7 @@ export async function runStreamSpec(spec: StreamSpec): Promise<StreamResult> {
     group: spec.group,
     sender: target.sender,
     defaults: target.defaults,
+    ...(spec.outputs?.name === undefined ? {} : { name: spec.outputs.name }),
     ...(spec.mapping === undefined ? {} : { mapping: spec.mapping }),
     ...(spec.deadLetter === undefined ? {} : { deadLetter: spec.deadLetter }),
     ...spec.kafka,

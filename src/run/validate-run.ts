@@ -122,7 +122,7 @@ export async function runValidateSpec(spec: ValidateSpec): Promise<ValidateResul
     sources,
   );
   checkFanOut(defaults);
-  const prepare = createPreparer(defaults);
+  const prepare = createPreparer(defaults, { name: spec.outputs?.name ?? libraryName });
   // A publish run's drafts stage, applied source by source rather than to one catalog of all: the settings are still
   // judged once, by the first source with rows.
   const checkDrafts = createDraftsCheck(defaults);

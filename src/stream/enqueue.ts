@@ -1,6 +1,7 @@
 import type { Draft } from '../catalog/types.js';
 import { createPreparer } from '../prepare/preparer.js';
 import type { ListingDefaults } from '../prepare/types.js';
+import type { NameSetting } from '../errors.js';
 import type { RowOutcome } from '../publish/outcome.js';
 import { selectRow, unsent } from '../publish/row-selection.js';
 import { listingMessage, type ListingMessage } from './listing-message.js';
@@ -18,6 +19,8 @@ export interface ListingProducer {
 export interface EnqueueOptions {
   /** The run's listing defaults, whole: rows are checked with them, and the messages carry them. */
   defaults: ListingDefaults;
+  /** How a row's issue names a setting that would fill a missing field (the CLI passes its flag names). */
+  name?: NameSetting;
   producer: ListingProducer;
   /** Messages per produce request, at most. Default 1,000. */
   batchSize?: number;
@@ -96,7 +99,7 @@ export class EnqueueRun implements AsyncIterable<RowOutcome> {
     const { options } = this;
     const maxCount = Math.max(1, options.batchSize ?? 1000);
     const maxBytes = Math.max(1, options.batchBytes ?? 1024 * 1024);
-    const prepare = createPreparer(options.defaults);
+    const prepare = createPreparer(options.defaults, options.name === undefined ? {} : { name: options.name });
     let filling = newBatch();
     let inFlight: Promise<RowOutcome[]> | undefined;
     let sourceError: unknown;

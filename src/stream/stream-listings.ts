@@ -190,7 +190,7 @@ export class StreamRun implements AsyncIterable<StreamOutcome> {
     const options = this.#options;
     const defaults = this.#defaults();
     this.#marketplaces = defaultMarketplaces(defaults);
-    const preparer = createPreparer(defaults, { repeatedSkus: 'allowed' });
+    const preparer = createPreparer(defaults, { repeatedSkus: 'allowed', ...(options.name === undefined ? {} : { name: options.name }) });
     const observer = options.onEvent;
     const onEvent: EngineObserver = (event) => {
       if (event.type === 'breaker') this.#breaker = event.state;

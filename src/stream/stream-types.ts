@@ -1,4 +1,5 @@
 import type { ListingDefaults } from '../prepare/types.js';
+import type { NameSetting } from '../errors.js';
 import type { EngineStats, PublishEnd, PublishOptions } from '../publish/engine-types.js';
 import type { RowOutcome } from '../publish/outcome.js';
 import type { DeadLetterSink } from './dead-letter.js';
@@ -17,6 +18,8 @@ export interface StreamListingsOptions
   group: string;
   /** Listing defaults (flat shape without saved defaults unless said otherwise), as for `publishCatalog`. */
   defaults?: Partial<ListingDefaults>;
+  /** How a message's issue names a setting that would fill a missing field (the CLI passes its flag names). */
+  name?: NameSetting;
   /** Renames, list separator and preset, as for a JSON catalog. */
   mapping?: MessageMapping;
   /**

@@ -1,5 +1,4 @@
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser } from 'playwright-core';
@@ -14,7 +13,7 @@ import { unbundled } from '../helpers/bundle-sources.js';
 const CHROMIUM = process.env.LISTINGS_TEST_CHROMIUM ?? '/usr/bin/chromium';
 const hasChromium = existsSync(CHROMIUM);
 // The committed screenshot is retaken only when asked (UPDATE_SCREENSHOT=1), so a test run leaves the tree clean.
-const SCREENSHOT = process.env.UPDATE_SCREENSHOT === '1' ? join(REPO_ROOT, 'docs', 'report-screenshot.png') : join(tmpdir(), `listings-report-screenshot-${process.pid}.png`);
+const SCREENSHOT = process.env.UPDATE_SCREENSHOT === '1' ? join(REPO_ROOT, 'docs', 'report-screenshot.png') : join(tempDir('listings-report-screenshot-'), 'report.png');
 const HOSTILE_SKU = '<img src=x onerror="alert(1)">&amp;';
 
 if (!hasChromium) {

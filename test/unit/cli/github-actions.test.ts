@@ -1,8 +1,8 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { tempDir } from '../../helpers/tmp.js';
 import { GithubRun, githubActionsRun } from '../../../src/cli/github-actions.js';
 import { inert } from '../../../src/printable.js';
 import { annotationFile, annotationLine, annotationLines, escapeData, escapeProperty, workflowCommand } from '../../../src/report/annotations.js';
@@ -311,7 +311,7 @@ describe('GithubRun', () => {
   });
 
   it('groups a list lazily on its own stream, then annotates and appends the summary', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'gha-unit-'));
+    const dir = tempDir('gha-unit-');
     const summaryPath = join(dir, 'summary.md');
     writeFileSync(summaryPath, 'earlier step\n');
     const commands: string[] = [];

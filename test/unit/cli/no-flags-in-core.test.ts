@@ -24,6 +24,9 @@ function tsFiles(dir: string): string[] {
 /** `--name` not preceded by a letter, digit or `-`, unless it is a CSS custom property. */
 const FLAG = /(?<![\w-])--[a-z][\w-]*/g;
 
+/** Template text that ends in `--` not preceded by a letter, digit or `-`: a flag whose name is substituted. */
+const BUILT_FLAG = /(?<![\w-])--$/;
+
 export function flagsIn(text: string): string[] {
   return [...text.matchAll(FLAG)]
     .filter((m) => text[m.index + m[0].length] !== ':' && !text.slice(0, m.index).endsWith('var('))
@@ -38,6 +41,8 @@ function flagTexts(path: string): string[] {
     if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateHead(node) || ts.isTemplateMiddle(node) || ts.isTemplateTail(node)) {
       const line = file.getLineAndCharacterOfPosition(node.getStart(file)).line + 1;
       for (const flag of flagsIn(node.text)) found.push(`${relative(REPO_ROOT, path)}:${line}: ${flag}`);
+      // A flag built from a setting's name (`--${key}`) is a flag too.
+      if ((ts.isTemplateHead(node) || ts.isTemplateMiddle(node)) && BUILT_FLAG.test(node.text)) found.push(`${relative(REPO_ROOT, path)}:${line}: --\${...}`);
     }
     ts.forEachChild(node, visit);
   };

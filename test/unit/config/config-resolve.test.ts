@@ -34,13 +34,26 @@ describe('resolveSettings: flag > env > profile > default', () => {
     expect(resolved.sources[key as keyof typeof resolved.sources]).toBe(source);
   });
   it.each([
-    [{ concurrency: '0' }, {}, {}, /concurrency from --concurrency: must be a whole number/],
+    [{ concurrency: '0' }, {}, {}, /concurrency from the concurrency given for the run: must be a whole number/],
     [{}, { LISTINGS_SHAPE: 'round' }, {}, /shape from LISTINGS_SHAPE: must be one of flat, wrapped/],
     [{}, {}, { base_url: 'not a url' }, /base_url from the profile: must be an absolute URL/],
     [{}, { LISTINGS_SAVED_DEFAULTS: 'maybe' }, {}, /must be true or false/],
   ])('rejects bad values naming where they came from: %j %j %j', (flags, env, profile, message) => {
     expect(() => resolveSettings({ flags, env, profile })).toThrow(ConfigError);
     expect(() => resolveSettings({ flags, env, profile })).toThrow(message);
+  });
+
+  it('a bad value given for the run is named as the caller words the setting (the CLI: its flag)', () => {
+    let caught: unknown;
+    try {
+      resolveSettings({ flags: { max_concurrency: 'lots' }, env: {}, profile: {} });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(ConfigError);
+    const asFlag = (key: string): string => `--${key.replaceAll('_', '-')}`;
+    expect((caught as ConfigError).wordedWith(asFlag).message).toMatch(/^max_concurrency from --max-concurrency: /);
+    expect((caught as ConfigError).message).toMatch(/^max_concurrency from the max_concurrency given for the run: /);
   });
 });
 

@@ -19,6 +19,9 @@ const FLAT: ListingDefaults = { shape: 'flat', saved_defaults: false };
 let line = 1;
 const draft = (values: DraftValues, extra: Partial<Draft> = {}): Draft => ({ location: { source: 'catalog.csv', line: ++line }, values, issues: [], ...extra });
 
+/** How the CLI names settings in a row's issues (src/cli passes its flag names); the library names the setting. */
+const AS_FLAGS = { name: (key: string) => `--${key.replaceAll('_', '-')}` };
+
 function issuesOf(row: PreparedRow): string[] {
   return row.kind === 'invalid' ? row.issues.map((i) => `${i.path}: ${i.message}`) : [];
 }
@@ -59,7 +62,7 @@ describe('flat shape', () => {
   });
 
   it('rule 2: without saved defaults the location key and the three policy ids are required, saying where to set them', () => {
-    const row = createPreparer(FLAT)(draft({ sku: 'A', marketplace: 'EBAY_US' }));
+    const row = createPreparer(FLAT, AS_FLAGS)(draft({ sku: 'A', marketplace: 'EBAY_US' }));
     expect(issuesOf(row)).toEqual([
       'merchant_location_key: is required (no saved defaults; set it in the row, with --merchant-location-key or in the profile)',
       'fulfillment_policy_id: is required (no saved defaults; set it in the row, with --fulfillment-policy-id or in the profile)',
@@ -74,12 +77,25 @@ describe('flat shape', () => {
   });
 
   it('requires sku and marketplace', () => {
-    const row = createPreparer({ ...FLAT, saved_defaults: true })(draft({ title: 'x' }));
+    const row = createPreparer({ ...FLAT, saved_defaults: true }, AS_FLAGS)(draft({ title: 'x' }));
     expect(issuesOf(row)).toEqual(['marketplace: is required (set it in the row, with --marketplace or in the profile)', 'sku: is required']);
   });
 
+  it('a library caller is told the setting, never a flag it cannot pass', () => {
+    const row = createPreparer(FLAT)(draft({ sku: 'A', images_source: ['img/a.jpg'] }));
+    expect(issuesOf(row)).toEqual([
+      'images_source[0]: not an absolute http(s) URL: "img/a.jpg" (a path: give the address it is under with image_base_url or in the profile)',
+      'marketplace: is required (set it in the row, with marketplace or in the profile)',
+      'merchant_location_key: is required (no saved defaults; set it in the row, with merchant_location_key or in the profile)',
+      'fulfillment_policy_id: is required (no saved defaults; set it in the row, with fulfillment_policy_id or in the profile)',
+      'payment_policy_id: is required (no saved defaults; set it in the row, with payment_policy_id or in the profile)',
+      'return_policy_id: is required (no saved defaults; set it in the row, with return_policy_id or in the profile)',
+    ]);
+    expect(issuesOf(row).join('\n')).not.toContain('--');
+  });
+
   it('image URLs must be absolute http(s)', () => {
-    const row = createPreparer(FLAT)(draft({ ...FULL, images_source: ['https://ok.example/a.jpg', 'img/b.jpg', 'ftp://x/c.jpg', 'http:/d.jpg'] }));
+    const row = createPreparer(FLAT, AS_FLAGS)(draft({ ...FULL, images_source: ['https://ok.example/a.jpg', 'img/b.jpg', 'ftp://x/c.jpg', 'http:/d.jpg'] }));
     expect(issuesOf(row)).toEqual([
       'images_source[1]: not an absolute http(s) URL: "img/b.jpg" (a path: give the address it is under with --image-base-url or in the profile)',
       'images_source[2]: not an absolute http(s) URL: "ftp://x/c.jpg"',
@@ -113,7 +129,7 @@ describe('flat shape', () => {
     const withBase = createPreparer({ ...FLAT, image_base_url: 'https://shop.example.com/media' })(draft({ ...FULL, images_source: ['/ok.jpg', 'ftp://x/c.jpg', 'data:image/png;base64,AA'] }));
     expect(withBase).toMatchObject({ kind: 'invalid', location: { source: 'catalog.csv' } });
     expect(issuesOf(withBase)).toEqual(['images_source[1]: not an absolute http(s) URL: "ftp://x/c.jpg"', 'images_source[2]: not an absolute http(s) URL: "data:image/png;base64,AA"']);
-    const without = createPreparer(FLAT)(draft({ ...FULL, images_source: ['/m/b/mb01.jpg', 'img/b.jpg', '//cdn.example.com/x.jpg'] }));
+    const without = createPreparer(FLAT, AS_FLAGS)(draft({ ...FULL, images_source: ['/m/b/mb01.jpg', 'img/b.jpg', '//cdn.example.com/x.jpg'] }));
     expect(issuesOf(without)).toEqual([
       'images_source[0]: not an absolute http(s) URL: "/m/b/mb01.jpg" (a path: give the address it is under with --image-base-url or in the profile)',
       'images_source[1]: not an absolute http(s) URL: "img/b.jpg" (a path: give the address it is under with --image-base-url or in the profile)',

@@ -1,11 +1,11 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { shellCommand, shellWord, shellWordsHidingValues } from '../../../src/shell-words.js';
 import { printable, runnerSafe } from '../../../src/printable.js';
 import { wordsOf } from '../../helpers/shell-words.js';
+import { tempDir } from '../../helpers/tmp.js';
 
 /** Paths a catalog, a report or a journal may have: each must come back from a shell as the very word it was, running nothing. */
 const HOSTILE = [
@@ -46,7 +46,7 @@ describe('shellWord: a word for a POSIX shell', () => {
       if (spawnSync(shell, ['-c', 'exit 0']).status !== 0) context.skip();
       const line = shellCommand(CONTROLS);
       expect(printable(line, { lines: false })).toBe(line);
-      const dir = mkdtempSync(join(tmpdir(), 'listings-shell-'));
+      const dir = tempDir('listings-shell-');
       expect(wordsOf(shell, line, dir, { PATH: process.env.PATH, LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8' })).toEqual(CONTROLS);
       expect(existsSync(join(dir, 'PWNED'))).toBe(false);
     });
@@ -54,7 +54,7 @@ describe('shellWord: a word for a POSIX shell', () => {
 
   for (const shell of ['sh', 'bash']) {
     it(`${shell}: every hostile word comes back as itself, and nothing runs`, () => {
-      const dir = mkdtempSync(join(tmpdir(), 'listings-shell-'));
+      const dir = tempDir('listings-shell-');
       expect(wordsOf(shell, shellCommand(HOSTILE), dir)).toEqual(HOSTILE);
       expect(existsSync(join(dir, 'PWNED'))).toBe(false);
     });
@@ -82,7 +82,7 @@ describe('shellWordsHidingValues: a secret option read from a variable', () => {
   for (const shell of ['sh', 'bash', 'zsh']) {
     it(`${shell}: each word comes back as the option and the header with the variable's value, and nothing else runs`, (context) => {
       if (spawnSync(shell, ['-c', 'exit 0']).status !== 0) context.skip();
-      const dir = mkdtempSync(join(tmpdir(), 'listings-shell-'));
+      const dir = tempDir('listings-shell-');
       const argv = NAMES.flatMap((name, i) => (i % 2 === 0 ? ['--source-header', `${name}: hidden`] : [`--source-header=${name}: hidden`]));
       const { words } = shellWordsHidingValues(argv, '--source-header', 'LISTINGS_SOURCE_HEADER');
       const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: dir };
@@ -103,7 +103,7 @@ describe('shellWord: a word holding a CI runner command', () => {
       if (spawnSync(shell, ['-c', 'exit 0']).status !== 0) context.skip();
       const line = shellCommand(WORDS);
       expect(runnerSafe(line)).toBe(line);
-      const dir = mkdtempSync(join(tmpdir(), 'listings-shell-'));
+      const dir = tempDir('listings-shell-');
       expect(wordsOf(shell, line, dir, { PATH: process.env.PATH, LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8' })).toEqual(WORDS);
     });
   }
