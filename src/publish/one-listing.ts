@@ -2,7 +2,7 @@ import type { Draft } from '../catalog/types.js';
 import { classifyFailure } from '../client/classify.js';
 import type { ListingsClient } from '../client/listings-client.js';
 import { skuOf, type ListingRequest, type ListingResponse } from '../contract/schemas.js';
-import { ApiError, UsageError, type Setting, type SettingText } from '../errors.js';
+import { ApiError, UsageError, type NameSetting, type Setting, type SettingText } from '../errors.js';
 import { stringifyJson } from '../json-number.js';
 import { createPreparer } from '../prepare/index.js';
 import type { ListingDefaults } from '../prepare/types.js';
@@ -70,7 +70,7 @@ function asGiven(issue: FieldIssue, images: readonly string[], base: string | un
  * invalid. Defaults that name several marketplaces are a UsageError: one listing goes to one; so is a field given
  * that the shape's request leaves out, and a setting the request needs that no default gives (MissingSettingsError).
  */
-export function prepareOneListing(fields: OneListingFields, defaults: ListingDefaults): { request: ListingRequest } | { issues: OneListingIssue[] } {
+export function prepareOneListing(fields: OneListingFields, defaults: ListingDefaults, name?: NameSetting): { request: ListingRequest } | { issues: OneListingIssue[] } {
   const several = defaults.marketplaces;
   if (several !== undefined) {
     throw new UsageError(`create sends one listing, to one marketplace; the marketplace setting names ${several.length} (${several.join(', ')})`, {
@@ -83,7 +83,7 @@ export function prepareOneListing(fields: OneListingFields, defaults: ListingDef
   const values: Draft['values'] = { sku: fields.sku };
   if (fields.images !== undefined && fields.images.length > 0) values.images_source = [...fields.images];
   if (fields.title !== undefined) values.title = fields.title;
-  const prepared = createPreparer(defaults)({ location: { source: 'command line' }, values, issues: [] });
+  const prepared = createPreparer(defaults, name === undefined ? {} : { name })({ location: { source: 'command line' }, values, issues: [] });
   if (prepared.kind === 'ready') return { request: prepared.request };
   if (prepared.kind !== 'invalid') return { issues: [{ path: '(record)', message: prepared.reason }] };
   return { issues: prepared.issues.map((issue) => asGiven(issue, fields.images ?? [], defaults.image_base_url)) };

@@ -26,7 +26,8 @@ function specOf(catalog: string, url: string, client: InstanceType<typeof lib.Li
       label: new URL(url).host,
     },
     ...(more.selection === undefined ? {} : { selection: more.selection }),
-    outputs: { reports: more.reports ?? [], cwd },
+    // Named as the CLI names the settings (its flags), so that a row's issue reads the same in both reports.
+    outputs: { reports: more.reports ?? [], cwd, name: (key) => `--${key.replaceAll('_', '-')}` },
   };
 }
 

@@ -174,7 +174,7 @@ describe('validate on the run layer: the library and the CLI', () => {
     const defaults = { shape: 'flat' as const, saved_defaults: false };
     const result = await lib.runValidateSpec({ source: { sources: [source], catalog: {} }, target: { defaults }, outputs: { reports: [report] }, maxErrors: 2, showErrors: 1 });
     expect(result.counts).toEqual({ rows: 7, inputRows: 7, valid: 1, invalid: 2, skipped: 0, notValidated: 4 });
-    expect(result.errors).toEqual([{ location: { source, line: 3 }, marketplace: 'EBAY_US', issue: { path: 'images_source[1]', message: 'not an absolute http(s) URL: "images/mug-sand-2.jpg" (a path: give the address it is under with --image-base-url or in the profile)' } }]);
+    expect(result.errors).toEqual([{ location: { source, line: 3 }, marketplace: 'EBAY_US', issue: { path: 'images_source[1]', message: 'not an absolute http(s) URL: "images/mug-sand-2.jpg" (a path: give the address it is under with image_base_url or in the profile)' } }]);
     expect(result.errorsNotShown).toBe(1);
     expect(result.summary?.report).toEqual([report]);
     expect(readFileSync(report, 'utf8').trim().split('\n')).toHaveLength(8);

@@ -48,7 +48,7 @@ export async function runCreate(sku: string, opts: Record<string, unknown>, sett
 async function createListing(sku: string, opts: Record<string, unknown>, loaded: LoadedSettings): Promise<void> {
   const images = Array.isArray(opts.image) ? (opts.image as string[]) : undefined;
   const givenSettings = Object.entries(loaded.sources).filter(([, source]) => source === 'flag').map(([key]) => key);
-  const prepared = prepareOneListing({ sku, title: typeof opts.title === 'string' ? opts.title : undefined, images, givenSettings }, loaded.defaults);
+  const prepared = prepareOneListing({ sku, title: typeof opts.title === 'string' ? opts.title : undefined, images, givenSettings }, loaded.defaults, cliName);
   if ('issues' in prepared) {
     for (const issue of prepared.issues) err(`${paint.red('invalid')} ${issueText(issue)}`);
     err('nothing was sent');
