@@ -37,13 +37,13 @@ type DefaultsOf = (marketplace: string | undefined) => MarketplaceDefaults;
  * The flat body: the row's values over the defaults of its marketplace; the location key and policy ids per rules
  * 1 and 2; relative image paths put under the image base URL.
  */
-function flatBody(values: DraftValues, run: ListingDefaults, resolveMarketplace: MarketplaceResolver, defaultsOf: DefaultsOf, issues: FieldIssue[], name: NameSetting): Record<string, unknown> {
+function flatBody(values: DraftValues, run: ListingDefaults, resolveMarketplace: MarketplaceResolver, defaultsOf: DefaultsOf, issues: FieldIssue[], name: NameSetting, pathHint: string): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   const savedDefaults = run.saved_defaults;
   if (values.images_source !== undefined) {
     const base = run.image_base_url;
     const images = imagesUnder(values.images_source, base);
-    addImageIssues(images, issues, base === undefined ? imagePathHint(name) : undefined);
+    addImageIssues(images, issues, base === undefined ? pathHint : undefined);
     body.images_source = images;
   }
   if (values.sku !== undefined) body.sku = values.sku;
@@ -127,6 +127,8 @@ export function createPreparer(defaults: ListingDefaults, options: PreparerOptio
   // A stream sends one SKU again and again as it changes: there a repeated SKU is an update, not a duplicate.
   const skus = options.repeatedSkus === 'allowed' ? undefined : new SkuRegistry();
   const name = options.name ?? libraryName;
+  // Worded once: a row's images are checked on every row.
+  const pathHint = imagePathHint(name);
   // Only a row that fails the hand-written check needs the schema, and so zod; a clean catalog never loads it.
   let schema: RequestSchema | undefined;
   const wrapped = defaults.shape === 'wrapped';
@@ -177,7 +179,7 @@ export function createPreparer(defaults: ListingDefaults, options: PreparerOptio
     if (draft.issues.length > 0 && unreadable(draft.issues)) return invalid(draft, draft.issues);
     const issues = draft.issues.slice();
     const { values } = draft;
-    const body = wrapped ? wrappedBody(values, resolveMarketplace(values, issues)) : flatBody(values, defaults, resolveMarketplace, defaultsOf, issues, name);
+    const body = wrapped ? wrappedBody(values, resolveMarketplace(values, issues)) : flatBody(values, defaults, resolveMarketplace, defaultsOf, issues, name, pathHint);
     // The listing's identity is (marketplace, SKU): the marketplace as sent (or as the row gave it, when unusable).
     const marketplace = body.marketplace as string | undefined;
     let request: ListingRequest | undefined;
