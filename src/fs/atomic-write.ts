@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { inspectOutput, makeDirs, NOFOLLOW, openLinkedPipe, setFileMode, type OutputRules } from './output-target.js';
 import { Utf8Chunks } from './utf8-chunks.js';
+import { openOnceRead, PipeWaitError } from './named-pipe.js';
 
 
 /** The longest file name (in bytes) the usual file systems allow. */
@@ -189,7 +190,14 @@ export class AtomicFile {
 
 /** Open a pipe or a device to write in place, checking it still is one once open (not swapped for a file since). */
 async function openInPlace(path: string, real: string): Promise<FileHandle> {
-  const handle = await open(real, IN_PLACE);
+  let handle: FileHandle;
+  try {
+    // A named pipe is opened once a program reads it, within a bounded wait: a plain open waits for ever.
+    handle = (await stat(real)).isFIFO() ? await openOnceRead(real, () => open(real, IN_PLACE)) : await open(real, IN_PLACE);
+  } catch (error) {
+    if (error instanceof PipeWaitError) throw new ConfigError(`cannot write ${path}: ${error.message}`, { cause: error });
+    throw error;
+  }
   const found = await handle.stat();
   if (found.isFIFO() || found.isCharacterDevice()) return handle;
   await handle.close();

@@ -88,7 +88,32 @@ export async function openStreamInput(path: string, waitMs = PIPE_WAIT_MS): Prom
  * away is an `EPIPE` error of the stream.
  */
 export async function openPipeToWrite(path: string, waitMs = PIPE_WAIT_MS): Promise<Writable> {
-  const fd = await within(
+  const fd = await openWhenRead(path, waitMs);
+  if (!(await statFd(fd)).isFIFO()) {
+    await closeFd(fd);
+    throw new Error('it changed while it was being opened');
+  }
+  return new Socket({ fd, readable: false, writable: true });
+}
+
+/**
+ * Waits, within `waitMs` (else a {@link PipeWaitError}), until a program holds the named pipe at `path` open to read,
+ * then runs `open` (a plain open, which no longer waits) and returns what it gives. The descriptor that found the
+ * reader is held open until then. For an output written through a file handle (a report, a journal): a plain open of
+ * a pipe nobody reads waits for ever, in a thread of the pool, and not even SIGTERM ends the run.
+ */
+export async function openOnceRead<T>(path: string, open: () => Promise<T>, waitMs = PIPE_WAIT_MS): Promise<T> {
+  const probe = await openWhenRead(path, waitMs);
+  try {
+    return await open();
+  } finally {
+    await closeFd(probe);
+  }
+}
+
+/** A non-blocking descriptor to write the pipe at `path`, once a program holds it open to read. */
+function openWhenRead(path: string, waitMs: number): Promise<number> {
+  return within(
     waitMs,
     async () => {
       try {
@@ -101,9 +126,4 @@ export async function openPipeToWrite(path: string, waitMs = PIPE_WAIT_MS): Prom
     },
     () => new PipeWaitError('read', waitMs),
   );
-  if (!(await statFd(fd)).isFIFO()) {
-    await closeFd(fd);
-    throw new Error('it changed while it was being opened');
-  }
-  return new Socket({ fd, readable: false, writable: true });
 }

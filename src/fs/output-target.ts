@@ -3,7 +3,7 @@ import { chmod, lstat, mkdir, open, realpath, stat, type FileHandle } from 'node
 import { dirname, resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { ConfigError } from '../errors.js';
-import { openPipeToWrite } from './named-pipe.js';
+import { openOnceRead, openPipeToWrite, PipeWaitError } from './named-pipe.js';
 
 /** How an output may be written, besides as a regular file. */
 export interface OutputRules {
@@ -198,7 +198,16 @@ async function openTarget(path: string, target: OutputTarget, options: OpenOutpu
   const access = options.read === true ? constants.O_RDWR : constants.O_WRONLY;
   if (target.kind === 'stream' && target.linked === true) return openLinkedPipe(path, access, options.role);
   const flags = access | constants.O_CREAT | NOFOLLOW | (options.truncate === true ? constants.O_TRUNC : constants.O_APPEND);
-  const handle = await open(target.path, flags, options.private === true ? 0o600 : 0o666);
+  const openIt = (): Promise<FileHandle> => open(target.path, flags, options.private === true ? 0o600 : 0o666);
+  let handle: FileHandle;
+  try {
+    // A named pipe is opened once a program reads it, within a bounded wait: a plain open waits for ever (and the
+    // journal's read-write open never waits, but its writes would, once the pipe is full).
+    handle = target.kind === 'stream' && (await stat(target.path)).isFIFO() ? await openOnceRead(target.path, openIt) : await openIt();
+  } catch (error) {
+    if (error instanceof PipeWaitError) throw new ConfigError(`cannot write the ${options.role} ${path}: ${error.message}`, { cause: error });
+    throw error;
+  }
   try {
     // Only a regular file gets the mode: a device (/dev/full) is the system's.
     if ((await handle.stat()).isFile()) await setFileMode(handle, options);

@@ -65,6 +65,42 @@ describe('hostile files: what is at the output path', () => {
     expect(statSync(pipe).isFIFO()).toBe(true);
   });
 
+  // Before: opened as a file, a pipe no program reads waited for ever in a thread of the pool (the journal's
+  // read-write open did not, but its writes would once the pipe was full), and not even SIGTERM ended the run.
+  it('a report, a journal and a --out file on a named pipe that no program reads: exit 2 within the 10 s wait, named, nothing sent', async () => {
+    const sandbox = await startSandboxProcess([]);
+    const dir = tempDir();
+    const catalog = writeCatalog(dir, 20);
+    const cases: [string[], RegExp][] = [
+      [['publish', catalog, '--report', join(dir, 'r.csv')], /cannot write .*r\.csv: it is a named pipe that no program opened to read within 10 s/],
+      [['publish', catalog, '--journal', join(dir, 'j.ndjson')], /cannot write the journal .*j\.ndjson: it is a named pipe that no program opened to read within 10 s/],
+      [['validate', catalog, '--out', join(dir, 'out.ndjson')], /cannot write the --out file .*out\.ndjson: it is a named pipe that no program opened to read within 10 s/],
+    ];
+    for (const name of ['r.csv', 'j.ndjson', 'out.ndjson']) expect(spawnSync('mkfifo', [join(dir, name)]).status).toBe(0);
+    const started = performance.now();
+    const results = await Promise.all(cases.map(([args]) => runCli(args, { cwd: dir, env: publishEnv(sandbox.url) })));
+    expect(performance.now() - started).toBeLessThan(60_000);
+    results.forEach((result, i) => {
+      expect(result.code, result.stderr).toBe(2);
+      expect(result.stderr).toMatch(cases[i]![1]);
+      expect(result.stderr).not.toMatch(/internal error|\n\s+at /);
+    });
+    expect((await sandbox.stats()).requests).toBe(0);
+  });
+
+  it('a journal on a named pipe that a program reads is written into it, a line a row', async () => {
+    const sandbox = await startSandboxProcess([]);
+    const dir = tempDir();
+    const catalog = writeCatalog(dir, 20);
+    const pipe = join(dir, 'journal.ndjson');
+    expect(spawnSync('mkfifo', [pipe]).status).toBe(0);
+    const run = runCli(['publish', catalog, '--journal', pipe], { cwd: dir, env: publishEnv(sandbox.url) });
+    const text = await readFile(pipe, 'utf8');
+    const result = await run;
+    expect(result.code, result.stderr).toBe(0);
+    expect(text.split('\n').filter((line) => line.includes('"outcome":"published"'))).toHaveLength(20);
+  });
+
   it.skipIf(!root)('a state and a report on a character device (a null device made here) are written to, never replaced', async () => {
     const sandbox = await startSandboxProcess([]);
     const dir = tempDir();
