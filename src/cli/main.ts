@@ -3,6 +3,7 @@ import { setFlagsFromString } from 'node:v8';
 import { VERSION } from '../version.js';
 import { EXIT } from './exit-codes.js';
 import { finishHelp } from './help.js';
+import { givesSwitch } from './repeat-flags.js';
 import { runnerSafe, terminalSafe, tolerateClosedPipes, withOptionHints } from './output.js';
 
 type Register = (program: Command) => void;
@@ -67,15 +68,29 @@ function baselineWasmOnly(): void {
   setFlagsFromString('--liftoff-only');
 }
 
+/**
+ * `create --json` promises one document on stdout whatever happens, a command line it cannot read included: commander
+ * refuses one (an unknown option, a missing SKU or value) before the action runs, often before it has assigned
+ * `--json` itself, so the switch is looked for in the raw words of argv, as commander would read them.
+ */
+function createJsonAsked(program: Command | undefined, argv: readonly string[]): boolean {
+  const create = argv[2] === 'create' ? program?.commands.find((command) => command.name() === 'create') : undefined;
+  return create !== undefined && givesSwitch(create, '--json', argv.slice(2));
+}
+
 export async function run(argv: string[]): Promise<void> {
   tolerateClosedPipes();
   baselineWasmOnly();
+  let program: Command | undefined;
   try {
-    await (await buildProgram(argv)).parseAsync(argv);
+    program = await buildProgram(argv);
+    await program.parseAsync(argv);
     process.exitCode ??= EXIT.ok;
   } catch (error) {
     // --help ends here too: it needs none of the error wording.
     const helped = error instanceof CommanderError && error.exitCode === 0;
+    // The action printed its failure already; this is for what failed before it (printed once either way).
+    if (!helped && createJsonAsked(program, argv)) (await import('./commands/create-failure.js')).printCreateFailure(error);
     process.exitCode = helped ? EXIT.ok : (await import('./report-error.js')).reportError(error);
   }
 }

@@ -64,13 +64,23 @@ export function isInteractive(): boolean {
   return Boolean(process.stderr.isTTY) && (ci === undefined || ci === '' || ci === 'false' || ci === '0');
 }
 
+const KEY_OPTION = /unknown option '--api-key(=[^']*)?'/;
+
 /**
- * commander's error text with what it cannot know: an API key is no option (`--api-key`; its value, if written
- * `--api-key=...`, is not repeated), it comes from the environment.
+ * commander's error text as the CLI says it, with what commander cannot know: an API key is no option (`--api-key`;
+ * its value, if written `--api-key=...`, is not repeated), it comes from the environment, which the hint says.
  */
+export function wordCommanderError(text: string): { text: string; hint: string | undefined } {
+  if (!KEY_OPTION.test(text)) return { text, hint: undefined };
+  return {
+    text: text.replace(KEY_OPTION, "unknown option '--api-key'"),
+    hint: "an API key is never given on the command line (it would stay in the shell's history): export LISTINGS_API_KEY=<key>, or name the variable that holds it with --api-key-env NAME",
+  };
+}
+
+/** commander's error text for stderr, worded by wordCommanderError, its hint on a line of its own. */
 export function withOptionHints(text: string): string {
-  const keyOption = /unknown option '--api-key(=[^']*)?'/;
-  if (!keyOption.test(text)) return text;
-  const hint = `${paint.dim('hint')}  an API key is never given on the command line (it would stay in the shell's history): export LISTINGS_API_KEY=<key>, or name the variable that holds it with --api-key-env NAME\n`;
-  return `${text.replace(keyOption, "unknown option '--api-key'")}${text.endsWith('\n') ? '' : '\n'}${hint}`;
+  const { text: shown, hint } = wordCommanderError(text);
+  if (hint === undefined) return text;
+  return `${shown}${shown.endsWith('\n') ? '' : '\n'}${paint.dim('hint')}  ${hint}\n`;
 }

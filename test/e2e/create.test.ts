@@ -269,6 +269,66 @@ describe('listings create', () => {
     });
   });
 
+  // Before: commander refused the command line (and the flags' own checks refused a value) before the action ran, so
+  // even with --json stdout was empty and only the text on stderr said why (exit 2). --json is looked for in argv's
+  // own words, since commander often stops before it assigns it (an unknown option makes it skip every word after).
+  describe('--json: a command line that cannot be read is a usage document too (exit 2), stderr as before', () => {
+    const COMMANDER_HINT = 'run with --help for usage';
+    it.each([
+      ['a missing SKU', ['create', '--json', '--image', 'https://img.example.com/1.jpg', '--condition', 'NEW'], "missing required argument 'sku'", COMMANDER_HINT, "error: missing required argument 'sku'\n(run with --help for usage)\n"],
+      ['an unknown option, --json before it', ['create', 'SKU-J', '--json', '--bogus', '--condition', 'NEW'], "unknown option '--bogus'", COMMANDER_HINT, "error: unknown option '--bogus'\n(run with --help for usage)\n"],
+      ['an unknown option, --json after it', ['create', 'SKU-J', '--bogus', '--json'], "unknown option '--bogus'", COMMANDER_HINT, "error: unknown option '--bogus'\n(run with --help for usage)\n"],
+      ['an option missing its value', ['create', 'SKU-J', '--condition', 'NEW', '--json', '--image'], "option '--image <url>' argument missing", COMMANDER_HINT, "error: option '--image <url>' argument missing\n(run with --help for usage)\n"],
+      ['an operand too many', ['create', 'SKU-J', 'SKU-K', '--json'], "too many arguments for 'create'. Expected 1 argument but got 2.", COMMANDER_HINT, "error: too many arguments for 'create'. Expected 1 argument but got 2.\n(run with --help for usage)\n"],
+      ['a single-value option given twice', ['create', 'SKU-J', '--condition', 'NEW', '--condition', 'USED', '--json'], '--condition is given twice, with different values: give it once', null, 'error --condition is given twice, with different values: give it once\n'],
+      ['a bad duration', ['create', 'SKU-J', '--timeout', 'soon', '--json'], "--timeout: 'soon' is not a duration: use 500ms, 30s or 2m", null, "error --timeout: 'soon' is not a duration: use 500ms, 30s or 2m\n"],
+      ['a switch given both ways', ['create', 'SKU-J', '--json', '--saved-defaults', '--no-saved-defaults'], '--saved-defaults and --no-saved-defaults are both given, and they contradict each other: give one of them', null, 'error --saved-defaults and --no-saved-defaults are both given, and they contradict each other: give one of them\n'],
+    ])('%s', async (_, args, message, hint, stderr) => {
+      const r = await runCli(args, { env: env() });
+      expect(r.code).toBe(2);
+      expect(r.stdout.endsWith('\n') && r.stdout.trim().split('\n'), r.stdout).toHaveLength(1);
+      expect(JSON.parse(r.stdout)).toEqual({ error: { kind: 'usage', status: null, message, hint }, exit_code: 2 });
+      expect(r.stderr).toBe(stderr);
+    });
+
+    it('a hostile option is escaped in the document as on stderr', async () => {
+      const r = await runCli(['create', 'SKU-J', '--json', '--bo\u001b]0;owned\u0007\u202egus'], { env: env() });
+      expect(r.code).toBe(2);
+      // eslint-disable-next-line no-control-regex -- control characters are what this looks for
+      expect(r.stdout + r.stderr).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202e]/);
+      expect((JSON.parse(r.stdout) as { error: { message: string } }).error.message).toBe("unknown option '--bo\\u001b]0;owned\\u0007\\u202egus'");
+    });
+
+    it('an API key given as an option is not repeated, and the hint says where it goes', async () => {
+      const secret = 'sk_live_argv_secret_must_not_leak_77';
+      const r = await runCli(['create', 'SKU-J', `--api-key=${secret}`, '--json'], { env: env() });
+      expect(r.code).toBe(2);
+      expect(r.stdout + r.stderr).not.toContain(secret);
+      expect(JSON.parse(r.stdout)).toEqual({ error: { kind: 'usage', status: null, message: "unknown option '--api-key'", hint: expect.stringMatching(/^an API key is never given on the command line/) as unknown }, exit_code: 2 });
+    });
+
+    // --json counts where commander would read it as the switch: not as another option's value, not after `--`, not
+    // as `--json=...` (which commander refuses as an unknown option).
+    it.each([
+      ['no --json', ['create', '--bogus']],
+      ['--json after --', ['create', 'SKU-J', '--', '--json']],
+      ['--json=yes', ['create', 'SKU-J', '--json=yes']],
+      ["--json as --title's value", ['create', '--title', '--json']],
+    ])('%s: stdout stays empty, exit 2', async (_, args) => {
+      const r = await runCli(args, { env: env() });
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(/^error/);
+    });
+
+    it('--help with --json is the help, exit 0, no document', async () => {
+      const r = await runCli(['create', 'SKU-J', '--json', '--help'], { env: env() });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^Usage: listings create/);
+      expect(r.stdout).not.toContain('"exit_code"');
+    });
+  });
+
   it('refuses a plain http base URL that is not loopback (exit 2)', async () => {
     const r = await runCli(['create', 'SKU-9', '--base-url', 'http://api.example.com', '--marketplace', 'EBAY_US', ...POLICIES], { env: env() });
     expect(r.code).toBe(2);

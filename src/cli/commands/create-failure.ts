@@ -1,10 +1,11 @@
+import { CommanderError } from 'commander';
 import type { FieldIssue } from '../../contract/issues.js';
 import { ApiError, ListingsError } from '../../errors.js';
 import { JsonNumber, stringifyJson } from '../../json-number.js';
 import { printable } from '../../printable.js';
 import { exitCodeOfError } from '../../run/verdict.js';
 import { EXIT, ExitError } from '../exit-codes.js';
-import { out } from '../output.js';
+import { out, wordCommanderError } from '../output.js';
 import { wordError } from '../report-error.js';
 
 /**
@@ -64,6 +65,7 @@ const KIND_OF_ERROR: Record<ListingsError['kind'], CreateFailureKind> = { api: '
 /** The failure of whatever ended `create`, with the exit code and the words the CLI's one catch gives it (report-error.ts). */
 export function createFailure(error: unknown): CreateFailure {
   if (error instanceof ListingRefused) return error.failure;
+  if (error instanceof CommanderError) return commandLineFailure(error);
   if (error instanceof ListingsError) {
     const { message, hint } = wordError(error);
     const status = error instanceof ApiError ? error.status : null;
@@ -76,7 +78,23 @@ export function createFailure(error: unknown): CreateFailure {
   return { error: { kind: 'internal', status: null, message: printable(message.slice(0, 8_000)), hint: null }, exit_code: 70 };
 }
 
-/** `create --json`'s one document on stdout for a listing not made. */
+/**
+ * commander's refusal of the command line (an unknown option, a missing argument or value): its message as stderr
+ * says it, without its `error: `, an API key given as an option not repeated (wordCommanderError), escaped.
+ */
+function commandLineFailure(error: CommanderError): CreateFailure {
+  const { text, hint } = wordCommanderError(error.message.replace(/^error: /, ''));
+  return { error: { kind: 'usage', status: null, message: printable(text), hint: printable(hint ?? 'run with --help for usage') }, exit_code: EXIT.usage };
+}
+
+let printed = false;
+
+/**
+ * `create --json`'s one document on stdout for a listing not made; once, whoever asks first: the action for what
+ * failed in it, the CLI's one catch (main.ts) for what failed before it (argv commander or a flag's check refused).
+ */
 export function printCreateFailure(error: unknown): void {
+  if (printed) return;
+  printed = true;
   out(stringifyJson(createFailure(error)));
 }
