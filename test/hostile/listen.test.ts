@@ -379,6 +379,32 @@ describe('listings listen: exposure and replays', () => {
   });
 });
 
+describe('listings listen: a replay of garbage', () => {
+  it('--replay of 100,000 bad lines shows the first 20 warnings, located and escaped, then one line counting the rest; the summary counts them all, exit 1', async () => {
+    const dir = tempDir();
+    const recording = join(dir, 'garbage.ndjson');
+    const signed = JSON.stringify({ received_at: '2025-01-01T00:00:00.000Z', method: 'POST', path: '/', headers: { Authorization: 'Bearer x' }, body_encoding: 'utf8', body: '{}' });
+    const garbage = '\u001b]52;c;aGk=\u0007\u001b[31mnot json\r';
+    writeFileSync(recording, [...Array<string>(10).fill(signed), ...Array<string>(100_000).fill(garbage), ...Array<string>(5).fill(signed)].join('\n') + '\n');
+    const target = await startScriptedService((_request, response) => response.end('ok'));
+    const replay = await runCli(['listen', '--replay', recording, '--forward-to', target.url], { timeoutMs: 60_000 });
+    expect(replay.code, replay.stderr).toBe(1);
+    const lines = replay.stderr.trimEnd().split('\n');
+    const warnings = lines.filter((line) => line.startsWith('warning '));
+    expect(warnings.length, replay.stderr.slice(0, 4_000)).toBe(21);
+    for (const [index, warning] of warnings.slice(0, 10).entries()) expect(warning).toContain(`garbage.ndjson:${index + 1}: header "Authorization" not sent`);
+    for (const [index, warning] of warnings.slice(10, 20).entries()) expect(warning).toContain(`garbage.ndjson:${index + 11}: not sent: the line is not valid JSON`);
+    expect(warnings[20]).toBe('warning 99990 more lines skipped and 5 more headers not sent, not shown (only the first 20 warnings are)');
+    expect(lines.length).toBeLessThanOrEqual(23);
+    expect(replay.stderr).toContain('replayed 15 callbacks');
+    expect(replay.stderr).toContain(', 100000 lines skipped');
+    // Escaped as before: no escape sequence, bell or carriage return of the file reaches the log.
+    for (const raw of ['\u001b', '\u0007', '\r']) expect(replay.stderr).not.toContain(raw);
+    expect(replay.stderr).not.toMatch(/\n\s+at /);
+    expect(target.requests.length).toBe(15);
+  }, 90_000);
+});
+
 describe('listings listen: named pipes', () => {
   it('a --replay or --record named pipe no program opens fails within 10 s, naming it (never waits for ever); one a program opens is read or written', async () => {
     const dir = tempDir();

@@ -32,6 +32,9 @@ export interface ListenFlags {
 /** The most of a body shown on the terminal, as text or pretty-printed JSON; the recording keeps it whole. */
 const MAX_SHOWN = 4_096;
 
+/** The warnings a replay shows, each located (`file:line`); those past it are counted in one line. */
+export const MAX_REPLAY_WARNINGS = 20;
+
 /** Flags -> listener options; every bad value is a UsageError naming its flag. The secret is read and masked here. */
 export function listenOptionsFromFlags(flags: ListenFlags, env: NodeJS.ProcessEnv = process.env): ListenOptions {
   // Each option of the table with a `key` (src/options/server-flags.ts), but the secret: --secret-env names where it is.
@@ -125,14 +128,25 @@ async function runReplay(file: string, flags: ListenFlags): Promise<void> {
   if (flags.forwardTo === undefined) throw new UsageError('--replay needs --forward-to: the URL to send the recorded callbacks to');
   const { forwardTo } = listenOptionsFromFlags({ forwardTo: flags.forwardTo });
   const url = forwardTo ?? flags.forwardTo;
+  // A garbage or binary file is thousands of bad lines: the first warnings are shown, located; the rest are counted.
+  const unshown = { lines: 0, headers: 0 };
+  let warned = 0;
+  const warn = (kind: keyof typeof unshown, text: () => string): void => {
+    if (warned >= MAX_REPLAY_WARNINGS) {
+      unshown[kind]++;
+      return;
+    }
+    warned++;
+    err(`${paint.yellow('warning')} ${text()}`);
+  };
   const stats = await replayRecording(file, url, (event: ReplayEvent) => {
     const at = `${file}:${event.line}`;
     if (event.type === 'skipped') {
-      err(`${paint.yellow('warning')} ${printable(at)}: not sent: ${oneLine(event.reason)}`);
+      warn('lines', () => `${printable(at)}: not sent: ${oneLine(event.reason)}`);
       return;
     }
     const { record, result, dropped } = event;
-    for (const header of dropped) err(`${paint.yellow('warning')} ${printable(at)}: header ${oneLine(JSON.stringify(header.name))} not sent: ${header.reason}`);
+    for (const header of dropped) warn('headers', () => `${printable(at)}: header ${oneLine(JSON.stringify(header.name))} not sent: ${header.reason}`);
     if (flags.json) {
       out(JSON.stringify(replayRecord(event)));
       return;
@@ -140,6 +154,10 @@ async function runReplay(file: string, flags: ListenFlags): Promise<void> {
     const what = `${paintOut.dim(printable(at))}  ${record.method} ${oneLine(record.path)}`;
     out(`${what}  ${'error' in result ? paintOut.red(`✖ ${oneLine(result.error)}`) : result.ok ? paintOut.green(String(result.status)) : paintOut.red(String(result.status))}`);
   });
+  if (unshown.lines + unshown.headers > 0) {
+    const more = [unshown.lines > 0 ? `${unshown.lines} more lines skipped` : '', unshown.headers > 0 ? `${unshown.headers} more headers not sent` : ''].filter((part) => part !== '');
+    err(`${paint.yellow('warning')} ${more.join(' and ')}, not shown (only the first ${MAX_REPLAY_WARNINGS} warnings are)`);
+  }
   const skipped = stats.skipped > 0 ? `, ${stats.skipped} lines skipped` : '';
   err(`replayed ${stats.sent} callbacks to ${printable(url)}: ${stats.ok} answered 2xx, ${stats.failed} failed${skipped}`);
   if (stats.failed > 0 || stats.skipped > 0) throw new ExitError(EXIT.rowsFailed);
