@@ -10,6 +10,7 @@ import { registerSecret } from '../../secrets.js';
 import { EXIT, ExitError } from '../exit-codes.js';
 import { flagOfKey, optionsOfFlags } from '../flags.js';
 import { err, out, paint, paintOut } from '../output.js';
+import { CallbackScreen, notShownText } from './listen-screen.js';
 
 /** The raw flags of `listings listen`, as commander collects them. */
 export interface ListenFlags {
@@ -104,8 +105,9 @@ function forwardText(seq: number, result: ForwardResult): string {
 }
 
 /** Prints the listener's events: text for a person, or NDJSON (a forwarded callback's line waits for its forward). */
-function printer(json: boolean): { onEvent: (event: ListenEvent) => void; recordFailed: () => boolean } {
+function printer(json: boolean): { onEvent: (event: ListenEvent) => void; recordFailed: () => boolean; screen: CallbackScreen | undefined } {
   const records = eventRecords();
+  const screen = json ? undefined : new CallbackScreen();
   let recordFailed = false;
   const onEvent = (event: ListenEvent): void => {
     if (event.type === 'record_error') {
@@ -117,11 +119,10 @@ function printer(json: boolean): { onEvent: (event: ListenEvent) => void; record
       for (const line of records(event)) out(stringifyJson(line));
       return;
     }
-    if (event.type === 'forward') return out(forwardText(event.seq, event.result));
-    out(headline(event));
-    if (event.outcome === 'accepted') for (const line of bodyLines(event.summary, event.callback.body.length)) out(line);
+    if (event.type === 'forward') return screen?.show([forwardText(event.seq, event.result)]);
+    screen?.show([headline(event), ...(event.outcome === 'accepted' ? bodyLines(event.summary, event.callback.body.length) : [])]);
   };
-  return { onEvent, recordFailed: () => recordFailed };
+  return { onEvent, recordFailed: () => recordFailed, screen };
 }
 
 async function runReplay(file: string, flags: ListenFlags): Promise<void> {
@@ -181,6 +182,12 @@ export async function runListen(flags: ListenFlags): Promise<void> {
   err(paint.dim('  stop with Ctrl-C'));
   await untilSignal(true);
   await listener.close();
+  const { screen } = print;
+  if (screen !== undefined && !(await screen.flushed())) {
+    // The lines still waiting would keep the process alive until the reader goes away: it ends once the command has.
+    setTimeout(() => process.exit(), 500).unref();
+  }
+  if (screen !== undefined && screen.dropped > 0) err(`${paint.yellow('warning')} ${notShownText(screen.dropped)}`);
   err(stoppedText(listener.stats(), options.forwardTo !== undefined));
   if (print.recordFailed()) throw new ExitError(EXIT.output);
 }
