@@ -402,6 +402,16 @@ describe('listings listen: a replay of garbage', () => {
     for (const raw of ['\u001b', '\u0007', '\r']) expect(replay.stderr).not.toContain(raw);
     expect(replay.stderr).not.toMatch(/\n\s+at /);
     expect(target.requests.length).toBe(15);
+
+    // One past the 20: one more line, counted.
+    const few = join(dir, 'few.ndjson');
+    writeFileSync(few, `${Array<string>(21).fill('not json').join('\n')}\n`);
+    const fewer = await runCli(['listen', '--replay', few, '--forward-to', target.url]);
+    expect(fewer.code, fewer.stderr).toBe(1);
+    expect(fewer.stderr).toContain('few.ndjson:20: not sent');
+    expect(fewer.stderr).not.toContain('few.ndjson:21:');
+    expect(fewer.stderr).toContain('warning 1 more line skipped, not shown (only the first 20 warnings are)');
+    expect(fewer.stderr).toContain(', 21 lines skipped');
   }, 90_000);
 });
 

@@ -156,7 +156,8 @@ async function runReplay(file: string, flags: ListenFlags): Promise<void> {
     out(`${what}  ${'error' in result ? paintOut.red(`✖ ${oneLine(result.error)}`) : result.ok ? paintOut.green(String(result.status)) : paintOut.red(String(result.status))}`);
   });
   if (unshown.lines + unshown.headers > 0) {
-    const more = [unshown.lines > 0 ? `${unshown.lines} more lines skipped` : '', unshown.headers > 0 ? `${unshown.headers} more headers not sent` : ''].filter((part) => part !== '');
+    const count = (n: number, what: string, done: string): string => (n === 0 ? '' : `${n} more ${what}${n === 1 ? '' : 's'} ${done}`);
+    const more = [count(unshown.lines, 'line', 'skipped'), count(unshown.headers, 'header', 'not sent')].filter((part) => part !== '');
     err(`${paint.yellow('warning')} ${more.join(' and ')}, not shown (only the first ${MAX_REPLAY_WARNINGS} warnings are)`);
   }
   const skipped = stats.skipped > 0 ? `, ${stats.skipped} lines skipped` : '';
