@@ -1,11 +1,11 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { writeFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { BIN, cliEnv, REPO_ROOT, runCli } from '../helpers/cli.js';
 import { startScriptedService } from '../helpers/fake-services.js';
 import { ndjsonLines, post, startListen, until } from '../helpers/listen-process.js';
 import { tempDir } from '../helpers/tmp.js';
@@ -377,6 +377,154 @@ describe('listings listen: exposure and replays', () => {
     for (const name of ['authorization', 'cookie', 'proxy-authorization', 'transfer-encoding']) expect(third?.headers[name], name).toBeUndefined();
     expect(third?.headers.connection).not.toBe('upgrade');
   });
+});
+
+describe('listings listen: a replay of garbage', () => {
+  it('--replay of 100,000 bad lines shows the first 20 warnings, located and escaped, then one line counting the rest; the summary counts them all, exit 1', async () => {
+    const dir = tempDir();
+    const recording = join(dir, 'garbage.ndjson');
+    const signed = JSON.stringify({ received_at: '2025-01-01T00:00:00.000Z', method: 'POST', path: '/', headers: { Authorization: 'Bearer x' }, body_encoding: 'utf8', body: '{}' });
+    const garbage = '\u001b]52;c;aGk=\u0007\u001b[31mnot json\r';
+    writeFileSync(recording, [...Array<string>(10).fill(signed), ...Array<string>(100_000).fill(garbage), ...Array<string>(5).fill(signed)].join('\n') + '\n');
+    const target = await startScriptedService((_request, response) => response.end('ok'));
+    const replay = await runCli(['listen', '--replay', recording, '--forward-to', target.url], { timeoutMs: 60_000 });
+    expect(replay.code, replay.stderr).toBe(1);
+    const lines = replay.stderr.trimEnd().split('\n');
+    const warnings = lines.filter((line) => line.startsWith('warning '));
+    expect(warnings.length, replay.stderr.slice(0, 4_000)).toBe(21);
+    for (const [index, warning] of warnings.slice(0, 10).entries()) expect(warning).toContain(`garbage.ndjson:${index + 1}: header "Authorization" not sent`);
+    for (const [index, warning] of warnings.slice(10, 20).entries()) expect(warning).toContain(`garbage.ndjson:${index + 11}: not sent: the line is not valid JSON`);
+    expect(warnings[20]).toBe('warning 99990 more lines skipped and 5 more headers not sent, not shown (only the first 20 warnings are)');
+    expect(lines.length).toBeLessThanOrEqual(23);
+    expect(replay.stderr).toContain('replayed 15 callbacks');
+    expect(replay.stderr).toContain(', 100000 lines skipped');
+    // Escaped as before: no escape sequence, bell or carriage return of the file reaches the log.
+    for (const raw of ['\u001b', '\u0007', '\r']) expect(replay.stderr).not.toContain(raw);
+    expect(replay.stderr).not.toMatch(/\n\s+at /);
+    expect(target.requests.length).toBe(15);
+
+    // One past the 20: one more line, counted.
+    const few = join(dir, 'few.ndjson');
+    writeFileSync(few, `${Array<string>(21).fill('not json').join('\n')}\n`);
+    const fewer = await runCli(['listen', '--replay', few, '--forward-to', target.url]);
+    expect(fewer.code, fewer.stderr).toBe(1);
+    expect(fewer.stderr).toContain('few.ndjson:20: not sent');
+    expect(fewer.stderr).not.toContain('few.ndjson:21:');
+    expect(fewer.stderr).toContain('warning 1 more line skipped, not shown (only the first 20 warnings are)');
+    expect(fewer.stderr).toContain(', 21 lines skipped');
+  }, 90_000);
+});
+
+/** POST `body`; its status, or `timeout` when no answer came within `ms`. */
+function postWithin(url: string, body: string, ms: number): Promise<number | 'timeout'> {
+  return new Promise((resolve) => {
+    const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, timeout: ms }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode ?? 0));
+    });
+    req.on('timeout', () => {
+      req.destroy();
+      resolve('timeout');
+    });
+    req.on('error', () => resolve('timeout'));
+    req.end(body);
+  });
+}
+
+/** Wait for `receiving callbacks at URL` in a file the listener's stderr goes to. */
+async function urlIn(file: string): Promise<string> {
+  let url: string | undefined;
+  await until('the listener to start', () => (url = existsSync(file) ? /receiving callbacks at (\S+)/.exec(readFileSync(file, 'utf8'))?.[1] : undefined) !== undefined);
+  return url ?? '';
+}
+
+/** Callbacks a few KB each on the terminal (a pretty-printed JSON body of 200 keys): enough to fill any pipe. */
+const printedBody = (n: number): string => JSON.stringify({ id: `evt_out_${n}`, type: 'listing.updated', ...Object.fromEntries(Array.from({ length: 200 }, (_, key) => [`k${key}`, 'v'.repeat(10)])) });
+
+const hasScript = (() => {
+  try {
+    execFileSync('script', ['--version'], { stdio: 'ignore' });
+    return process.platform === 'linux';
+  } catch {
+    return false;
+  }
+})();
+
+describe('listings listen: output nobody reads', () => {
+  // Node writes a terminal synchronously on Linux: a terminal nobody reads (Ctrl-S, a frozen session) stopped the
+  // whole listener after a few callbacks, every POST unanswered (reproduced with a pty nobody reads).
+  it.skipIf(!hasScript)('a terminal nobody reads: every callback is still answered at once, lines are dropped and counted, a stop ends within seconds', async () => {
+    const dir = tempDir();
+    const [errFile, pidFile] = [join(dir, 'stderr.txt'), join(dir, 'pid')];
+    // `script` gives the listener a terminal, and copies it to its own stdout, which is never read here.
+    const command = `echo $$ > '${pidFile}'; exec '${process.execPath}' '${BIN}' listen --port 0 2> '${errFile}'`;
+    const terminal = spawn('script', ['-qfec', command, '/dev/null'], { cwd: REPO_ROOT, env: cliEnv(), stdio: ['pipe', 'pipe', 'ignore'] });
+    terminal.stdout.pause();
+    try {
+      const url = await urlIn(errFile);
+      const pid = Number(readFileSync(pidFile, 'utf8'));
+      const statuses: (number | 'timeout')[] = [];
+      for (let n = 0; n < 3_000 && !statuses.includes('timeout'); n++) statuses.push(await postWithin(url, printedBody(n), 2_000));
+      expect(statuses.filter((status) => status !== 200), `${statuses.indexOf('timeout')} callbacks answered, then none`).toEqual([]);
+      expect(await postWithin(url, '{"id":"evt_probe"}', 1_000)).toBe(200);
+      const started = Date.now();
+      process.kill(pid, 'SIGTERM');
+      await until('the listener to stop', () => readFileSync(errFile, 'utf8').includes('listen stopped:') && !/State:\s+[RSD]/.test(existsSync(`/proc/${pid}/status`) ? readFileSync(`/proc/${pid}/status`, 'utf8') : ''), 10_000);
+      expect(Date.now() - started).toBeLessThan(6_000);
+      const stderr = readFileSync(errFile, 'utf8');
+      expect(stderr).toMatch(/warning \d+ lines not shown: the output was not read/);
+      expect(stderr).toContain('listen stopped: 3001 received');
+      expect(stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      terminal.kill('SIGKILL');
+    }
+  }, 60_000);
+
+  // A pipe is written asynchronously: a reader that stalls held every line in memory (RSS 56 MB -> 376 MB after
+  // 60,000 callbacks) and kept a stop waiting until the reader went away.
+  it('a pipe whose reader stalls, then reads: callbacks are answered meanwhile, the lines past 1 MiB are dropped and the reader is told how many', async () => {
+    const dir = tempDir();
+    const [fifo, seen] = [join(dir, 'out.fifo'), join(dir, 'seen.txt')];
+    execFileSync('mkfifo', [fifo]);
+    // Opens the pipe at once, reads nothing for 6 s, then everything.
+    const reader = spawn('sh', ['-c', 'exec 3< "$1"; sleep 6; cat <&3 > "$2"', 'sh', fifo, seen]);
+    const readerDone = once(reader, 'close');
+    const fd = openSync(fifo, 'w');
+    const errFile = join(dir, 'stderr.txt');
+    const errFd = openSync(errFile, 'w');
+    const listen = spawn(process.execPath, [BIN, 'listen', '--port', '0'], { cwd: REPO_ROOT, env: cliEnv(), stdio: ['ignore', fd, errFd] });
+    closeSync(fd);
+    closeSync(errFd);
+    const closed = once(listen, 'close') as Promise<[number | null]>;
+    try {
+      const url = await urlIn(errFile);
+      const started = Date.now();
+      const statuses: (number | 'timeout')[] = [];
+      for (let n = 0; n < 3_000 && !statuses.includes('timeout'); n++) statuses.push(await postWithin(url, printedBody(n), 2_000));
+      expect(statuses.filter((status) => status !== 200)).toEqual([]);
+      expect(Date.now() - started, 'the reader was still stalled').toBeLessThan(5_500);
+      await until('the reader to read', () => existsSync(seen) && readFileSync(seen, 'utf8').length > 0, 15_000);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(await postWithin(url, '{"id":"evt_after","type":"after.the.stall"}', 1_000)).toBe(200);
+      listen.kill('SIGTERM');
+      const [code] = await closed;
+      expect(code).toBe(0);
+      await readerDone;
+      const stdout = readFileSync(seen, 'utf8');
+      const notice = /^(\d+) lines not shown: the output was not read$/m.exec(stdout);
+      expect(notice, stdout.slice(-2_000)).not.toBeNull();
+      expect(stdout).toContain('after.the.stall');
+      // What was shown is whole callbacks: the notice stands between two of them, never inside one's body.
+      expect(stdout.indexOf(notice?.[0] ?? '')).toBeLessThan(stdout.indexOf('after.the.stall'));
+      expect(stdout.length).toBeLessThan(4 * 1024 * 1024);
+      const stderr = readFileSync(errFile, 'utf8');
+      expect(stderr).toContain(`warning ${notice?.[1] ?? ''} lines not shown: the output was not read`);
+      expect(stderr).toContain('listen stopped: 3001 received');
+    } finally {
+      listen.kill('SIGKILL');
+      reader.kill('SIGKILL');
+    }
+  }, 60_000);
 });
 
 describe('listings listen: named pipes', () => {

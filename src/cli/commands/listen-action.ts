@@ -10,6 +10,7 @@ import { registerSecret } from '../../secrets.js';
 import { EXIT, ExitError } from '../exit-codes.js';
 import { flagOfKey, optionsOfFlags } from '../flags.js';
 import { err, out, paint, paintOut } from '../output.js';
+import { CallbackScreen, notShownText } from './listen-screen.js';
 
 /** The raw flags of `listings listen`, as commander collects them. */
 export interface ListenFlags {
@@ -31,6 +32,9 @@ export interface ListenFlags {
 
 /** The most of a body shown on the terminal, as text or pretty-printed JSON; the recording keeps it whole. */
 const MAX_SHOWN = 4_096;
+
+/** The warnings a replay shows, each located (`file:line`); those past it are counted in one line. */
+export const MAX_REPLAY_WARNINGS = 20;
 
 /** Flags -> listener options; every bad value is a UsageError naming its flag. The secret is read and masked here. */
 export function listenOptionsFromFlags(flags: ListenFlags, env: NodeJS.ProcessEnv = process.env): ListenOptions {
@@ -101,8 +105,9 @@ function forwardText(seq: number, result: ForwardResult): string {
 }
 
 /** Prints the listener's events: text for a person, or NDJSON (a forwarded callback's line waits for its forward). */
-function printer(json: boolean): { onEvent: (event: ListenEvent) => void; recordFailed: () => boolean } {
+function printer(json: boolean): { onEvent: (event: ListenEvent) => void; recordFailed: () => boolean; screen: CallbackScreen | undefined } {
   const records = eventRecords();
+  const screen = json ? undefined : new CallbackScreen();
   let recordFailed = false;
   const onEvent = (event: ListenEvent): void => {
     if (event.type === 'record_error') {
@@ -114,25 +119,35 @@ function printer(json: boolean): { onEvent: (event: ListenEvent) => void; record
       for (const line of records(event)) out(stringifyJson(line));
       return;
     }
-    if (event.type === 'forward') return out(forwardText(event.seq, event.result));
-    out(headline(event));
-    if (event.outcome === 'accepted') for (const line of bodyLines(event.summary, event.callback.body.length)) out(line);
+    if (event.type === 'forward') return screen?.show([forwardText(event.seq, event.result)]);
+    screen?.show([headline(event), ...(event.outcome === 'accepted' ? bodyLines(event.summary, event.callback.body.length) : [])]);
   };
-  return { onEvent, recordFailed: () => recordFailed };
+  return { onEvent, recordFailed: () => recordFailed, screen };
 }
 
 async function runReplay(file: string, flags: ListenFlags): Promise<void> {
   if (flags.forwardTo === undefined) throw new UsageError('--replay needs --forward-to: the URL to send the recorded callbacks to');
   const { forwardTo } = listenOptionsFromFlags({ forwardTo: flags.forwardTo });
   const url = forwardTo ?? flags.forwardTo;
+  // A garbage or binary file is thousands of bad lines: the first warnings are shown, located; the rest are counted.
+  const unshown = { lines: 0, headers: 0 };
+  let warned = 0;
+  const warn = (kind: keyof typeof unshown, text: () => string): void => {
+    if (warned >= MAX_REPLAY_WARNINGS) {
+      unshown[kind]++;
+      return;
+    }
+    warned++;
+    err(`${paint.yellow('warning')} ${text()}`);
+  };
   const stats = await replayRecording(file, url, (event: ReplayEvent) => {
     const at = `${file}:${event.line}`;
     if (event.type === 'skipped') {
-      err(`${paint.yellow('warning')} ${printable(at)}: not sent: ${oneLine(event.reason)}`);
+      warn('lines', () => `${printable(at)}: not sent: ${oneLine(event.reason)}`);
       return;
     }
     const { record, result, dropped } = event;
-    for (const header of dropped) err(`${paint.yellow('warning')} ${printable(at)}: header ${oneLine(JSON.stringify(header.name))} not sent: ${header.reason}`);
+    for (const header of dropped) warn('headers', () => `${printable(at)}: header ${oneLine(JSON.stringify(header.name))} not sent: ${header.reason}`);
     if (flags.json) {
       out(JSON.stringify(replayRecord(event)));
       return;
@@ -140,6 +155,11 @@ async function runReplay(file: string, flags: ListenFlags): Promise<void> {
     const what = `${paintOut.dim(printable(at))}  ${record.method} ${oneLine(record.path)}`;
     out(`${what}  ${'error' in result ? paintOut.red(`✖ ${oneLine(result.error)}`) : result.ok ? paintOut.green(String(result.status)) : paintOut.red(String(result.status))}`);
   });
+  if (unshown.lines + unshown.headers > 0) {
+    const count = (n: number, what: string, done: string): string => (n === 0 ? '' : `${n} more ${what}${n === 1 ? '' : 's'} ${done}`);
+    const more = [count(unshown.lines, 'line', 'skipped'), count(unshown.headers, 'header', 'not sent')].filter((part) => part !== '');
+    err(`${paint.yellow('warning')} ${more.join(' and ')}, not shown (only the first ${MAX_REPLAY_WARNINGS} warnings are)`);
+  }
   const skipped = stats.skipped > 0 ? `, ${stats.skipped} lines skipped` : '';
   err(`replayed ${stats.sent} callbacks to ${printable(url)}: ${stats.ok} answered 2xx, ${stats.failed} failed${skipped}`);
   if (stats.failed > 0 || stats.skipped > 0) throw new ExitError(EXIT.rowsFailed);
@@ -163,6 +183,12 @@ export async function runListen(flags: ListenFlags): Promise<void> {
   err(paint.dim('  stop with Ctrl-C'));
   await untilSignal(true);
   await listener.close();
+  const { screen } = print;
+  if (screen !== undefined && !(await screen.flushed())) {
+    // The lines still waiting would keep the process alive until the reader goes away: it ends once the command has.
+    setTimeout(() => process.exit(), 500).unref();
+  }
+  if (screen !== undefined && screen.dropped > 0) err(`${paint.yellow('warning')} ${notShownText(screen.dropped)}`);
   err(stoppedText(listener.stats(), options.forwardTo !== undefined));
   if (print.recordFailed()) throw new ExitError(EXIT.output);
 }
