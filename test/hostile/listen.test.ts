@@ -464,13 +464,13 @@ describe('listings listen: output nobody reads', () => {
       const url = await urlIn(errFile);
       const pid = Number(readFileSync(pidFile, 'utf8'));
       const statuses: (number | 'timeout')[] = [];
-      for (let n = 0; n < 3_000 && !statuses.includes('timeout'); n++) statuses.push(await postWithin(url, printedBody(n), 2_000));
+      // A blocked listener answers nothing at all: the bound is generous, for a machine busy with other tests.
+      for (let n = 0; n < 3_000 && !statuses.includes('timeout'); n++) statuses.push(await postWithin(url, printedBody(n), 5_000));
       expect(statuses.filter((status) => status !== 200), `${statuses.indexOf('timeout')} callbacks answered, then none`).toEqual([]);
-      expect(await postWithin(url, '{"id":"evt_probe"}', 1_000)).toBe(200);
-      const started = Date.now();
+      expect(await postWithin(url, '{"id":"evt_probe"}', 5_000)).toBe(200);
       process.kill(pid, 'SIGTERM');
-      await until('the listener to stop', () => readFileSync(errFile, 'utf8').includes('listen stopped:') && !/State:\s+[RSD]/.test(existsSync(`/proc/${pid}/status`) ? readFileSync(`/proc/${pid}/status`, 'utf8') : ''), 10_000);
-      expect(Date.now() - started).toBeLessThan(6_000);
+      // The stop waits 2 s for the reader; before, it waited for ever.
+      await until('the listener to stop', () => readFileSync(errFile, 'utf8').includes('listen stopped:') && !/State:\s+[RSD]/.test(existsSync(`/proc/${pid}/status`) ? readFileSync(`/proc/${pid}/status`, 'utf8') : ''), 20_000);
       const stderr = readFileSync(errFile, 'utf8');
       expect(stderr).toMatch(/warning \d+ lines not shown: the output was not read/);
       expect(stderr).toContain('listen stopped: 3001 received');
@@ -484,10 +484,10 @@ describe('listings listen: output nobody reads', () => {
   // 60,000 callbacks) and kept a stop waiting until the reader went away.
   it('a pipe whose reader stalls, then reads: callbacks are answered meanwhile, the lines past 1 MiB are dropped and the reader is told how many', async () => {
     const dir = tempDir();
-    const [fifo, seen] = [join(dir, 'out.fifo'), join(dir, 'seen.txt')];
+    const [fifo, seen, go] = [join(dir, 'out.fifo'), join(dir, 'seen.txt'), join(dir, 'go')];
     execFileSync('mkfifo', [fifo]);
-    // Opens the pipe at once, reads nothing for 6 s, then everything.
-    const reader = spawn('sh', ['-c', 'exec 3< "$1"; sleep 6; cat <&3 > "$2"', 'sh', fifo, seen]);
+    // Opens the pipe at once and reads nothing until the test says so, then everything.
+    const reader = spawn('sh', ['-c', 'exec 3< "$1"; while [ ! -e "$3" ]; do sleep 0.05; done; cat <&3 > "$2"', 'sh', fifo, seen, go]);
     const readerDone = once(reader, 'close');
     const fd = openSync(fifo, 'w');
     const errFile = join(dir, 'stderr.txt');
@@ -498,11 +498,10 @@ describe('listings listen: output nobody reads', () => {
     const closed = once(listen, 'close') as Promise<[number | null]>;
     try {
       const url = await urlIn(errFile);
-      const started = Date.now();
       const statuses: (number | 'timeout')[] = [];
-      for (let n = 0; n < 3_000 && !statuses.includes('timeout'); n++) statuses.push(await postWithin(url, printedBody(n), 2_000));
+      for (let n = 0; n < 3_000 && !statuses.includes('timeout'); n++) statuses.push(await postWithin(url, printedBody(n), 5_000));
       expect(statuses.filter((status) => status !== 200)).toEqual([]);
-      expect(Date.now() - started, 'the reader was still stalled').toBeLessThan(5_500);
+      writeFileSync(go, '');
       await until('the reader to read', () => existsSync(seen) && readFileSync(seen, 'utf8').length > 0, 15_000);
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(await postWithin(url, '{"id":"evt_after","type":"after.the.stall"}', 1_000)).toBe(200);
