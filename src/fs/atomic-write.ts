@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { ConfigError } from '../errors.js';
-import { inspectOutput, makeDirs, NOFOLLOW, openLinkedPipe, setFileMode, type OutputRules } from './output-target.js';
+import { inspectOutput, makeDirs, NOFOLLOW, openLinkedPipe, openOnceReadOrRefuse, setFileMode, type OutputRules, type OutputTarget } from './output-target.js';
 import { Utf8Chunks } from './utf8-chunks.js';
-import { openOnceRead, PipeWaitError } from './named-pipe.js';
 
 
 /** The longest file name (in bytes) the usual file systems allow. */
@@ -63,7 +62,7 @@ export class AtomicFile {
     const target = await inspectOutput(path, rules);
     if ('refused' in target) throw new ConfigError(`cannot write ${path}: ${target.refused}`);
     if (target.kind === 'stream') {
-      const handle = target.linked === true ? await openLinkedPipe(path, constants.O_WRONLY, 'file') : await openInPlace(path, target.path);
+      const handle = target.linked === true ? await openLinkedPipe(path, constants.O_WRONLY, 'file') : await openInPlace(path, target);
       return new AtomicFile(path, target.path, handle, undefined);
     }
     await makeDirs(dirname(target.path), rules);
@@ -189,15 +188,8 @@ export class AtomicFile {
 }
 
 /** Open a pipe or a device to write in place, checking it still is one once open (not swapped for a file since). */
-async function openInPlace(path: string, real: string): Promise<FileHandle> {
-  let handle: FileHandle;
-  try {
-    // A named pipe is opened once a program reads it, within a bounded wait: a plain open waits for ever.
-    handle = (await stat(real)).isFIFO() ? await openOnceRead(real, () => open(real, IN_PLACE)) : await open(real, IN_PLACE);
-  } catch (error) {
-    if (error instanceof PipeWaitError) throw new ConfigError(`cannot write ${path}: ${error.message}`, { cause: error });
-    throw error;
-  }
+async function openInPlace(path: string, target: OutputTarget): Promise<FileHandle> {
+  const handle = await openOnceReadOrRefuse(target, () => open(target.path, IN_PLACE), `cannot write ${path}`);
   const found = await handle.stat();
   if (found.isFIFO() || found.isCharacterDevice()) return handle;
   await handle.close();

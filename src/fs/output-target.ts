@@ -29,8 +29,9 @@ export type OutputTarget =
   /**
    * `linked`: `path` is the link itself, to a pipe with no name to resolve (/dev/stdout piped to another program is
    * /proc/self/fd/1 -> `pipe:[N]`), so it is opened through the link, and what was opened is checked to be a pipe.
+   * `fifo`: a pipe (named, or through such a link), not a character device.
    */
-  | { kind: 'stream'; path: string; linked?: true };
+  | { kind: 'stream'; path: string; linked?: true; fifo?: true };
 
 /**
  * Why a folder on the way to `path` may not be passed through: a symbolic link owned by another user than this one
@@ -79,14 +80,14 @@ export async function inspectOutput(path: string, rules: OutputRules = {}): Prom
       real = await realpath(path);
     } catch {
       const end = await stat(path).catch(() => undefined);
-      if (end?.isFIFO() === true && rules.pipe !== false) return { kind: 'stream', path, linked: true };
+      if (end?.isFIFO() === true && rules.pipe !== false) return { kind: 'stream', path, linked: true, fifo: true };
       return { refused: 'it is a symbolic link to a file that does not exist' };
     }
   }
   const found = real === path ? link : await stat(real);
   if (found.isFile()) return { kind: 'file', path: real };
   if (found.isDirectory()) return { refused: 'it is a directory' };
-  if (found.isFIFO()) return rules.pipe === false ? { refused: 'it is a named pipe, and this file is read back or rewritten: it needs a regular file' } : { kind: 'stream', path: real };
+  if (found.isFIFO()) return rules.pipe === false ? { refused: 'it is a named pipe, and this file is read back or rewritten: it needs a regular file' } : { kind: 'stream', path: real, fifo: true };
   if (found.isCharacterDevice()) return rules.device === false ? { refused: 'it is a device, and this file is rewritten: it needs a regular file' } : { kind: 'stream', path: real };
   return { refused: `it is a ${found.isSocket() ? 'socket' : 'block device'}, not a file` };
 }
@@ -184,12 +185,25 @@ async function writableTarget(path: string, options: OpenOutputOptions): Promise
 export async function openOutputStream(path: string, options: OpenOutputOptions): Promise<Writable> {
   const target = await writableTarget(path, options);
   // A pipe through a link too (/dev/stdout piped): written through the event loop, never a thread blocked on it.
-  const fifo = target.kind === 'stream' && (target.linked === true || (await stat(target.path)).isFIFO());
-  if (!fifo) return (await openTarget(path, target, options)).createWriteStream({ encoding: 'utf8' });
+  if (target.kind !== 'stream' || target.fifo !== true) return (await openTarget(path, target, options)).createWriteStream({ encoding: 'utf8' });
   try {
     return await openPipeToWrite(target.path);
   } catch (error) {
     throw new ConfigError(`cannot write the ${options.role} ${path}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+/**
+ * `open()` of a target; a named pipe once a program reads it, within a bounded wait (a plain open waits for ever, in
+ * a thread of the pool), else a ConfigError `cannot: it is a named pipe that no program opened to read within 10 s`.
+ */
+export async function openOnceReadOrRefuse<T>(target: OutputTarget, open: () => Promise<T>, cannot: string): Promise<T> {
+  if (target.kind !== 'stream' || target.fifo !== true) return open();
+  try {
+    return await openOnceRead(target.path, open);
+  } catch (error) {
+    if (error instanceof PipeWaitError) throw new ConfigError(`${cannot}: ${error.message}`, { cause: error });
+    throw error;
   }
 }
 
@@ -198,16 +212,8 @@ async function openTarget(path: string, target: OutputTarget, options: OpenOutpu
   const access = options.read === true ? constants.O_RDWR : constants.O_WRONLY;
   if (target.kind === 'stream' && target.linked === true) return openLinkedPipe(path, access, options.role);
   const flags = access | constants.O_CREAT | NOFOLLOW | (options.truncate === true ? constants.O_TRUNC : constants.O_APPEND);
-  const openIt = (): Promise<FileHandle> => open(target.path, flags, options.private === true ? 0o600 : 0o666);
-  let handle: FileHandle;
-  try {
-    // A named pipe is opened once a program reads it, within a bounded wait: a plain open waits for ever (and the
-    // journal's read-write open never waits, but its writes would, once the pipe is full).
-    handle = target.kind === 'stream' && (await stat(target.path)).isFIFO() ? await openOnceRead(target.path, openIt) : await openIt();
-  } catch (error) {
-    if (error instanceof PipeWaitError) throw new ConfigError(`cannot write the ${options.role} ${path}: ${error.message}`, { cause: error });
-    throw error;
-  }
+  // The journal's read-write open of a pipe never waits, but its writes would, once the pipe is full.
+  const handle = await openOnceReadOrRefuse(target, () => open(target.path, flags, options.private === true ? 0o600 : 0o666), `cannot write the ${options.role} ${path}`);
   try {
     // Only a regular file gets the mode: a device (/dev/full) is the system's.
     if ((await handle.stat()).isFile()) await setFileMode(handle, options);

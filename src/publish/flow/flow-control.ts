@@ -106,13 +106,15 @@ export class FlowControl {
     } else {
       const limitWas = this.limit.limit;
       const breakerWas = this.breaker.state;
-      const rateWas = this.pacer.rate(now);
+      // The answers to the requests sent after the first 429 set the pace they tell (Pacer's cohort): only then is the
+      // pace looked at, not on every answer.
+      const learning = this.pacer.learningRate;
+      const rateWas = learning ? this.pacer.rate(now) : undefined;
       this.limit.onAnswer(ticket, now, signal);
       this.pacer.onAccepted(now, ticket);
       this.breaker.onAccepted(now);
       if (this.limit.limit !== limitWas) observer({ type: 'limit', limit: this.limit.limit, previous: limitWas, reason: 'ok' });
-      // The answers to the requests sent after the first 429 set the pace they tell (Pacer's cohort).
-      const rate = this.pacer.rate(now);
+      const rate = learning ? this.pacer.rate(now) : rateWas;
       if (rate !== rateWas) observer({ type: 'pace', rate, previous: rateWas, reason: 'throttled' });
       if (this.breaker.state !== breakerWas) observer({ type: 'breaker', state: this.breaker.state, previous: breakerWas });
     }

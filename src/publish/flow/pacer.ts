@@ -86,6 +86,11 @@ export class Pacer {
     return this.#ceiling === undefined ? learned : Math.min(this.#ceiling, learned);
   }
 
+  /** A cohort is being answered: an accepted answer may yet set the pace (see ThrottledCohort). */
+  get learningRate(): boolean {
+    return this.#cohort !== undefined;
+  }
+
   /** The earliest time the next request may leave (`now` when it may leave at once). */
   nextSendAt(now: number): number {
     return Math.max(now, this.#nextAt, this.#holdUntil, this.#measureUntil);
